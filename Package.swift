@@ -1,0 +1,25 @@
+// swift-tools-version:6.0
+// libnetcore: a Swift core exported as a stable C ABI (include/netcore.h).
+// Distribution flags (static stdlib, version script, soname) are passed by the
+// Makefile, never here, so that other packages can depend on `NetCore`.
+import PackageDescription
+
+let package = Package(
+    name: "netcore",
+    products: [
+        // libnetcore.so: the C ABI. Build it with `make lib` for the distributable form.
+        .library(name: "netcore", type: .dynamic, targets: ["CNetAPI"]),
+        // The core, for Swift callers.
+        .library(name: "NetCore", targets: ["NetCore"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CNetCore", path: "include"),
+        .systemLibrary(name: "CJansson", path: "Sources/CJansson", pkgConfig: "jansson",
+                       providers: [.apt(["libjansson-dev"])]),
+        .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("curl")]),
+        .target(name: "NetCore", dependencies: ["CCurlShim", "CJansson"]),
+        .target(name: "CNetAPI", dependencies: ["NetCore", "CNetCore"]),
+        .testTarget(name: "NetCoreTests", dependencies: ["NetCore"]),
+        .testTarget(name: "CAPITests", dependencies: ["CNetAPI", "CNetCore"]),
+    ]
+)

@@ -1,0 +1,106 @@
+/// A configured HTTP client: one libcurl multi handle and one transfer thread.
+/// Every method may be called from any thread.
+public final class Client: @unchecked Sendable {
+    private let settingsLock = Lock()
+    private var settings: ClientSettings
+    let loop: TransferLoop
+
+    /// Creates a client and starts its transfer thread.
+    public init(configuration: Configuration) throws(NetError) {
+        guard let loop = TransferLoop(mode: configuration.callbacks, limits: configuration.limits) else {
+            throw NetError.internalError("libcurl or the transfer thread could not be started (out of memory or thread limit).")
+        }
+        self.loop = loop
+        self.settings = ClientSettings(config: configuration)
+    }
+
+    /// Creates a client from the JSON configuration of nc_client_new().
+    public convenience init(json: String) throws(NetError) {
+        switch Configuration.parse(json: json) {
+        case .success(let config): try self.init(configuration: config)
+        case .failure(let e): throw e
+        }
+    }
+
+    deinit { _ = loop.shutdown() }
+
+    /// The settings in force for requests sent now.
+    var currentSettings: ClientSettings { settingsLock.withLock { settings } }
+
+    /// Selects a named environment's base URL. False if the name is unknown.
+    public func setEnvironment(_ name: String) -> Bool {
+        settingsLock.withLock {
+            guard settings.config.environments[name] != nil else { return false }
+            var config = settings.config
+            config.environment = name
+            settings = ClientSettings(config: config)
+            return true
+        }
+    }
+
+    /// Sets (nil: removes) a default header for later requests.
+    public func setHeader(_ name: String, _ value: String?) throws(RequestError) {
+        guard HTTPValidation.isToken(name) else { throw RequestError("header name must be an HTTP token") }
+        if let value, !HTTPValidation.isHeaderValue(value) {
+            throw RequestError("header value must not contain CR, LF or control characters")
+        }
+        settingsLock.withLock {
+            var config = settings.config
+            if let value { config.headers.set(name, value) } else { config.headers.remove(name) }
+            settings = ClientSettings(config: config)
+        }
+    }
+
+    /// Starts sending; `completion` runs exactly once (on the transfer thread, or in
+    /// `dispatch()` in queue mode). Nil if the client is shutting down (then
+    /// `completion` never runs).
+    public func send(_ request: Request, completion: @escaping @Sendable (Response?, NetError?) -> Void) -> Transfer? {
+        start(request, inline: false, completion)
+    }
+
+    /// Why a synchronous send could not start.
+    public enum SyncRefusal: Error, Sendable {
+        case shuttingDown
+        /// Called from one of this client's callbacks: it would wait for itself.
+        case insideCallback
+    }
+
+    /// Sends and waits. The result's response is set whenever one was received.
+    public func sendSync(_ request: Request) -> Result<(Response?, NetError?), SyncRefusal> {
+        if loop.isCallbackThread { return .failure(.insideCallback) }
+        guard let t = start(request, inline: true, { _, _ in }) else { return .failure(.shuttingDown) }
+        loop.wait(t)
+        return .success(t.result)
+    }
+
+    private func start(_ request: Request, inline: Bool,
+                       _ completion: @escaping (Response?, NetError?) -> Void) -> Transfer? {
+        let prepared: PreparedRequest?
+        let preset: NetError?
+        switch PreparedRequest.make(request, currentSettings) {
+        case .success(let p): prepared = p; preset = nil
+        case .failure(let e): prepared = nil; preset = e
+        }
+        let t = Transfer(prepared: prepared, presetError: preset, loop: loop,
+                         deliversInline: inline, deliver: completion)
+        return loop.submit(t) ? t : nil
+    }
+
+    /// Queue mode: readable while completions wait; -1 in loop mode.
+    public var fd: Int32 { loop.eventFD }
+
+    /// Queue mode: runs waiting completions on the calling thread.
+    public func dispatch() -> DispatchResult { loop.dispatch() }
+
+    /// Completes everything in flight with `NetError.shutdown` and stops the
+    /// transfer thread. False (nothing done) when called from a callback.
+    @discardableResult
+    public func shutdown() -> Bool { loop.shutdown() }
+}
+
+/// An immutable snapshot of what requests are built from; replaced as a whole
+/// when the environment or a default header changes.
+final class ClientSettings: Sendable {
+    let config: Configuration
+    init(config: Configuration) { self.config = config }
+}

@@ -1,0 +1,50 @@
+/// A client's configuration, parsed from the JSON of nc_client_new() (see
+/// docs/configuration.md). Defaults are written next to each value.
+public struct Configuration: Sendable {
+    /// Base URL used when no environment is selected. Default none (absolute URLs only).
+    public var baseURL: String? = nil
+    /// Named base URLs ("dev", "prod", …). Default none.
+    public var environments: [String: String] = [:]
+    /// The selected environment's name. Default none.
+    public var environment: String? = nil
+    /// Headers sent with every request (a request's own header wins). Default none.
+    public var headers = HTTPHeaders()
+    /// Total time allowed per request, ms; 0 = no limit. Default 15000.
+    public var timeoutMs: Int64 = 15_000
+    /// Time allowed to connect, ms; 0 = libcurl's default (300 s). Default 5000.
+    public var connectTimeoutMs: Int64 = 5_000
+    /// Envelope schema; nil = raw mode. Default nil (key absent or null).
+    public var envelope: EnvelopeSchema? = nil
+    public var limits = Limits()
+    /// Where completion callbacks run. Default `.loop`.
+    public var callbacks: CallbackMode = .loop
+
+    public struct Limits: Sendable {
+        /// CURLMOPT_MAX_HOST_CONNECTIONS; 0 = unlimited. Default 8.
+        public var maxConnectionsPerHost: Int = 8
+        /// Largest body accepted; larger ones fail with NC_CLIENT_RESPONSE_TOO_LARGE. Default 100 MiB.
+        public var maxResponseBytes: Int = 104_857_600
+        /// Redirects followed before NC_DOMAIN_TRANSPORT 47. Default 10.
+        public var maxRedirects: Int = 10
+        /// Header lines accepted in one response. Default 100.
+        public var maxHeaderCount: Int = 100
+        /// Total header bytes accepted in one response. Default 65536.
+        public var maxHeaderBytes: Int = 65_536
+        public init() {}
+    }
+
+    public enum CallbackMode: String, Sendable {
+        /// On the client's transfer thread.
+        case loop
+        /// Queued; the caller runs them with `dispatch()` when `fd` is readable.
+        case queue
+    }
+
+    public init() {}
+
+    /// The base URL in force: the selected environment's, else `baseURL`.
+    var activeBaseURL: String? {
+        if let environment, let url = environments[environment] { return url }
+        return baseURL
+    }
+}

@@ -1,0 +1,124 @@
+import CCurlShim
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A request resolved against the client's settings, ready for libcurl: full URL,
+/// merged header lines, encoded body. Built on the sending thread so the transfer
+/// thread only sets options.
+final class PreparedRequest: @unchecked Sendable {
+    let method: String
+    let methodC: CString
+    let url: CString
+    /// Owned curl_slist of "Name: value" lines (freed on deinit).
+    let headerList: UnsafeMutablePointer<curl_slist>?
+    let body: ByteBuffer?
+    let timeoutMs: Int64
+    let connectTimeoutMs: Int64
+    let envelope: EnvelopeSchema?
+    let limits: Configuration.Limits
+
+    private init(method: String, url: String, headerLines: [String], body: ByteBuffer?,
+                 timeoutMs: Int64, connectTimeoutMs: Int64, envelope: EnvelopeSchema?,
+                 limits: Configuration.Limits) {
+        self.method = method
+        self.methodC = CString(method)
+        self.url = CString(url)
+        var list: UnsafeMutablePointer<curl_slist>? = nil
+        for line in headerLines {
+            if let appended = curl_slist_append(list, line) { list = appended }
+        }
+        self.headerList = list
+        self.body = body
+        self.timeoutMs = timeoutMs
+        self.connectTimeoutMs = connectTimeoutMs
+        self.envelope = envelope
+        self.limits = limits
+    }
+
+    deinit { curl_slist_free_all(headerList) }
+
+    /// Resolves `request` against `settings`, or says why it cannot be sent.
+    static func make(_ request: Request, _ settings: ClientSettings) -> Result<PreparedRequest, NetError> {
+        // URL: absolute, or the active base URL joined with the path.
+        var url: String
+        if HTTPValidation.isAbsoluteHTTP(request.target) {
+            url = request.target
+        } else if let base = settings.config.activeBaseURL {
+            url = join(base, request.target)
+        } else {
+            return .failure(.invalidRequest("The path '\(request.target)' is relative but the client has no base_url or environment; configure one or pass an absolute http(s) URL."))
+        }
+
+        // Params go to the query or the body.
+        let encoding = resolvedEncoding(request)
+        var query = request.query
+        var body = request.body
+        var contentType = request.contentType
+        if let params = request.params {
+            switch encoding {
+            case .query, .default:
+                query.append(contentsOf: ParameterEncoder.pairs(params).map { (name: $0.0, value: $0.1) })
+            case .form:
+                let bytes = ParameterEncoder.urlEncoded(ParameterEncoder.pairs(params))
+                body = bytes.withUnsafeBytes { ByteBuffer(bytes: $0) }
+                contentType = "application/x-www-form-urlencoded"
+            case .json:
+                body = ByteBuffer(ParameterEncoder.jsonBody(params))
+                contentType = "application/json"
+            }
+        }
+        if !query.isEmpty { url = appendQuery(url, query) }
+        url = PercentEncoding.nonASCII(url)
+
+        // Headers: client defaults, then the request's (which win).
+        var headers = settings.config.headers
+        for (name, value) in request.headers { headers.set(name, value) }
+        if let contentType, !headers.contains("Content-Type") { headers.set("Content-Type", contentType) }
+        var lines: [String] = []
+        lines.reserveCapacity(headers.entries.count + 1)
+        for (name, value) in headers {
+            // "Name;" is libcurl's way to send a header with an empty value.
+            lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+        }
+        // No "Expect: 100-continue" round trip for bodies: our servers answer directly.
+        if body != nil && !headers.contains("Expect") { lines.append("Expect:") }
+
+        let envelope: EnvelopeSchema? = (request.envelope ?? true) ? settings.config.envelope : nil
+        return .success(PreparedRequest(
+            method: request.method, url: url, headerLines: lines, body: body,
+            timeoutMs: request.timeoutMs ?? settings.config.timeoutMs,
+            connectTimeoutMs: settings.config.connectTimeoutMs,
+            envelope: envelope, limits: settings.config.limits))
+    }
+
+    static func resolvedEncoding(_ request: Request) -> ParameterEncoding {
+        guard request.encoding == .default else { return request.encoding }
+        switch request.method {
+        case "GET", "HEAD", "DELETE", "OPTIONS": return .query
+        default: return .form
+        }
+    }
+
+    /// "http://h/api" + "/users" → "http://h/api/users" (exactly one slash between).
+    static func join(_ base: String, _ path: String) -> String {
+        let baseSlash = base.hasSuffix("/")
+        let pathSlash = path.hasPrefix("/")
+        if baseSlash && pathSlash { return base + path.dropFirst() }
+        if baseSlash || pathSlash { return base + path }
+        return base + "/" + path
+    }
+
+    /// Adds encoded pairs before any fragment, after an existing query.
+    static func appendQuery(_ url: String, _ pairs: [(name: String, value: String)]) -> String {
+        var head = Substring(url)
+        var fragment: Substring = ""
+        if let hash = url.firstIndex(of: "#") {
+            head = url[..<hash]
+            fragment = url[hash...]
+        }
+        let encoded = ParameterEncoder.urlEncoded(pairs.map { ($0.name, $0.value) })
+        let separator = head.contains("?") ? (head.hasSuffix("?") || head.hasSuffix("&") ? "" : "&") : "?"
+        return String(head) + separator + String(decoding: encoded, as: UTF8.self) + String(fragment)
+    }
+}

@@ -1,0 +1,103 @@
+/// One HTTP request as the caller describes it; `Client.send` copies it, so a
+/// request value can be changed and sent again.
+public struct Request: Sendable {
+    /// Upper-cased HTTP method token.
+    public private(set) var method: String
+    /// A path joined to the client's base URL, or an absolute http(s) URL.
+    public private(set) var target: String
+    public private(set) var headers = HTTPHeaders()
+    /// Query parameters in order; names may repeat.
+    public private(set) var query: [(name: String, value: String)] = []
+    /// Parameters (a JSON object, nulls dropped when encoded).
+    public private(set) var params: JSONValue? = nil
+    public var encoding: ParameterEncoding = .default
+    /// A raw body, sent as is (exclusive with `params`).
+    public private(set) var body: ByteBuffer? = nil
+    public private(set) var contentType: String? = nil
+    /// Total timeout in ms overriding the client's (0 = none); nil = the client's.
+    public var timeoutMs: Int64? = nil
+    /// Envelope validation on/off overriding the client's; nil = the client's.
+    public var envelope: Bool? = nil
+
+    /// Fails with `.invalidArgument` for a method that is not a token or a target
+    /// with spaces, control characters or a scheme other than http/https.
+    public init(method: String, target: String) throws(RequestError) {
+        guard HTTPValidation.isToken(method) else {
+            throw RequestError("method must be an HTTP token (e.g. GET, POST) without spaces, CR or LF")
+        }
+        guard HTTPValidation.isURLText(target) else {
+            throw RequestError("path or URL must be non-empty, without spaces, CR, LF or control characters")
+        }
+        if HTTPValidation.hasScheme(target) && !HTTPValidation.isAbsoluteHTTP(target) {
+            throw RequestError("only http:// and https:// URLs are allowed")
+        }
+        self.method = method.uppercased()
+        self.target = target
+    }
+
+    /// Sets (replaces) a header; nil removes it.
+    public mutating func setHeader(_ name: String, _ value: String?) throws(RequestError) {
+        guard HTTPValidation.isToken(name) else { throw RequestError("header name must be an HTTP token") }
+        guard let value else { headers.remove(name); return }
+        guard HTTPValidation.isHeaderValue(value) else {
+            throw RequestError("header value must not contain CR, LF or control characters")
+        }
+        headers.set(name, value)
+    }
+
+    /// Appends a query parameter; nil removes every parameter of that name.
+    public mutating func setQuery(_ name: String, _ value: String?) throws(RequestError) {
+        guard !name.isEmpty, !name.utf8.contains(0) else { throw RequestError("query name must be non-empty") }
+        guard let value else { query.removeAll { $0.name == name }; return }
+        guard !value.utf8.contains(0) else { throw RequestError("query value must not contain NUL") }
+        query.append((name, value))
+    }
+
+    /// Sets params from a JSON object (copied). Clears a raw body.
+    public mutating func setParams(_ object: JSONValue) throws(RequestError) {
+        guard object.isObject else { throw RequestError("params must be a JSON object") }
+        guard object.depth(limit: Request.maxParamsDepth) <= Request.maxParamsDepth else {
+            throw RequestError("params are nested deeper than \(Request.maxParamsDepth)")
+        }
+        guard let copy = object.deepCopy() else { throw RequestError("params could not be copied (out of memory)") }
+        params = copy
+        body = nil
+        contentType = nil
+    }
+
+    /// Sets params from JSON text. Clears a raw body.
+    public mutating func setParams(json text: UnsafeRawBufferPointer) throws(RequestError) {
+        switch JSONValue.parse(text) {
+        case .success(let value): try setParams(value)
+        case .failure(let f): throw RequestError("params are not valid JSON (line \(f.line), column \(f.column): \(f.reason))")
+        }
+    }
+
+    /// Sets a raw body (copied) and its content type. Clears params.
+    public mutating func setBody(_ bytes: UnsafeRawBufferPointer, contentType: String?) throws(RequestError) {
+        if let contentType, !HTTPValidation.isHeaderValue(contentType) {
+            throw RequestError("content type must not contain CR, LF or control characters")
+        }
+        body = ByteBuffer(bytes: bytes)
+        self.contentType = contentType
+        params = nil
+    }
+
+    /// Parameters nested deeper than this are refused (jansson's copy and dump recurse).
+    public static let maxParamsDepth = 512
+}
+
+/// How params are encoded.
+public enum ParameterEncoding: Int32, Sendable {
+    /// Query for GET, HEAD, DELETE and OPTIONS; form for the others.
+    case `default` = 0
+    case query = 1
+    case form = 2
+    case json = 3
+}
+
+/// A request argument was refused; nothing was changed or sent.
+public struct RequestError: Error, Sendable {
+    public var message: String
+    init(_ message: String) { self.message = message }
+}

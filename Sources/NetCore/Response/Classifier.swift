@@ -1,0 +1,179 @@
+import CJansson
+
+/// Turns a received response into success or one error, following DESIGN.md
+/// "Classification" (transfer failures are classified in TransportErrors.swift):
+///  2. 204, 304, or an empty 2xx body → success, data = JSON null.
+///  3. A JSON object with the configured envelope fields → success iff every
+///     configured condition holds, else an API error (whatever the HTTP status).
+///  4. JSON that is not an envelope → HTTP error if status ≥ 400, else PARSE.
+///  5. Not JSON → HTTP error if status ≥ 400, else PARSE with line/column.
+/// Raw mode: status ≥ 400 → HTTP error, else success.
+enum Classifier {
+    struct Input {
+        var status: Int32
+        var headers: HeaderStore
+        var body: ByteBuffer
+        var method: String
+        var url: String
+        var schema: EnvelopeSchema?
+    }
+
+    static func classify(_ input: Input) -> (Response, NetError?) {
+        guard let schema = input.schema else { return raw(input) }
+        let status = input.status
+        func response(_ json: JSONValue?, _ data: UnsafeMutablePointer<json_t>?) -> Response {
+            Response(status: status, headers: input.headers, body: input.body, url: input.url,
+                     json: json, source: .envelope(data))
+        }
+
+        // 2. Nothing to validate.
+        if status == 204 || status == 304 || ((200..<300).contains(status) && input.body.count == 0) {
+            return (response(nil, nil), nil)
+        }
+
+        // 5. Not JSON.
+        let root: JSONValue
+        switch JSONValue.parse(input.body.bytes) {
+        case .failure(let f):
+            let r = response(nil, nil)
+            if status >= 400 { return (r, httpError(input)) }
+            let what = input.body.count == 0 ? "The response body is empty" : "The response body is not valid JSON (line \(f.line), column \(f.column): \(f.reason))"
+            return (r, withResponse(.parse(.invalidJSON, "\(what) for \(input.method) \(input.url). Check the endpoint, or send the request in raw mode if it does not return JSON."), input))
+        case .success(let v):
+            root = v
+        }
+
+        // 4. JSON but not an envelope.
+        guard root.isObject else {
+            let r = response(root, nil)
+            if status >= 400 { return (r, httpError(input)) }
+            return (r, withResponse(.parse(.notObject, "The response body is a JSON \(JSON.typeName(root.raw)), not an envelope object, for \(input.method) \(input.url). Use raw mode for this endpoint, or fix the envelope configuration."), input))
+        }
+        let obj = root.raw
+        if let problem = missingOrWrongField(obj, schema) {
+            let r = response(root, nil)
+            if status >= 400 { return (r, httpError(input)) }
+            return (r, withResponse(problem, input))
+        }
+
+        // 3. An envelope: evaluate every configured condition.
+        var ok = true
+        if let f = schema.successField, let v = json_object_get(obj, f) {
+            ok = ok && v.pointee.type == JSON_TRUE
+        }
+        if let f = schema.statusField, let v = json_object_get(obj, f) {
+            ok = ok && JSON.scalarText(v).map(schema.okStatuses.contains) == true
+        }
+        let codeValue = schema.codeField.flatMap { json_object_get(obj, $0) }
+        if schema.checksCode, let v = codeValue {
+            ok = ok && JSON.scalarText(v).map(schema.okCodes.contains) == true
+        }
+        let dataValue = schema.dataField.flatMap { json_object_get(obj, $0) }
+        let data = (dataValue?.pointee.type == JSON_NULL) ? nil : dataValue
+        let r = response(root, data)
+        if ok { return (r, nil) }
+        return (r, apiError(obj, schema, codeValue: codeValue, data: data, input))
+    }
+
+    private static func raw(_ input: Input) -> (Response, NetError?) {
+        let r = Response(status: input.status, headers: input.headers, body: input.body, url: input.url,
+                         json: nil, source: .body)
+        return (r, input.status >= 400 ? httpError(input) : nil)
+    }
+
+    /// The first configured condition field that is absent or of the wrong type.
+    private static func missingOrWrongField(_ obj: UnsafeMutablePointer<json_t>, _ schema: EnvelopeSchema) -> NetError? {
+        var checks: [(String, String, (UnsafeMutablePointer<json_t>) -> Bool)] = []
+        if let f = schema.successField { checks.append((f, "boolean", { $0.pointee.type == JSON_TRUE || $0.pointee.type == JSON_FALSE })) }
+        if let f = schema.statusField { checks.append((f, "string or integer", isCodeLike)) }
+        if schema.checksCode, let f = schema.codeField { checks.append((f, "integer or string", isCodeLike)) }
+        for (field, expected, valid) in checks {
+            guard let v = json_object_get(obj, field) else {
+                return .parse(.missingField, "The response is not a valid envelope: field '\(field)' is missing. Check the endpoint or the 'envelope' configuration.")
+            }
+            if !valid(v) {
+                return .parse(.fieldType, "The response is not a valid envelope: field '\(field)' is \(JSON.typeName(v)), expected \(expected).")
+            }
+        }
+        return nil
+    }
+
+    private static func isCodeLike(_ v: UnsafeMutablePointer<json_t>) -> Bool {
+        v.pointee.type == JSON_INTEGER || v.pointee.type == JSON_STRING
+    }
+
+    private static func apiError(_ obj: UnsafeMutablePointer<json_t>, _ schema: EnvelopeSchema,
+                                 codeValue: UnsafeMutablePointer<json_t>?, data: UnsafeMutablePointer<json_t>?,
+                                 _ input: Input) -> NetError {
+        let codeText = codeValue.flatMap { JSON.scalarText($0) ?? JSONValue.dump($0) } ?? ""
+        let serverMessage = schema.messageField.flatMap { json_object_get(obj, $0) }.flatMap(JSON.scalarText) ?? ""
+        let message = serverMessage.isEmpty
+            ? "The server refused the request with business code '\(codeText)' and no message (\(input.method) \(input.url))."
+            : serverMessage
+        var e = NetError(domain: .api, code: Int64(codeText) ?? 0, codeString: codeText, message: message)
+        e.traceID = schema.traceIDField.flatMap { json_object_get(obj, $0) }.flatMap(JSON.scalarText)
+        e.data = data.map { JSONValue(borrowing: $0) }
+        e.isAuthExpired = !codeText.isEmpty && schema.authExpiredCodes.contains(codeText)
+        return withResponse(e, input)
+    }
+
+    static func httpError(_ input: Input) -> NetError {
+        let s = input.status
+        let reason = HTTPStatus.reason(s)
+        let advice: String
+        switch s {
+        case 401: advice = "Log in again or check the credentials."
+        case 403: advice = "The account may not access this resource."
+        case 404: advice = "Check the path and the base URL of the environment."
+        case 408, 429: advice = "Wait and retry later."
+        case 400..<500: advice = "Check the request's parameters and headers."
+        default: advice = "The server failed; retry later."
+        }
+        var e = NetError(domain: .http, code: Int64(s),
+                         message: "The server answered HTTP \(s)\(reason.isEmpty ? "" : " \(reason)") to \(input.method) \(input.url). \(advice)")
+        e.isRetryable = HTTPStatus.retryable.contains(s)
+        return withResponse(e, input)
+    }
+
+    private static func withResponse(_ error: NetError, _ input: Input) -> NetError {
+        var e = error
+        e.httpStatus = input.status
+        e.body = input.body
+        e.attempts = 1
+        return e
+    }
+}
+
+enum HTTPStatus {
+    /// Statuses worth retrying: the server is overloaded or timed out.
+    static let retryable: Set<Int32> = [408, 429, 500, 502, 503, 504]
+
+    static func reason(_ s: Int32) -> String {
+        switch s {
+        case 300: return "Multiple Choices"
+        case 301: return "Moved Permanently"
+        case 302: return "Found"
+        case 303: return "See Other"
+        case 307: return "Temporary Redirect"
+        case 308: return "Permanent Redirect"
+        case 400: return "Bad Request"
+        case 401: return "Unauthorized"
+        case 403: return "Forbidden"
+        case 404: return "Not Found"
+        case 405: return "Method Not Allowed"
+        case 408: return "Request Timeout"
+        case 409: return "Conflict"
+        case 410: return "Gone"
+        case 413: return "Content Too Large"
+        case 415: return "Unsupported Media Type"
+        case 422: return "Unprocessable Content"
+        case 429: return "Too Many Requests"
+        case 500: return "Internal Server Error"
+        case 501: return "Not Implemented"
+        case 502: return "Bad Gateway"
+        case 503: return "Service Unavailable"
+        case 504: return "Gateway Timeout"
+        default: return ""
+        }
+    }
+}

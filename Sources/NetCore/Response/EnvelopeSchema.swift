@@ -1,0 +1,30 @@
+/// Where the business result sits in a JSON envelope, and when it means success.
+/// Parsed from the configuration's "envelope" object; every field name may be
+/// null to say the envelope has no such field.
+public struct EnvelopeSchema: Sendable {
+    /// Field holding the business code. Default "code".
+    public var codeField: String? = "code"
+    /// Codes meaning success, compared as text ("0" ≡ 0). Default [0], or [] when
+    /// `successField` is set and "ok_codes" is not given. Empty: the code is not a
+    /// success condition (it is still reported on failure).
+    public var okCodes: [String] = ["0"]
+    /// Field that must be JSON true for success. Default null (not used).
+    public var successField: String? = nil
+    /// Field whose value must be in `okStatuses` for success. Default null.
+    public var statusField: String? = nil
+    /// Status values meaning success, compared as text. Default [].
+    public var okStatuses: [String] = []
+    /// Field holding the message. Default "msg".
+    public var messageField: String? = "msg"
+    /// Field holding the business data. Default "data".
+    public var dataField: String? = "data"
+    /// Field holding the trace id. Default "traceId".
+    public var traceIDField: String? = "traceId"
+    /// Business codes meaning "not logged in / token expired". Default [].
+    public var authExpiredCodes: [String] = []
+
+    public init() {}
+
+    /// The code is a success condition.
+    var checksCode: Bool { codeField != nil && !okCodes.isEmpty }
+}

@@ -1,0 +1,85 @@
+/// The one error a request can end with: a domain, a code and everything needed to
+/// show, log or retry it. Immutable; safe to share across threads.
+public struct NetError: Error, Sendable, CustomStringConvertible {
+    /// The five error domains; raw values are the stable C numbers (NC_DOMAIN_*).
+    public enum Domain: Int32, Sendable {
+        case client = 1, transport = 2, http = 3, api = 4, parse = 5
+
+        /// The name used in logs, e.g. "NCAPIErrorDomain".
+        public var name: String {
+            switch self {
+            case .client: return "NCClientErrorDomain"
+            case .transport: return "NCTransportErrorDomain"
+            case .http: return "NCHTTPErrorDomain"
+            case .api: return "NCAPIErrorDomain"
+            case .parse: return "NCParseErrorDomain"
+            }
+        }
+    }
+
+    /// Codes of `Domain.client` (NC_CLIENT_*), append-only.
+    public enum ClientCode: Int64, Sendable {
+        case cancelled = 1, unreachable = 2, invalidRequest = 3, invalidConfig = 4
+        case responseTooLarge = 5, shutdown = 6, headersTooLarge = 7, internalError = 8
+    }
+
+    /// Codes of `Domain.parse` (NC_PARSE_*), append-only.
+    public enum ParseCode: Int64, Sendable {
+        case invalidJSON = 1, notObject = 2, missingField = 3, fieldType = 4
+    }
+
+    public var domain: Domain
+    /// NC_CLIENT_* / CURLcode / HTTP status / business code (0 if not an integer) / NC_PARSE_*.
+    public var code: Int64
+    /// The code as text; for API errors exactly as the server sent it.
+    public var codeString: String
+    /// What happened and what to do; never empty.
+    public var message: String
+    /// HTTP status of the response that produced the error, 0 if none.
+    public var httpStatus: Int32 = 0
+    public var traceID: String? = nil
+    /// The envelope's data of a business error (nil when absent or null).
+    public var data: JSONValue? = nil
+    /// The raw body of the response, if one was received.
+    public var body: ByteBuffer? = nil
+    /// How many times the request was sent (0: never).
+    public var attempts: Int32 = 0
+    /// Whether sending the same request again may succeed.
+    public var isRetryable: Bool = false
+    /// Business code listed in envelope.auth_expired_codes.
+    public var isAuthExpired: Bool = false
+
+    public init(domain: Domain, code: Int64, codeString: String? = nil, message: String) {
+        self.domain = domain
+        self.code = code
+        self.codeString = codeString ?? String(code)
+        self.message = message
+    }
+
+    public var description: String { "\(domain.name) \(codeString): \(message)" }
+
+    // MARK: Client-domain constructors (the AsyncHTTPClient style)
+
+    static func client(_ code: ClientCode, _ message: String) -> NetError {
+        NetError(domain: .client, code: code.rawValue, message: message)
+    }
+
+    public static let cancelled = client(.cancelled, "The request was cancelled before it finished. No action needed unless the cancel was unexpected.")
+    public static let shutdown = client(.shutdown, "The client was shut down (nc_client_free) while the request was running. Send it again on a live client.")
+
+    public static func invalidRequest(_ why: String) -> NetError { client(.invalidRequest, why) }
+    public static func invalidConfig(_ why: String) -> NetError { client(.invalidConfig, why) }
+    public static func internalError(_ why: String) -> NetError { client(.internalError, why) }
+
+    public static func responseTooLarge(limit: Int) -> NetError {
+        client(.responseTooLarge, "The response body exceeded limits.max_response_bytes (\(limit) bytes); the transfer was stopped. Raise the limit or fetch a smaller resource.")
+    }
+
+    public static func headersTooLarge(countLimit: Int, byteLimit: Int) -> NetError {
+        client(.headersTooLarge, "The response headers exceeded limits.max_header_count (\(countLimit)) or limits.max_header_bytes (\(byteLimit)); the transfer was stopped.")
+    }
+
+    static func parse(_ code: ParseCode, _ message: String) -> NetError {
+        NetError(domain: .parse, code: code.rawValue, message: message)
+    }
+}

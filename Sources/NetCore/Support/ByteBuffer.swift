@@ -1,0 +1,85 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A growable byte buffer on malloc, always followed by a NUL byte so text bodies
+/// can be handed to C as strings. Its storage address is stable between appends,
+/// which libcurl needs for POSTFIELDS.
+public final class ByteBuffer: @unchecked Sendable {
+    private(set) var base: UnsafeMutablePointer<UInt8>?
+    public private(set) var count: Int = 0
+    private var capacity: Int = 0
+
+    public init() {}
+
+    public init(bytes: UnsafeRawBufferPointer) {
+        if bytes.count > 0, let src = bytes.baseAddress {
+            _ = append(src, bytes.count)
+        }
+    }
+
+    public convenience init(_ string: String) {
+        var s = string
+        self.init()
+        s.withUTF8 { buf in
+            if let p = buf.baseAddress { _ = self.append(UnsafeRawPointer(p), buf.count) }
+        }
+    }
+
+    deinit { free(base) }
+
+    /// Makes room for `total` bytes (+1 for the NUL). False if memory is short.
+    @discardableResult
+    func reserve(_ total: Int) -> Bool {
+        if total < capacity { return true }
+        let (needed, overflow) = total.addingReportingOverflow(1)
+        if overflow { return false }
+        var newCapacity = Swift.max(capacity, 64)
+        while newCapacity < needed {
+            let (doubled, o) = newCapacity.multipliedReportingOverflow(by: 2)
+            newCapacity = o ? needed : doubled
+        }
+        guard let p = realloc(base, newCapacity) else { return false }
+        base = p.assumingMemoryBound(to: UInt8.self)
+        capacity = newCapacity
+        return true
+    }
+
+    /// Appends `n` bytes. False (and nothing appended) if memory is short.
+    @inline(__always)
+    func append(_ src: UnsafeRawPointer, _ n: Int) -> Bool {
+        let (total, overflow) = count.addingReportingOverflow(n)
+        if overflow { return false }
+        if total >= capacity, !reserve(total) { return false }
+        guard let base else { return false }
+        memcpy(base + count, src, n)
+        count = total
+        base[count] = 0
+        return true
+    }
+
+    /// Forgets the contents, keeping the storage.
+    func truncate() {
+        count = 0
+        base?[0] = 0
+    }
+
+    /// The bytes (non-NULL even when empty) — NUL-terminated.
+    public var pointer: UnsafePointer<UInt8> {
+        if let base { return UnsafePointer(base) }
+        return ByteBuffer.emptyPointer
+    }
+
+    public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: pointer, count: count) }
+
+    public var array: [UInt8] { Array(bytes) }
+
+    /// The bytes decoded as UTF-8, invalid sequences replaced.
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    nonisolated(unsafe) private static let emptyPointer: UnsafePointer<UInt8> = {
+        let p = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
+        p.initialize(to: 0)
+        return UnsafePointer(p)
+    }()
+}

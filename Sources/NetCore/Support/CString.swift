@@ -1,0 +1,54 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A NUL-terminated copy of a Swift string on malloc, for strings handed to C that
+/// must outlive the call (borrowed from a handle).
+final class CString: @unchecked Sendable {
+    let pointer: UnsafePointer<CChar>
+    let count: Int
+
+    init(_ string: String) {
+        var s = string
+        let (p, n): (UnsafeMutablePointer<CChar>?, Int) = s.withUTF8 { buf in
+            guard let p = malloc(buf.count + 1)?.assumingMemoryBound(to: CChar.self) else { return (nil, 0) }
+            if let src = buf.baseAddress { memcpy(p, src, buf.count) }
+            p[buf.count] = 0
+            return (p, buf.count)
+        }
+        if let p {
+            pointer = UnsafePointer(p)
+            count = n
+        } else {
+            pointer = CString.empty
+            count = 0
+        }
+    }
+
+    deinit {
+        if pointer != CString.empty { free(UnsafeMutableRawPointer(mutating: pointer)) }
+    }
+
+    nonisolated(unsafe) private static let empty: UnsafePointer<CChar> = {
+        let p = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+        p.initialize(to: 0)
+        return UnsafePointer(p)
+    }()
+}
+
+/// A string computed on first use and kept as a C string (thread-safe).
+final class LazyCString: @unchecked Sendable {
+    private let lock = Lock()
+    private var value: CString?
+
+    init() {}
+
+    func get(_ make: () -> String) -> CString {
+        lock.withLock {
+            if let value { return value }
+            let made = CString(make())
+            value = made
+            return made
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import CJansson
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An owned reference to a jansson value (`json_t`), released on deinit.
+/// Values held by libnetcore are never modified after construction, so a
+/// `JSONValue` may be read from any thread.
+public final class JSONValue: @unchecked Sendable {
+    /// The jansson value (+1 reference owned by this object).
+    let raw: UnsafeMutablePointer<json_t>
+
+    /// Takes ownership of one reference.
+    init(owning raw: UnsafeMutablePointer<json_t>) { self.raw = raw }
+
+    /// Adds a reference to a borrowed value.
+    init(borrowing raw: UnsafeMutablePointer<json_t>) {
+        self.raw = json_incref(raw) ?? raw
+    }
+
+    deinit { json_decref(raw) }
+
+    /// The jansson pointer, for the C boundary (`json_t *`, borrowed from this object).
+    public var opaque: OpaquePointer { OpaquePointer(raw) }
+
+    /// Parses JSON text (any value, not only objects).
+    public static func parse(_ bytes: UnsafeRawBufferPointer) -> Result<JSONValue, JSONParseFailure> {
+        var err = json_error_t()
+        let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
+        let emptyText: StaticString = ""
+        let src = base ?? UnsafeRawPointer(emptyText.utf8Start).assumingMemoryBound(to: CChar.self)
+        guard let value = json_loadb(src, bytes.count, Int(JSON_DECODE_ANY), &err) else {
+            let text = withUnsafeBytes(of: &err.text) { buf in
+                String(decoding: buf.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            return .failure(JSONParseFailure(line: Int(err.line), column: Int(err.column), reason: text))
+        }
+        return .success(JSONValue(owning: value))
+    }
+
+    public static func parse(_ string: String) -> Result<JSONValue, JSONParseFailure> {
+        var s = string
+        return s.withUTF8 { parse(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// A deep copy (used to take user-supplied values so later changes do not leak in).
+    func deepCopy() -> JSONValue? {
+        guard let copy = json_deep_copy(raw) else { return nil }
+        return JSONValue(owning: copy)
+    }
+
+    /// Compact JSON text of this value.
+    public var text: String { JSONValue.dump(raw) ?? "null" }
+
+    static func dump(_ value: UnsafeMutablePointer<json_t>) -> String? {
+        guard let p = json_dumps(value, Int(JSON_ENCODE_ANY | JSON_COMPACT)) else { return nil }
+        defer { free(p) }
+        return String(cString: p)
+    }
+
+    var isObject: Bool { raw.pointee.type == JSON_OBJECT }
+    var isNull: Bool { raw.pointee.type == JSON_NULL }
+
+    /// Nesting depth (1 for a scalar), stopping once `limit` is exceeded.
+    func depth(limit: Int) -> Int { JSONValue.depth(raw, limit: limit) }
+
+    static func depth(_ v: UnsafeMutablePointer<json_t>, limit: Int) -> Int {
+        if limit <= 0 { return 1 }
+        var deepest = 0
+        switch v.pointee.type {
+        case JSON_OBJECT:
+            var it = json_object_iter(v)
+            while let i = it {
+                if let child = json_object_iter_value(i) {
+                    deepest = max(deepest, depth(child, limit: limit - 1))
+                }
+                if deepest >= limit { break }
+                it = json_object_iter_next(v, i)
+            }
+        case JSON_ARRAY:
+            for index in 0..<json_array_size(v) {
+                if let child = json_array_get(v, index) {
+                    deepest = max(deepest, depth(child, limit: limit - 1))
+                }
+                if deepest >= limit { break }
+            }
+        default:
+            break
+        }
+        return deepest + 1
+    }
+}
+
+/// Why a body is not JSON, with jansson's position.
+public struct JSONParseFailure: Error, Sendable {
+    public var line: Int
+    public var column: Int
+    public var reason: String
+}
+
+/// Helpers over borrowed `json_t` pointers.
+enum JSON {
+    /// Object members in order.
+    static func members(_ object: UnsafeMutablePointer<json_t>) -> [(String, UnsafeMutablePointer<json_t>)] {
+        var out: [(String, UnsafeMutablePointer<json_t>)] = []
+        var it = json_object_iter(object)
+        while let i = it {
+            if let k = json_object_iter_key(i), let v = json_object_iter_value(i) {
+                out.append((String(cString: k), v))
+            }
+            it = json_object_iter_next(object, i)
+        }
+        return out
+    }
+
+    static func typeName(_ v: UnsafeMutablePointer<json_t>) -> String {
+        switch v.pointee.type {
+        case JSON_OBJECT: return "object"
+        case JSON_ARRAY: return "array"
+        case JSON_STRING: return "string"
+        case JSON_INTEGER: return "integer"
+        case JSON_REAL: return "number"
+        case JSON_TRUE, JSON_FALSE: return "boolean"
+        default: return "null"
+        }
+    }
+
+    static func string(_ v: UnsafeMutablePointer<json_t>) -> String? {
+        guard v.pointee.type == JSON_STRING, let p = json_string_value(v) else { return nil }
+        return String(decoding: UnsafeRawBufferPointer(start: p, count: json_string_length(v)), as: UTF8.self)
+    }
+
+    /// A scalar as text: strings as-is, integers in decimal, reals as jansson writes
+    /// them, booleans as true/false. nil for null, arrays and objects.
+    static func scalarText(_ v: UnsafeMutablePointer<json_t>) -> String? {
+        switch v.pointee.type {
+        case JSON_STRING: return string(v)
+        case JSON_INTEGER: return String(json_integer_value(v))
+        case JSON_REAL:
+            let d = json_real_value(v)
+            if d.rounded() == d, abs(d) < 9.0e15 { return String(Int64(d)) }
+            return JSONValue.dump(v)
+        case JSON_TRUE: return "true"
+        case JSON_FALSE: return "false"
+        default: return nil
+        }
+    }
+
+    static var null: UnsafeMutablePointer<json_t> { json_null() }
+}

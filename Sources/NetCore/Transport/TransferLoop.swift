@@ -1,0 +1,378 @@
+import CCurlShim
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The transfer loop of one client: one libcurl multi handle driven by one thread
+/// (`curl_multi_poll` + `curl_multi_wakeup`). Other threads only queue work
+/// (submissions, cancels, shutdown) under `monitor` and wake the loop; every
+/// libcurl call on the multi handle happens on the loop thread. No lock is held
+/// while user code runs.
+final class TransferLoop: @unchecked Sendable {
+    let monitor = Monitor()
+    let mode: Configuration.CallbackMode
+    private let limits: Configuration.Limits
+
+    // Guarded by monitor.
+    private var multi: UnsafeMutableRawPointer?
+    private var pending: [Transfer] = []
+    private var cancels: [Transfer] = []
+    private var shuttingDown = false
+    private var completed: [Transfer] = []      // queue mode: waiting for dispatch()
+    private var dispatchThread: pthread_t?      // queue mode: thread inside dispatch()
+
+    // Loop thread only.
+    private var thread: pthread_t?
+    private var active: [ObjectIdentifier: Transfer] = [:]
+    private var easyPool: [EasyHandle] = []
+    private var messages: [(UnsafeMutableRawPointer, CURLcode)] = []
+
+    /// Queue mode's notification descriptor (eventfd), -1 in loop mode.
+    let eventFD: Int32
+
+    init?(mode: Configuration.CallbackMode, limits: Configuration.Limits) {
+        CurlGlobal.ensureInitialized()
+        guard let m = curl_multi_init() else { return nil }
+        if mode == .queue {
+            let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+            if fd < 0 { curl_multi_cleanup(m); return nil }
+            eventFD = fd
+        } else {
+            eventFD = -1
+        }
+        self.mode = mode
+        self.limits = limits
+        multi = m
+        _ = ncshim_multi_setopt_long(m, CURLMOPT_MAX_HOST_CONNECTIONS, limits.maxConnectionsPerHost)
+        // Keep enough idle connections for the concurrency we allow.
+        _ = ncshim_multi_setopt_long(m, CURLMOPT_MAXCONNECTS, max(16, limits.maxConnectionsPerHost * 4))
+        guard let t = startThread({ [self] in run() }) else {
+            curl_multi_cleanup(m)
+            if eventFD >= 0 { close(eventFD) }
+            return nil
+        }
+        thread = t
+    }
+
+    deinit {
+        if eventFD >= 0 { close(eventFD) }
+    }
+
+    // MARK: called from any thread
+
+    /// Queues a transfer. False if the client is shutting down.
+    func submit(_ t: Transfer) -> Bool {
+        monitor.lock()
+        defer { monitor.unlock() }
+        guard !shuttingDown, let multi else { return false }
+        let wasEmpty = pending.isEmpty
+        pending.append(t)
+        // A non-empty queue means a wake-up is already on its way.
+        if wasEmpty { curl_multi_wakeup(multi) }
+        return true
+    }
+
+    /// True when the caller runs inside one of this client's callbacks.
+    var isCallbackThread: Bool {
+        if isCurrentThread(thread) { return true }
+        return monitor.withLock { isCurrentThread(dispatchThread) }
+    }
+
+    func cancel(_ t: Transfer) {
+        if isCurrentThread(thread) { cancelOnLoopThread(t); return }
+        monitor.lock()
+        defer { monitor.unlock() }
+        if t.done || t.cancelRequested && mode == .queue { return }
+        if !t.cancelRequested {
+            t.cancelRequested = true
+            cancels.append(t)
+            if let multi { curl_multi_wakeup(multi) }
+        }
+        // In queue mode the completion runs at the next dispatch(): do not wait.
+        // Inside dispatch() the transfer may be the one running: do not wait.
+        if mode == .queue || isCurrentThread(dispatchThread) { return }
+        while !t.done { monitor.wait() }
+    }
+
+    /// Blocks until `t` has completed. Not from the loop thread.
+    func wait(_ t: Transfer) {
+        monitor.lock()
+        while !t.done { monitor.wait() }
+        monitor.unlock()
+    }
+
+    /// Stops the loop: every transfer completes with `NetError.shutdown`; returns
+    /// after the loop thread has exited. Queued completions (queue mode) then run
+    /// on the calling thread. False (nothing done) from inside a callback.
+    func shutdown() -> Bool {
+        if isCallbackThread { return false }
+        monitor.lock()
+        if shuttingDown {
+            monitor.unlock()
+            return true
+        }
+        shuttingDown = true
+        if let multi { curl_multi_wakeup(multi) }
+        monitor.unlock()
+        if let thread { pthread_join(thread, nil) }
+        if mode == .queue { _ = dispatch(force: true) }
+        monitor.withLock {
+            if let multi { curl_multi_cleanup(multi) }
+            multi = nil
+        }
+        easyPool.removeAll()
+        return true
+    }
+
+    func dispatch(force: Bool = false) -> DispatchResult {
+        guard mode == .queue else { return .wrongMode }
+        monitor.lock()
+        if dispatchThread != nil && !force {
+            monitor.unlock()
+            return .nested
+        }
+        let batch = completed
+        completed.removeAll()
+        var counter: UInt64 = 0
+        _ = read(eventFD, &counter, 8)
+        dispatchThread = pthread_self()
+        monitor.unlock()
+        for t in batch {
+            t.deliver(t.result.0, t.result.1)
+            t.result = (nil, nil)
+            markDone(t)
+        }
+        monitor.withLock { dispatchThread = nil }
+        return .ok
+    }
+
+    // MARK: loop thread
+
+    private func run() {
+        guard let multi = monitor.withLock({ self.multi }) else { return }
+        var running: Int32 = 0
+        var newOnes: [Transfer] = []
+        var cancelled: [Transfer] = []
+        while true {
+            monitor.lock()
+            swap(&newOnes, &pending)
+            swap(&cancelled, &cancels)
+            let stopping = shuttingDown
+            monitor.unlock()
+
+            for t in newOnes { start(t, multi, stopping: stopping) }
+            newOnes.removeAll(keepingCapacity: true)
+            for t in cancelled {
+                if let easy = t.easy, active[ObjectIdentifier(t)] != nil {
+                    stop(t, easy, multi)
+                    complete(t, nil, NetError.cancelled.attempted(1))
+                }
+            }
+            cancelled.removeAll(keepingCapacity: true)
+            if stopping {
+                for t in Array(active.values) {
+                    if let easy = t.easy { stop(t, easy, multi) }
+                    complete(t, nil, NetError.shutdown.attempted(1))
+                }
+                return
+            }
+
+            _ = curl_multi_perform(multi, &running)
+            drainMessages(multi)
+            _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+    }
+
+    private func start(_ t: Transfer, _ multi: UnsafeMutableRawPointer, stopping: Bool) {
+        if stopping { complete(t, nil, .shutdown); return }
+        if let e = t.presetError { complete(t, nil, e); return }
+        if monitor.withLock({ t.cancelRequested }) { complete(t, nil, .cancelled); return }
+        guard let prepared = t.prepared, let easy = easyPool.popLast() ?? EasyHandle() else {
+            complete(t, nil, .internalError("libcurl could not create a transfer (out of memory)."))
+            return
+        }
+        t.easy = easy
+        configure(easy, for: t, prepared)
+        guard curl_multi_add_handle(multi, easy.handle) == CURLM_OK else {
+            t.easy = nil
+            complete(t, nil, .internalError("libcurl refused the transfer."))
+            return
+        }
+        active[ObjectIdentifier(t)] = t
+    }
+
+    private func configure(_ easy: EasyHandle, for t: Transfer, _ p: PreparedRequest) {
+        let h = easy.handle
+        let me = Unmanaged.passUnretained(t).toOpaque()
+        easy.errorBuffer[0] = 0
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_URL, p.url.pointer)
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_PRIVATE, me)
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_ERRORBUFFER, easy.errorBuffer)
+        _ = ncshim_easy_setopt_long(h, CURLOPT_NOSIGNAL, 1)
+        // Security defaults (DESIGN.md §5).
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_PROTOCOLS_STR, CurlGlobal.protocols)
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_REDIR_PROTOCOLS_STR, CurlGlobal.protocols)
+        _ = ncshim_easy_setopt_long(h, CURLOPT_FOLLOWLOCATION, p.limits.maxRedirects > 0 ? 1 : 0)
+        _ = ncshim_easy_setopt_long(h, CURLOPT_MAXREDIRS, p.limits.maxRedirects)
+        _ = ncshim_easy_setopt_long(h, CURLOPT_SSL_VERIFYPEER, 1)
+        _ = ncshim_easy_setopt_long(h, CURLOPT_SSL_VERIFYHOST, 2)
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_ACCEPT_ENCODING, CurlGlobal.empty)
+        _ = ncshim_easy_setopt_long(h, CURLOPT_TIMEOUT_MS, Int(clamping: p.timeoutMs))
+        _ = ncshim_easy_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, Int(clamping: p.connectTimeoutMs))
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_HTTPHEADER, p.headerList)
+        _ = ncshim_easy_setopt_data_fn(h, CURLOPT_WRITEFUNCTION, Transfer.writeCallback)
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_WRITEDATA, me)
+        _ = ncshim_easy_setopt_data_fn(h, CURLOPT_HEADERFUNCTION, Transfer.headerCallback)
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_HEADERDATA, me)
+        switch p.method {
+        case "GET":
+            _ = ncshim_easy_setopt_long(h, CURLOPT_HTTPGET, 1)
+        case "HEAD":
+            _ = ncshim_easy_setopt_long(h, CURLOPT_NOBODY, 1)
+        case "POST":
+            _ = ncshim_easy_setopt_long(h, CURLOPT_POST, 1)
+        default:
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_CUSTOMREQUEST, p.methodC.pointer)
+        }
+        if let body = p.body {
+            _ = ncshim_easy_setopt_off(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_POSTFIELDS, body.pointer)
+        } else if p.method == "POST" {
+            _ = ncshim_easy_setopt_off(h, CURLOPT_POSTFIELDSIZE_LARGE, 0)
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_POSTFIELDS, CurlGlobal.empty)
+        }
+    }
+
+    /// Takes a transfer out of the multi handle and recycles its easy handle.
+    private func stop(_ t: Transfer, _ easy: EasyHandle, _ multi: UnsafeMutableRawPointer) {
+        _ = curl_multi_remove_handle(multi, easy.handle)
+        active[ObjectIdentifier(t)] = nil
+        t.easy = nil
+        curl_easy_reset(easy.handle)
+        if easyPool.count < 64 { easyPool.append(easy) }
+    }
+
+    private func drainMessages(_ multi: UnsafeMutableRawPointer) {
+        // Copy the messages first: completing one may remove other handles, which
+        // invalidates libcurl's message storage.
+        var left: Int32 = 0
+        while let msg = curl_multi_info_read(multi, &left) {
+            if msg.pointee.msg == CURLMSG_DONE, let h = msg.pointee.easy_handle {
+                messages.append((h, ncshim_msg_result(msg)))
+            }
+        }
+        for (h, code) in messages {
+            var priv: UnsafeMutableRawPointer? = nil
+            guard ncshim_easy_getinfo_ptr(h, CURLINFO_PRIVATE, &priv) == CURLE_OK, let priv else { continue }
+            let t = Unmanaged<Transfer>.fromOpaque(priv).takeUnretainedValue()
+            // A callback earlier in this batch may have cancelled it already.
+            guard active[ObjectIdentifier(t)] != nil, let easy = t.easy else { continue }
+            finish(t, easy, code, multi)
+        }
+        messages.removeAll(keepingCapacity: true)
+    }
+
+    private func finish(_ t: Transfer, _ easy: EasyHandle, _ code: CURLcode, _ multi: UnsafeMutableRawPointer) {
+        guard let p = t.prepared else { return }
+        var status: Int = 0
+        _ = ncshim_easy_getinfo_long(easy.handle, CURLINFO_RESPONSE_CODE, &status)
+        var urlPointer: UnsafePointer<CChar>? = nil
+        _ = ncshim_easy_getinfo_str(easy.handle, CURLINFO_EFFECTIVE_URL, &urlPointer)
+        let url = urlPointer.map { String(cString: $0) } ?? String(cString: p.url.pointer)
+        let detail = easy.errorDetail
+        let reason = t.abortReason
+        stop(t, easy, multi)
+        let body = t.body, headers = t.headers
+        t.body = ByteBuffer()
+        t.headers = HeaderStore()
+        if code != CURLE_OK {
+            let error: NetError
+            switch reason {
+            case .tooLarge?: error = NetError.responseTooLarge(limit: p.limits.maxResponseBytes).attempted(1)
+            case .headersTooLarge?: error = NetError.headersTooLarge(countLimit: p.limits.maxHeaderCount, byteLimit: p.limits.maxHeaderBytes).attempted(1)
+            case .noMemory?: error = NetError.internalError("Out of memory while receiving the response.").attempted(1)
+            case nil: error = TransportErrors.error(code: code, detail: detail, method: p.method, url: url)
+            }
+            complete(t, nil, error)
+            return
+        }
+        let (response, error) = Classifier.classify(.init(
+            status: Int32(clamping: status), headers: headers, body: body,
+            method: p.method, url: url, schema: p.envelope))
+        complete(t, response, error)
+    }
+
+    /// Delivers the single completion: now (loop mode, inline transfers) or via the
+    /// queue (queue mode).
+    private func complete(_ t: Transfer, _ response: Response?, _ error: NetError?) {
+        if mode == .queue && !t.deliversInline {
+            t.result = (response, error)
+            monitor.lock()
+            let wasEmpty = completed.isEmpty
+            completed.append(t)
+            if wasEmpty {
+                var one: UInt64 = 1
+                _ = write(eventFD, &one, 8)
+            }
+            monitor.unlock()
+            return
+        }
+        if t.deliversInline { t.result = (response, error) }
+        t.deliver(response, error)
+        markDone(t)
+    }
+
+    private func markDone(_ t: Transfer) {
+        monitor.lock()
+        t.done = true
+        monitor.broadcast()
+        monitor.unlock()
+    }
+
+    /// nc_task_cancel from inside a callback running on the loop thread: act now,
+    /// since waiting for the loop would wait for ourselves.
+    private func cancelOnLoopThread(_ t: Transfer) {
+        guard let multi = monitor.withLock({ self.multi }) else { return }
+        if let easy = t.easy, active[ObjectIdentifier(t)] != nil {
+            stop(t, easy, multi)
+            complete(t, nil, NetError.cancelled.attempted(1))
+            return
+        }
+        let wasPending: Bool = monitor.withLock {
+            guard !t.done, let i = pending.firstIndex(where: { $0 === t }) else { return false }
+            pending.remove(at: i)
+            return true
+        }
+        if wasPending { complete(t, nil, .cancelled) }
+        // Otherwise it is completing (perhaps this very callback) or done.
+    }
+}
+
+/// What `dispatch()` did.
+public enum DispatchResult: Sendable {
+    case ok
+    /// The client is not in queue mode.
+    case wrongMode
+    /// Called from inside a completion that dispatch() is running.
+    case nested
+}
+
+extension NetError {
+    func attempted(_ n: Int32) -> NetError {
+        var e = self
+        e.attempts = n
+        return e
+    }
+}
+
+/// Process-wide libcurl state.
+enum CurlGlobal {
+    private static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+
+    static func ensureInitialized() { _ = initialized }
+
+    private static let protocolsText = CString("http,https")
+    private static let emptyText = CString("")
+    static var protocols: UnsafePointer<CChar> { protocolsText.pointer }
+    static var empty: UnsafePointer<CChar> { emptyText.pointer }
+}

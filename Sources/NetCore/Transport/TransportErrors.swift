@@ -1,0 +1,48 @@
+import CCurlShim
+
+/// Transfer failures (classification rule 1): libcurl's CURLcode becomes a
+/// TRANSPORT error with the code unchanged and a message that says what to do.
+enum TransportErrors {
+    /// Codes where the same request may succeed a moment later: the connection or
+    /// the server hiccuped, nothing says the request itself is wrong.
+    static let retryable: Set<UInt32> = [
+        CURLE_COULDNT_RESOLVE_HOST.rawValue, // DNS can be briefly unavailable
+        CURLE_COULDNT_CONNECT.rawValue,      // server restarting / not yet listening
+        CURLE_PARTIAL_FILE.rawValue,         // connection cut mid-body
+        CURLE_OPERATION_TIMEDOUT.rawValue,   // slow server or network
+        CURLE_SSL_CONNECT_ERROR.rawValue,    // handshake interrupted
+        CURLE_GOT_NOTHING.rawValue,          // server closed a reused connection
+        CURLE_SEND_ERROR.rawValue,           // connection reset while sending
+        CURLE_RECV_ERROR.rawValue,           // connection reset while receiving
+        CURLE_HTTP2.rawValue, CURLE_HTTP2_STREAM.rawValue,
+    ]
+
+    static func error(code: CURLcode, detail: String, method: String, url: String) -> NetError {
+        let base = String(cString: curl_easy_strerror(code))
+        let what = detail.isEmpty ? base : "\(base): \(detail)"
+        let advice: String
+        switch code {
+        case CURLE_COULDNT_CONNECT:
+            advice = "Check that the server is running and that the base URL (host and port) is right."
+        case CURLE_COULDNT_RESOLVE_HOST:
+            advice = "Check the host name and the network connection."
+        case CURLE_OPERATION_TIMEDOUT:
+            advice = "The server did not answer in time; retry later or raise timeout_ms."
+        case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING:
+            advice = "The connection broke; retry the request."
+        case CURLE_TOO_MANY_REDIRECTS:
+            advice = "The server redirects in a loop or more than limits.max_redirects times."
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            advice = "Only http and https are allowed, for redirects too."
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CONNECT_ERROR:
+            advice = "The server's TLS certificate could not be verified; check the host name and the system CA store."
+        default:
+            advice = "See libcurl error \(code.rawValue)."
+        }
+        var e = NetError(domain: .transport, code: Int64(code.rawValue),
+                         message: "\(method) \(url) failed: \(what). \(advice)")
+        e.isRetryable = retryable.contains(code.rawValue)
+        e.attempts = 1
+        return e
+    }
+}

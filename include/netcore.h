@@ -1,0 +1,685 @@
+/*
+ * netcore.h — the public C API of libnetcore.
+ *
+ * libnetcore is the network layer an application puts between its business code
+ * and HTTP: it builds requests, sends them over libcurl, checks the server's JSON
+ * envelope, classifies every failure into one of five error domains and hands the
+ * caller either clean business data or one well-described error.
+ *
+ * This header is the documentation. Conventions that hold for every function:
+ *
+ *  - Prefix `nc_` / `NC_`; functions are named nc_<object>_<verb>.
+ *  - Handles are opaque. `nc_X_new(..., nc_X **out)` gives the caller an owned
+ *    handle released with `nc_X_free()`. `nc_X_free(NULL)` is a no-op.
+ *  - Out-parameters come last and are written only when the function says so
+ *    (normally: only on NC_OK). NULL out-parameters are allowed unless stated.
+ *  - Strings returned by accessors are UTF-8, NUL-terminated and BORROWED from the
+ *    handle: they stay valid until that handle is freed. Never free them.
+ *  - `json_t *` (jansson) arguments are BORROWED (the reference count is not
+ *    touched, the value is copied); returned `json_t *` are BORROWED from the
+ *    handle and live as long as it. Call json_incref() to keep one longer.
+ *    Every JSON input also has a `const char *json, size_t len` form.
+ *  - Everything passed to a completion callback is borrowed for the duration of
+ *    the call; use nc_response_retain() / nc_error_copy() to keep it.
+ *  - Bad input never crashes: NULL handles or strings, unknown enum values,
+ *    invalid UTF-8, and CR/LF/NUL in a method, URL, header name or value give
+ *    NC_ERR_INVALID_ARGUMENT (or a neutral value from accessors) and nothing is
+ *    sent.
+ *  - Status codes and error codes are append-only: existing values never change.
+ *
+ * Threads: nc_client functions may be called from any thread. An nc_request is a
+ * builder used by one thread at a time. nc_response and nc_error handles are
+ * immutable and may be read from any thread.
+ */
+#ifndef NETCORE_H
+#define NETCORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#  define NC_API __declspec(dllimport)
+#elif defined(__GNUC__) || defined(__clang__)
+#  define NC_API __attribute__((visibility("default")))
+#else
+#  define NC_API
+#endif
+
+/* ------------------------------------------------------------------------- */
+/* Versions                                                                   */
+/* ------------------------------------------------------------------------- */
+
+#define NC_VERSION_MAJOR 0
+#define NC_VERSION_MINOR 1
+#define NC_VERSION_PATCH 0
+/** 0xMMmmpp: major, minor, patch, one byte each. */
+#define NC_VERSION_NUMBER ((NC_VERSION_MAJOR << 16) | (NC_VERSION_MINOR << 8) | NC_VERSION_PATCH)
+#define NC_VERSION_STRING "0.1.0"
+
+/**
+ * Returns the version of the loaded library as text, e.g. "0.1.0".
+ *
+ * Ownership: static string; never free it. Never NULL.
+ * Thread:    any thread.
+ * Returns:   cannot fail.
+ */
+NC_API const char *nc_version(void);
+
+/**
+ * Returns the version of the loaded library as 0xMMmmpp; compare it with
+ * NC_VERSION_NUMBER to detect a header/library mismatch.
+ *
+ * Ownership: none.
+ * Thread:    any thread.
+ * Returns:   cannot fail.
+ */
+NC_API uint32_t nc_version_number(void);
+
+/* ------------------------------------------------------------------------- */
+/* Status codes (what a call itself returns)                                  */
+/* ------------------------------------------------------------------------- */
+
+typedef int32_t nc_status;
+#define NC_OK                    0 /* success */
+#define NC_ERR_INVALID_ARGUMENT  1 /* NULL handle/string, bad value, CR/LF/NUL, bad UTF-8 */
+#define NC_ERR_INVALID_STATE     2 /* client shutting down, call from a callback that may not make it */
+#define NC_ERR_NO_MEMORY         3 /* an allocation failed */
+#define NC_ERR_FAILED            4 /* the operation ran and failed; see the nc_error */
+
+/**
+ * Returns a short English name for a status code, e.g. "NC_ERR_INVALID_ARGUMENT".
+ *
+ * Ownership: static string; never free it. Never NULL ("NC_UNKNOWN_STATUS" for
+ *   values this version does not know).
+ * Thread:    any thread.
+ * Returns:   cannot fail.
+ */
+NC_API const char *nc_status_str(nc_status status);
+
+/* ------------------------------------------------------------------------- */
+/* Errors (what a request's result can be)                                    */
+/* ------------------------------------------------------------------------- */
+
+typedef struct nc_error nc_error;
+typedef int32_t nc_domain;
+
+#define NC_DOMAIN_CLIENT    1 /* library-defined codes NC_CLIENT_* */
+#define NC_DOMAIN_TRANSPORT 2 /* code is the CURLcode, unchanged */
+#define NC_DOMAIN_HTTP      3 /* code is the HTTP status; body is not a business envelope */
+#define NC_DOMAIN_API       4 /* code is the server's business code from the envelope */
+#define NC_DOMAIN_PARSE     5 /* library-defined codes NC_PARSE_* */
+
+/* NC_DOMAIN_CLIENT codes */
+#define NC_CLIENT_CANCELLED          1 /* nc_task_cancel() was called */
+#define NC_CLIENT_UNREACHABLE        2 /* network known to be unreachable: failed fast */
+#define NC_CLIENT_INVALID_REQUEST    3 /* the request cannot be sent (e.g. relative path, no base_url) */
+#define NC_CLIENT_INVALID_CONFIG     4 /* nc_client_new(): the configuration is wrong */
+#define NC_CLIENT_RESPONSE_TOO_LARGE 5 /* body exceeded limits.max_response_bytes */
+#define NC_CLIENT_SHUTDOWN           6 /* nc_client_free() ended the request */
+#define NC_CLIENT_HEADERS_TOO_LARGE  7 /* headers exceeded limits.max_header_count/_bytes */
+#define NC_CLIENT_INTERNAL           8 /* libcurl could not be set up (out of memory) */
+
+/* NC_DOMAIN_PARSE codes */
+#define NC_PARSE_INVALID_JSON  1 /* body is not JSON (message has line and column) */
+#define NC_PARSE_NOT_OBJECT    2 /* body is JSON but not an object */
+#define NC_PARSE_MISSING_FIELD 3 /* a configured envelope field is absent */
+#define NC_PARSE_FIELD_TYPE    4 /* a configured envelope field has the wrong type */
+
+/**
+ * Returns the error's domain (NC_DOMAIN_*).
+ *
+ * Ownership: `error` is borrowed.
+ * Thread:    any thread.
+ * Returns:   0 if `error` is NULL.
+ */
+NC_API nc_domain nc_error_domain(const nc_error *error);
+
+/**
+ * Returns the domain's name for logs: "NCClientErrorDomain",
+ * "NCTransportErrorDomain", "NCHTTPErrorDomain", "NCAPIErrorDomain" or
+ * "NCParseErrorDomain".
+ *
+ * Ownership: static string. Never NULL.
+ * Thread:    any thread.
+ * Returns:   "NCUnknownErrorDomain" if `error` is NULL.
+ */
+NC_API const char *nc_error_domain_name(const nc_error *error);
+
+/**
+ * Returns the numeric code: NC_CLIENT_* / CURLcode / HTTP status / business code /
+ * NC_PARSE_*. A business code sent as a string converts when it is an integer
+ * ("1001" -> 1001); otherwise (e.g. "E42") this returns 0 and nc_error_code_str()
+ * has the text.
+ *
+ * Ownership: `error` is borrowed.
+ * Thread:    any thread.
+ * Returns:   0 if `error` is NULL.
+ */
+NC_API int64_t nc_error_code(const nc_error *error);
+
+/**
+ * Returns the code as text: for NC_DOMAIN_API the code exactly as the server sent
+ * it ("E1001", "4003"; "" if the envelope had no code), for other domains the
+ * decimal form of nc_error_code().
+ *
+ * Ownership: borrowed from `error`. Never NULL.
+ * Thread:    any thread.
+ * Returns:   "" if `error` is NULL.
+ */
+NC_API const char *nc_error_code_str(const nc_error *error);
+
+/**
+ * Returns a human-readable message that says what happened and what to do. For
+ * NC_DOMAIN_API it is the server's message when the envelope has a non-empty one.
+ *
+ * Ownership: borrowed from `error`. Never NULL.
+ * Thread:    any thread.
+ * Returns:   a fixed text if `error` is NULL.
+ */
+NC_API const char *nc_error_message(const nc_error *error);
+
+/**
+ * Returns the HTTP status of the response that produced the error, 0 if no
+ * response was received (transport and most client errors).
+ *
+ * Ownership: `error` is borrowed.
+ * Thread:    any thread.
+ * Returns:   0 if `error` is NULL.
+ */
+NC_API int32_t nc_error_http_status(const nc_error *error);
+
+/**
+ * Returns the envelope's trace id (configured by envelope.trace_id).
+ *
+ * Ownership: borrowed from `error`.
+ * Thread:    any thread.
+ * Returns:   NULL if there is none or `error` is NULL.
+ */
+NC_API const char *nc_error_trace_id(const nc_error *error);
+
+/**
+ * Returns the envelope's data field of a business error (servers often put
+ * details there).
+ *
+ * Ownership: BORROWED reference, lives as long as `error`.
+ * Thread:    any thread; do not modify the value.
+ * Returns:   NULL if there is none (absent or JSON null) or `error` is NULL.
+ */
+NC_API json_t *nc_error_data(const nc_error *error);
+
+/**
+ * The same data as nc_error_data(), as compact JSON text.
+ *
+ * Ownership: borrowed from `error`. `len_out` (may be NULL) receives the length.
+ * Thread:    any thread.
+ * Returns:   NULL if there is no data or `error` is NULL (then *len_out is not written).
+ */
+NC_API const char *nc_error_data_json(const nc_error *error, size_t *len_out);
+
+/**
+ * Returns the raw response body that produced the error (not NUL-terminated).
+ *
+ * Ownership: borrowed from `error`. `len_out` (may be NULL) receives the length.
+ * Thread:    any thread.
+ * Returns:   NULL with *len_out = 0 when there was no body; NULL if `error` is NULL.
+ */
+NC_API const void *nc_error_body(const nc_error *error, size_t *len_out);
+
+/**
+ * Returns how many attempts were made (1 when the request was sent once, 0 when
+ * nothing was sent, e.g. cancelled before start).
+ *
+ * Thread:    any thread.
+ * Returns:   0 if `error` is NULL.
+ */
+NC_API int32_t nc_error_attempts(const nc_error *error);
+
+/**
+ * Returns 1 if sending the same request again may succeed (timeouts, connection
+ * failures, HTTP 408/429/500/502/503/504), else 0.
+ *
+ * Thread:    any thread.
+ * Returns:   0 if `error` is NULL.
+ */
+NC_API int nc_error_is_retryable(const nc_error *error);
+
+/**
+ * Returns 1 if this is a business error whose code is listed in
+ * envelope.auth_expired_codes ("not logged in / token expired"), else 0.
+ *
+ * Thread:    any thread.
+ * Returns:   0 if `error` is NULL.
+ */
+NC_API int nc_error_is_auth_expired(const nc_error *error);
+
+/**
+ * Renders every field of the error as one JSON object:
+ * {"domain":"NCAPIErrorDomain","domain_code":4,"code":1001,"code_str":"1001",
+ *  "message":"...","http_status":200,"trace_id":...,"data":...,"body":"...",
+ *  "attempts":1,"retryable":false,"auth_expired":false}
+ *
+ * Ownership: borrowed from `error`. Never NULL for a non-NULL error.
+ * Thread:    any thread.
+ * Returns:   NULL if `error` is NULL.
+ */
+NC_API const char *nc_error_json(const nc_error *error);
+
+/**
+ * Returns a handle to the same error that the caller owns (errors are immutable,
+ * so this is cheap). Use it to keep an error passed to a callback.
+ *
+ * Ownership: `error` is borrowed; the result is new, release with nc_error_free().
+ * Thread:    any thread.
+ * Returns:   NULL if `error` is NULL.
+ */
+NC_API nc_error *nc_error_copy(const nc_error *error);
+
+/**
+ * Releases an error handle obtained from nc_error_copy(), nc_client_new() or
+ * nc_client_send_sync(). Never free the error passed to a callback.
+ *
+ * Ownership: consumes `error`. NULL is a no-op.
+ * Thread:    any thread.
+ * Returns:   nothing.
+ */
+NC_API void nc_error_free(nc_error *error);
+
+/* ------------------------------------------------------------------------- */
+/* Client                                                                      */
+/* ------------------------------------------------------------------------- */
+
+typedef struct nc_client nc_client;
+
+/**
+ * Creates a client from a JSON configuration (see docs/configuration.md; "{}" is
+ * valid: raw mode, absolute URLs only). Starts the client's transfer thread.
+ * Unknown keys and wrong types are rejected with an error naming the key.
+ *
+ * Ownership: `config_json` is borrowed (NUL-terminated UTF-8). On NC_OK,
+ *   *client_out receives a new client, released with nc_client_free(). On
+ *   failure, if `error_out` is not NULL, *error_out receives a new error
+ *   (NC_DOMAIN_CLIENT / NC_CLIENT_INVALID_CONFIG) released with nc_error_free().
+ * Thread:    any thread.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL argument, bad JSON or config);
+ *   NC_ERR_FAILED (libcurl or the thread could not be started).
+ */
+NC_API nc_status nc_client_new(const char *config_json, nc_client **client_out,
+                               nc_error **error_out);
+
+/**
+ * Shuts the client down: every request still running completes with
+ * NC_CLIENT_SHUTDOWN, and this returns only after every completion callback has
+ * returned and the transfer thread has exited. In "callbacks":"queue" mode,
+ * completions still queued are run on the calling thread before it returns.
+ * Called from inside one of this client's callbacks it is refused: it returns
+ * without doing anything and the client stays usable.
+ *
+ * Ownership: consumes `client`; tasks from it stay valid (nc_task_free them).
+ *   NULL is a no-op.
+ * Thread:    any thread except this client's callbacks.
+ * Returns:   nothing.
+ */
+NC_API void nc_client_free(nc_client *client);
+
+/**
+ * Selects the base URL named `name` in the configuration's "environments".
+ * Requests sent afterwards use it; requests already sent are unaffected.
+ *
+ * Ownership: `name` is borrowed.
+ * Thread:    any thread.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL argument or unknown name; the
+ *   environment is unchanged).
+ */
+NC_API nc_status nc_client_set_environment(nc_client *client, const char *name);
+
+/**
+ * Sets a default header sent with every later request (a request's own header of
+ * the same name wins). A NULL `value` removes the default header.
+ *
+ * Ownership: `name` and `value` are borrowed (copied).
+ * Thread:    any thread.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client or name, a name that is
+ *   not an HTTP token, CR/LF in the value, invalid UTF-8; nothing changes).
+ */
+NC_API nc_status nc_client_set_header(nc_client *client, const char *name, const char *value);
+
+/* ------------------------------------------------------------------------- */
+/* Requests (builders)                                                         */
+/* ------------------------------------------------------------------------- */
+
+typedef struct nc_request nc_request;
+
+#define NC_ENCODING_DEFAULT 0 /* query for GET/HEAD/DELETE/OPTIONS, form otherwise */
+#define NC_ENCODING_QUERY   1 /* params appended to the URL query */
+#define NC_ENCODING_FORM    2 /* application/x-www-form-urlencoded body */
+#define NC_ENCODING_JSON    3 /* application/json body */
+
+/**
+ * Creates a request builder. `method` is an HTTP method (GET, POST, PUT, DELETE,
+ * PATCH, HEAD, OPTIONS or another token; letters are upper-cased). `path_or_url`
+ * is a path joined to the client's active base URL, or an absolute http(s) URL.
+ *
+ * Ownership: strings are borrowed (copied). On NC_OK *request_out receives a new
+ *   builder, released with nc_request_free().
+ * Thread:    any thread.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL, empty, not a token, CR/LF,
+ *   spaces or control characters in the URL, a scheme other than http/https).
+ */
+NC_API nc_status nc_request_new(const char *method, const char *path_or_url,
+                                nc_request **request_out);
+
+/**
+ * Releases a request builder. Requests already sent from it are unaffected.
+ *
+ * Ownership: consumes `request`. NULL is a no-op.
+ * Thread:    the thread that uses the builder.
+ * Returns:   nothing.
+ */
+NC_API void nc_request_free(nc_request *request);
+
+/**
+ * Sets (replaces) a header of this request; it wins over a client default header
+ * of the same name (case-insensitive). A NULL `value` removes this request's header.
+ *
+ * Ownership: strings are borrowed (copied).
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request/name, name not an HTTP
+ *   token, CR/LF/control characters in value, invalid UTF-8; nothing changes).
+ */
+NC_API nc_status nc_request_set_header(nc_request *request, const char *name, const char *value);
+
+/**
+ * Appends a query parameter (percent-encoded when sent). Appending the same name
+ * twice sends it twice. A NULL `value` removes every parameter of that name.
+ *
+ * Ownership: strings are borrowed (copied).
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request/name, empty name,
+ *   invalid UTF-8).
+ */
+NC_API nc_status nc_request_set_query(nc_request *request, const char *name, const char *value);
+
+/**
+ * Sets the request's parameters from JSON text: an object whose members are
+ * encoded per nc_request_set_encoding(). Members whose value is null are dropped.
+ * Replaces earlier params and clears a body set with nc_request_set_body().
+ *
+ * Ownership: `json` is borrowed (`len` bytes, need not be NUL-terminated).
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL, not JSON, not an object,
+ *   nested deeper than 512; nothing changes).
+ */
+NC_API nc_status nc_request_set_params_json(nc_request *request, const char *json, size_t len);
+
+/**
+ * Same as nc_request_set_params_json() with a jansson object.
+ *
+ * Ownership: `params` is BORROWED: it is copied, its reference count is untouched.
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL, not an object, nested deeper
+ *   than 512; nothing changes).
+ */
+NC_API nc_status nc_request_set_params(nc_request *request, json_t *params);
+
+/**
+ * Chooses how params are encoded: NC_ENCODING_DEFAULT, _QUERY, _FORM or _JSON.
+ *
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, unknown value).
+ */
+NC_API nc_status nc_request_set_encoding(nc_request *request, int32_t encoding);
+
+/**
+ * Sets a raw body sent as is, with the given Content-Type (NULL: no Content-Type
+ * header unless one was set). Clears params set earlier. `len` may be 0.
+ *
+ * Ownership: `bytes` (`len` bytes) and `content_type` are borrowed (copied).
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, NULL bytes with len>0,
+ *   CR/LF in content_type).
+ */
+NC_API nc_status nc_request_set_body(nc_request *request, const void *bytes, size_t len,
+                                     const char *content_type);
+
+/**
+ * Sets this request's total timeout in milliseconds (0 = no limit), overriding
+ * the client's timeout_ms.
+ *
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, negative value).
+ */
+NC_API nc_status nc_request_set_timeout_ms(nc_request *request, int64_t ms);
+
+/**
+ * Turns envelope validation on (1) or off (0 = raw mode) for this request,
+ * overriding the client. Turning it on needs a client with an "envelope" config;
+ * otherwise the request completes as raw.
+ *
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, value other than 0/1).
+ */
+NC_API nc_status nc_request_set_envelope(nc_request *request, int enabled);
+
+/* ------------------------------------------------------------------------- */
+/* Sending                                                                     */
+/* ------------------------------------------------------------------------- */
+
+typedef struct nc_task nc_task;
+typedef struct nc_response nc_response;
+
+/**
+ * Completion callback: called exactly once per successful nc_client_send().
+ * `error` is NULL on success. On NC_DOMAIN_HTTP / NC_DOMAIN_API errors (and
+ * NC_DOMAIN_PARSE errors of a received body) `response` is passed too; otherwise
+ * it is NULL. Both are BORROWED for the duration of the call.
+ *
+ * Runs on the client's transfer thread, or, with "callbacks":"queue", inside
+ * nc_client_dispatch(). It may call nc_client_send() and nc_task_cancel(); it
+ * must not call nc_client_free() or nc_client_send_sync() on the same client.
+ */
+typedef void (*nc_complete_fn)(const nc_response *response, const nc_error *error,
+                               void *userdata);
+
+/**
+ * Starts sending `request` on `client`; `fn` is called exactly once when it ends.
+ *
+ * Ownership: `request` is copied, so it may be changed or freed as soon as this
+ *   returns. `userdata` is passed to `fn` untouched. If `task_out` is not NULL it
+ *   receives a new reference, released with nc_task_free(); pass NULL to fire and
+ *   forget.
+ * Thread:    any thread, including from inside a completion callback.
+ * Returns:   NC_OK, or NC_ERR_INVALID_ARGUMENT (NULL client/request/fn) and
+ *   NC_ERR_INVALID_STATE (client shutting down) — then `fn` is never called and
+ *   *task_out is not written. A request that cannot be built (e.g. a relative path
+ *   without base_url) is accepted and completes with NC_CLIENT_INVALID_REQUEST.
+ */
+NC_API nc_status nc_client_send(nc_client *client, const nc_request *request,
+                                nc_complete_fn fn, void *userdata, nc_task **task_out);
+
+/**
+ * Sends `request` and blocks until it ends.
+ *
+ * Ownership: `request` is borrowed. *response_out receives a new response
+ *   (release with nc_response_free()) whenever one was received: on success and on
+ *   HTTP/API/PARSE errors of a received body. *error_out receives a new error
+ *   (release with nc_error_free()) on failure. Either out-pointer may be NULL.
+ * Thread:    any thread except this client's callbacks (refused there: it would
+ *   wait for itself).
+ * Returns:   NC_OK on success; NC_ERR_FAILED when the request failed (see
+ *   *error_out); NC_ERR_INVALID_ARGUMENT (NULL client/request);
+ *   NC_ERR_INVALID_STATE (client shutting down, or called from a callback).
+ */
+NC_API nc_status nc_client_send_sync(nc_client *client, const nc_request *request,
+                                     nc_response **response_out, nc_error **error_out);
+
+/**
+ * Cancels a request. When it returns, the callback has returned: with its real
+ * result if it had already begun, else with NC_CLIENT_CANCELLED. Idempotent;
+ * cancelling a finished task does nothing. Takes effect within milliseconds.
+ * Inside a callback of the same client it does not wait for the callback that is
+ * running. In "callbacks":"queue" mode it returns without waiting: the
+ * cancelled completion runs at the next nc_client_dispatch().
+ *
+ * Ownership: `task` is borrowed. NULL is a no-op.
+ * Thread:    any thread, including from inside a completion callback.
+ * Returns:   nothing.
+ */
+NC_API void nc_task_cancel(nc_task *task);
+
+/**
+ * Drops the caller's reference to a task. Does not cancel it: the request goes on
+ * and its callback still runs.
+ *
+ * Ownership: consumes `task`. NULL is a no-op.
+ * Thread:    any thread.
+ * Returns:   nothing.
+ */
+NC_API void nc_task_free(nc_task *task);
+
+/* ------------------------------------------------------------------------- */
+/* Responses                                                                   */
+/* ------------------------------------------------------------------------- */
+
+/**
+ * Returns the HTTP status code of the final response (after redirects).
+ *
+ * Thread:    any thread.
+ * Returns:   0 if `response` is NULL.
+ */
+NC_API int32_t nc_response_status(const nc_response *response);
+
+/**
+ * Returns the value of the first response header called `name` (compared
+ * case-insensitively), with surrounding white space removed.
+ *
+ * Ownership: `name` borrowed; the result is borrowed from `response`.
+ * Thread:    any thread.
+ * Returns:   NULL if absent or an argument is NULL.
+ */
+NC_API const char *nc_response_header(const nc_response *response, const char *name);
+
+/**
+ * Returns how many header lines the final response had.
+ *
+ * Thread:    any thread.
+ * Returns:   0 if `response` is NULL.
+ */
+NC_API size_t nc_response_header_count(const nc_response *response);
+
+/**
+ * Reads header line `index` (0-based, in the order received).
+ *
+ * Ownership: *name_out and *value_out are borrowed from `response`; written only
+ *   on NC_OK; either may be NULL.
+ * Thread:    any thread.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL response, index out of range).
+ */
+NC_API nc_status nc_response_header_at(const nc_response *response, size_t index,
+                                       const char **name_out, const char **value_out);
+
+/**
+ * Returns the body bytes (decompressed if the server used gzip/deflate). The
+ * buffer is followed by a NUL byte that is not counted, so text bodies can be
+ * used as C strings.
+ *
+ * Ownership: borrowed from `response`. `len_out` (may be NULL) receives the length.
+ * Thread:    any thread.
+ * Returns:   a non-NULL pointer (length 0 for an empty body); NULL if `response` is NULL.
+ */
+NC_API const void *nc_response_body(const nc_response *response, size_t *len_out);
+
+/**
+ * Returns the whole body parsed as JSON (any JSON value), parsed once on first use.
+ *
+ * Ownership: BORROWED reference, lives as long as `response`; do not modify it.
+ * Thread:    any thread.
+ * Returns:   NULL if the body is not JSON or `response` is NULL.
+ */
+NC_API json_t *nc_response_json(const nc_response *response);
+
+/**
+ * Returns the business data: the envelope's data field in envelope mode (JSON null
+ * when absent or for 204/empty bodies), the whole parsed body in raw mode.
+ *
+ * Ownership: BORROWED reference, lives as long as `response`; do not modify it.
+ * Thread:    any thread.
+ * Returns:   NULL in raw mode when the body is not JSON, or if `response` is NULL.
+ */
+NC_API json_t *nc_response_data(const nc_response *response);
+
+/**
+ * The same value as nc_response_data(), as compact JSON text ("null" for JSON null).
+ *
+ * Ownership: borrowed from `response`. `len_out` (may be NULL) receives the length.
+ * Thread:    any thread.
+ * Returns:   NULL when nc_response_data() would return NULL.
+ */
+NC_API const char *nc_response_data_json(const nc_response *response, size_t *len_out);
+
+/**
+ * Returns 1 if the response was served from the client's cache, else 0.
+ *
+ * Thread:    any thread.
+ * Returns:   0 if `response` is NULL.
+ */
+NC_API int nc_response_from_cache(const nc_response *response);
+
+/**
+ * Returns a new reference to the same (immutable) response, to keep one passed to
+ * a callback.
+ *
+ * Ownership: `response` is borrowed; the result is new, release with nc_response_free().
+ * Thread:    any thread.
+ * Returns:   NULL if `response` is NULL.
+ */
+NC_API nc_response *nc_response_retain(const nc_response *response);
+
+/**
+ * Releases a response reference from nc_response_retain() or
+ * nc_client_send_sync(). Never free the response passed to a callback.
+ *
+ * Ownership: consumes `response`. NULL is a no-op.
+ * Thread:    any thread.
+ * Returns:   nothing.
+ */
+NC_API void nc_response_free(nc_response *response);
+
+/* ------------------------------------------------------------------------- */
+/* Event-loop integration ("callbacks": "queue")                               */
+/* ------------------------------------------------------------------------- */
+
+/**
+ * Returns a file descriptor that is readable while completions wait in the queue;
+ * add it to select/poll/epoll, asyncio add_reader, libuv or GLib, and call
+ * nc_client_dispatch() when it is readable. Do not read, write or close it.
+ *
+ * Ownership: the descriptor belongs to the client and is closed by nc_client_free().
+ * Thread:    any thread.
+ * Returns:   -1 unless the client was configured with "callbacks": "queue", or if
+ *   `client` is NULL.
+ */
+NC_API int nc_client_fd(const nc_client *client);
+
+/**
+ * Runs every queued completion callback on the calling thread, in completion
+ * order, and makes nc_client_fd() unreadable again. Completions queued while it
+ * runs wait for the next call.
+ *
+ * Ownership: `client` is borrowed.
+ * Thread:    any thread, one at a time per client (the caller's event loop thread).
+ * Returns:   NC_OK (also when nothing was queued); NC_ERR_INVALID_ARGUMENT (NULL);
+ *   NC_ERR_INVALID_STATE (the client is not in queue mode, or this is a nested
+ *   call from a callback).
+ */
+NC_API nc_status nc_client_dispatch(nc_client *client);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NETCORE_H */
