@@ -19,7 +19,9 @@ let package = Package(
         .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("curl")]),
         .target(name: "NetCore", dependencies: ["CCurlShim", "CJansson"]),
         .target(name: "CNetAPI", dependencies: ["NetCore", "CNetCore"]),
-        .testTarget(name: "NetCoreTests", dependencies: ["NetCore"]),
-        .testTarget(name: "CAPITests", dependencies: ["CNetAPI", "CNetCore"]),
+        // Starts Tests/Support/mock_server.py for the Swift test suites.
+        .target(name: "MockServerSupport", path: "Tests/Support/Swift"),
+        .testTarget(name: "NetCoreTests", dependencies: ["NetCore", "MockServerSupport"]),
+        .testTarget(name: "CAPITests", dependencies: ["CNetAPI", "CNetCore", "MockServerSupport"]),
     ]
 )

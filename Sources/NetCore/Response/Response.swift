@@ -24,7 +24,7 @@ public final class Response: @unchecked Sendable {
     private let lock = Lock()
     private var parsed: JSONValue?
     private var parseDone = false
-    private let dataText = LazyCString()
+    private let dataText = CStringCache()
 
     init(status: Int32, headers: HeaderStore, body: ByteBuffer, url: String,
          json: JSONValue?, source: DataSource, fromCache: Bool = false) {

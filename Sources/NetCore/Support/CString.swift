@@ -4,11 +4,11 @@ import Glibc
 
 /// A NUL-terminated copy of a Swift string on malloc, for strings handed to C that
 /// must outlive the call (borrowed from a handle).
-final class CString: @unchecked Sendable {
-    let pointer: UnsafePointer<CChar>
-    let count: Int
+public final class CString: @unchecked Sendable {
+    public let pointer: UnsafePointer<CChar>
+    public let count: Int
 
-    init(_ string: String) {
+    public init(_ string: String) {
         var s = string
         let (p, n): (UnsafeMutablePointer<CChar>?, Int) = s.withUTF8 { buf in
             guard let p = malloc(buf.count + 1)?.assumingMemoryBound(to: CChar.self) else { return (nil, 0) }
@@ -37,13 +37,13 @@ final class CString: @unchecked Sendable {
 }
 
 /// A string computed on first use and kept as a C string (thread-safe).
-final class LazyCString: @unchecked Sendable {
+public final class CStringCache: @unchecked Sendable {
     private let lock = Lock()
     private var value: CString?
 
-    init() {}
+    public init() {}
 
-    func get(_ make: () -> String) -> CString {
+    public func get(_ make: () -> String) -> CString {
         lock.withLock {
             if let value { return value }
             let made = CString(make())

@@ -148,3 +148,10 @@ enum JSON {
 
     static var null: UnsafeMutablePointer<json_t> { json_null() }
 }
+
+extension JSONValue {
+    /// Adds a reference to a borrowed `json_t *` handed over the C boundary.
+    public convenience init(borrowingOpaque pointer: OpaquePointer) {
+        self.init(borrowing: UnsafeMutablePointer<json_t>(pointer))
+    }
+}

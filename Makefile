@@ -1,0 +1,55 @@
+# libnetcore — build, demo and tests. See README.md.
+#   make demo   build libnetcore.so and run the C demo against the loopback mock API
+#   make test   every test suite: Swift core, C API (Swift), C header/ABI/examples, Python
+SHELL := /bin/bash
+.DEFAULT_GOAL := lib
+
+BUILD    := build
+LIBDIR   := $(BUILD)/lib
+SONAME   := libnetcore.so.0
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+EXAMPLE_CFLAGS := -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude
+EXAMPLE_LIBS   := -L$(LIBDIR) -Wl,-rpath,'$$ORIGIN/../lib' -lnetcore -ljansson
+EXAMPLES := $(patsubst examples/c/%.c,$(BUILD)/bin/%,$(wildcard examples/c/*.c))
+
+SWIFT_RELEASE_FLAGS := -c release --product netcore -Xswiftc -static-stdlib \
+	-Xlinker --version-script=$(CURDIR)/include/netcore.map -Xlinker -soname=$(SONAME)
+
+.PHONY: deps lib examples demo test test-swift test-c test-python clean
+
+deps:
+	@scripts/install-deps.sh
+
+# The distributable library: Swift stdlib linked statically, only nc_* exported.
+lib: deps
+	swift build $(SWIFT_RELEASE_FLAGS)
+	@mkdir -p $(LIBDIR)
+	@cp -f .build/release/libnetcore.so $(LIBDIR)/$(SONAME)
+	@ln -sf $(SONAME) $(LIBDIR)/libnetcore.so
+	@echo "built $(LIBDIR)/$(SONAME)"
+
+$(BUILD)/bin/%: examples/c/%.c include/netcore.h $(LIBDIR)/$(SONAME)
+	@mkdir -p $(BUILD)/bin
+	$(CC) $(EXAMPLE_CFLAGS) $(CFLAGS) -o $@ $< $(EXAMPLE_LIBS)
+
+examples: lib
+	@$(MAKE) --no-print-directory $(EXAMPLES)
+
+demo: examples
+	@scripts/run-demo.sh
+
+test: examples
+	@scripts/run-tests.sh
+
+test-swift: deps
+	swift test
+
+test-c: examples
+	@Tests/C/run.sh
+
+test-python: lib
+	@Tests/python/run.sh
+
+clean:
+	rm -rf $(BUILD) .build

@@ -1,0 +1,59 @@
+import CNetCore
+import NetCore
+
+// Conversions shared by every nc_* function: C strings in, handles in and out,
+// borrowed C strings out. No behaviour lives here.
+
+/// A NUL-terminated C string as Swift text; nil for NULL or invalid UTF-8.
+@inline(__always)
+func text(_ p: UnsafePointer<CChar>?) -> String? {
+    guard let p else { return nil }
+    return String(validatingCString: p)
+}
+
+/// A static C string (string literals are stored NUL-terminated).
+@inline(__always)
+func staticC(_ s: StaticString) -> UnsafePointer<CChar> {
+    UnsafeRawPointer(s.utf8Start).assumingMemoryBound(to: CChar.self)
+}
+
+/// Handle <-> object. Handles are Unmanaged references; `retained` gives the caller
+/// a +1 reference, `borrow` reads one without touching the count.
+@inline(__always)
+func retained<T: AnyObject>(_ object: T) -> OpaquePointer {
+    OpaquePointer(Unmanaged.passRetained(object).toOpaque())
+}
+
+@inline(__always)
+func unretained<T: AnyObject>(_ object: T) -> OpaquePointer {
+    OpaquePointer(Unmanaged.passUnretained(object).toOpaque())
+}
+
+@inline(__always)
+func borrow<T: AnyObject>(_ handle: OpaquePointer?, as: T.Type) -> T? {
+    guard let handle else { return nil }
+    return Unmanaged<T>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue()
+}
+
+@inline(__always)
+func release<T: AnyObject>(_ handle: OpaquePointer?, as: T.Type) {
+    guard let handle else { return }
+    Unmanaged<T>.fromOpaque(UnsafeRawPointer(handle)).release()
+}
+
+/// A jansson value owned by NetCore, as the header's `json_t *`.
+@inline(__always)
+func jsonPointer(_ p: OpaquePointer?) -> UnsafeMutablePointer<json_t>? {
+    p.map { UnsafeMutablePointer<json_t>($0) }
+}
+
+/// Carries a C pointer into a @Sendable closure; the C caller owns its thread-safety.
+struct UnsafeTransfer<T>: @unchecked Sendable {
+    let value: T
+}
+
+let ncOK: nc_status = 0
+let ncInvalidArgument: nc_status = 1
+let ncInvalidState: nc_status = 2
+let ncNoMemory: nc_status = 3
+let ncFailed: nc_status = 4

@@ -1,0 +1,67 @@
+import CNetCore
+import NetCore
+
+@c @implementation
+public func nc_client_new(_ config_json: UnsafePointer<CChar>?,
+                          _ client_out: UnsafeMutablePointer<OpaquePointer?>?,
+                          _ error_out: UnsafeMutablePointer<OpaquePointer?>?) -> nc_status {
+    guard let client_out else { return ncInvalidArgument }
+    guard let json = text(config_json) else {
+        error_out?.pointee = retained(ErrorBox(.invalidConfig("The configuration is NULL or not valid UTF-8; pass JSON text such as \"{}\".")))
+        return ncInvalidArgument
+    }
+    do throws(NetError) {
+        let client = try Client(json: json)
+        client_out.pointee = retained(client)
+        return ncOK
+    } catch {
+        error_out?.pointee = retained(ErrorBox(error))
+        return error.domain == .client && error.code == NetError.ClientCode.invalidConfig.rawValue
+            ? ncInvalidArgument : ncFailed
+    }
+}
+
+@c @implementation
+public func nc_client_free(_ client: OpaquePointer?) {
+    guard let c = borrow(client, as: Client.self) else { return }
+    // Refused from inside one of its callbacks: the client stays usable.
+    guard c.shutdown() else { return }
+    release(client, as: Client.self)
+}
+
+@c @implementation
+public func nc_client_set_environment(_ client: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> nc_status {
+    guard let c = borrow(client, as: Client.self), let name = text(name) else { return ncInvalidArgument }
+    return c.setEnvironment(name) ? ncOK : ncInvalidArgument
+}
+
+@c @implementation
+public func nc_client_set_header(_ client: OpaquePointer?, _ name: UnsafePointer<CChar>?,
+                                 _ value: UnsafePointer<CChar>?) -> nc_status {
+    guard let c = borrow(client, as: Client.self), let name = text(name) else { return ncInvalidArgument }
+    var v: String? = nil
+    if let value {
+        guard let s = text(value) else { return ncInvalidArgument }
+        v = s
+    }
+    do throws(RequestError) {
+        try c.setHeader(name, v)
+        return ncOK
+    } catch {
+        return ncInvalidArgument
+    }
+}
+
+@c @implementation
+public func nc_client_fd(_ client: OpaquePointer?) -> Int32 {
+    borrow(client, as: Client.self)?.fd ?? -1
+}
+
+@c @implementation
+public func nc_client_dispatch(_ client: OpaquePointer?) -> nc_status {
+    guard let c = borrow(client, as: Client.self) else { return ncInvalidArgument }
+    switch c.dispatch() {
+    case .ok: return ncOK
+    case .wrongMode, .nested: return ncInvalidState
+    }
+}

@@ -1,0 +1,125 @@
+import CNetCore
+import NetCore
+
+/// The object behind an `nc_error *`: a NetError plus the C strings handed out
+/// from it, made on first use and kept as long as the handle.
+final class ErrorBox: @unchecked Sendable {
+    let error: NetError
+    let message: CStringCache
+    let codeString: CStringCache
+    let traceID: CStringCache
+    let dataJSON: CStringCache
+    let rendered: CStringCache
+
+    init(_ error: NetError) {
+        self.error = error
+        message = CStringCache()
+        codeString = CStringCache()
+        traceID = CStringCache()
+        dataJSON = CStringCache()
+        rendered = CStringCache()
+    }
+}
+
+@c @implementation
+public func nc_error_domain(_ error: OpaquePointer?) -> nc_domain {
+    borrow(error, as: ErrorBox.self)?.error.domain.rawValue ?? 0
+}
+
+@c @implementation
+public func nc_error_domain_name(_ error: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let e = borrow(error, as: ErrorBox.self)?.error else { return staticC("NCUnknownErrorDomain") }
+    switch e.domain {
+    case .client: return staticC("NCClientErrorDomain")
+    case .transport: return staticC("NCTransportErrorDomain")
+    case .http: return staticC("NCHTTPErrorDomain")
+    case .api: return staticC("NCAPIErrorDomain")
+    case .parse: return staticC("NCParseErrorDomain")
+    }
+}
+
+@c @implementation
+public func nc_error_code(_ error: OpaquePointer?) -> Int64 {
+    borrow(error, as: ErrorBox.self)?.error.code ?? 0
+}
+
+@c @implementation
+public func nc_error_code_str(_ error: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let box = borrow(error, as: ErrorBox.self) else { return staticC("") }
+    return box.codeString.get { box.error.codeString }.pointer
+}
+
+@c @implementation
+public func nc_error_message(_ error: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let box = borrow(error, as: ErrorBox.self) else {
+        return staticC("No error handle was given (NULL nc_error).")
+    }
+    return box.message.get { box.error.message }.pointer
+}
+
+@c @implementation
+public func nc_error_http_status(_ error: OpaquePointer?) -> Int32 {
+    borrow(error, as: ErrorBox.self)?.error.httpStatus ?? 0
+}
+
+@c @implementation
+public func nc_error_trace_id(_ error: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let box = borrow(error, as: ErrorBox.self), let trace = box.error.traceID else { return nil }
+    return box.traceID.get { trace }.pointer
+}
+
+@c @implementation
+public func nc_error_data(_ error: OpaquePointer?) -> UnsafeMutablePointer<json_t>? {
+    jsonPointer(borrow(error, as: ErrorBox.self)?.error.data?.opaque)
+}
+
+@c @implementation
+public func nc_error_data_json(_ error: OpaquePointer?, _ len_out: UnsafeMutablePointer<Int>?) -> UnsafePointer<CChar>? {
+    guard let box = borrow(error, as: ErrorBox.self), let data = box.error.data else { return nil }
+    let s = box.dataJSON.get { data.text }
+    len_out?.pointee = s.count
+    return s.pointer
+}
+
+@c @implementation
+public func nc_error_body(_ error: OpaquePointer?, _ len_out: UnsafeMutablePointer<Int>?) -> UnsafeRawPointer? {
+    guard let box = borrow(error, as: ErrorBox.self) else { return nil }
+    guard let body = box.error.body else {
+        len_out?.pointee = 0
+        return nil
+    }
+    len_out?.pointee = body.count
+    return UnsafeRawPointer(body.pointer)
+}
+
+@c @implementation
+public func nc_error_attempts(_ error: OpaquePointer?) -> Int32 {
+    borrow(error, as: ErrorBox.self)?.error.attempts ?? 0
+}
+
+@c @implementation
+public func nc_error_is_retryable(_ error: OpaquePointer?) -> Int32 {
+    borrow(error, as: ErrorBox.self)?.error.isRetryable == true ? 1 : 0
+}
+
+@c @implementation
+public func nc_error_is_auth_expired(_ error: OpaquePointer?) -> Int32 {
+    borrow(error, as: ErrorBox.self)?.error.isAuthExpired == true ? 1 : 0
+}
+
+@c @implementation
+public func nc_error_json(_ error: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let box = borrow(error, as: ErrorBox.self) else { return nil }
+    return box.rendered.get { box.error.json }.pointer
+}
+
+@c @implementation
+public func nc_error_copy(_ error: OpaquePointer?) -> OpaquePointer? {
+    guard let box = borrow(error, as: ErrorBox.self) else { return nil }
+    return retained(box)
+}
+
+@c @implementation
+public func nc_error_free(_ error: OpaquePointer?) {
+    release(error, as: ErrorBox.self)
+}

@@ -1,0 +1,70 @@
+import CNetCore
+import NetCore
+
+@c @implementation
+public func nc_response_status(_ response: OpaquePointer?) -> Int32 {
+    borrow(response, as: Response.self)?.status ?? 0
+}
+
+@c @implementation
+public func nc_response_header(_ response: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
+    guard let r = borrow(response, as: Response.self), let name else { return nil }
+    return r.headers.value(name)
+}
+
+@c @implementation
+public func nc_response_header_count(_ response: OpaquePointer?) -> Int {
+    borrow(response, as: Response.self)?.headers.count ?? 0
+}
+
+@c @implementation
+public func nc_response_header_at(_ response: OpaquePointer?, _ index: Int,
+                                  _ name_out: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+                                  _ value_out: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> nc_status {
+    guard let r = borrow(response, as: Response.self), let entry = r.headers.entry(index) else {
+        return ncInvalidArgument
+    }
+    name_out?.pointee = entry.name
+    value_out?.pointee = entry.value
+    return ncOK
+}
+
+@c @implementation
+public func nc_response_body(_ response: OpaquePointer?, _ len_out: UnsafeMutablePointer<Int>?) -> UnsafeRawPointer? {
+    guard let r = borrow(response, as: Response.self) else { return nil }
+    len_out?.pointee = r.body.count
+    return UnsafeRawPointer(r.body.pointer)
+}
+
+@c @implementation
+public func nc_response_json(_ response: OpaquePointer?) -> UnsafeMutablePointer<json_t>? {
+    jsonPointer(borrow(response, as: Response.self)?.json?.opaque)
+}
+
+@c @implementation
+public func nc_response_data(_ response: OpaquePointer?) -> UnsafeMutablePointer<json_t>? {
+    jsonPointer(borrow(response, as: Response.self)?.dataPointer)
+}
+
+@c @implementation
+public func nc_response_data_json(_ response: OpaquePointer?, _ len_out: UnsafeMutablePointer<Int>?) -> UnsafePointer<CChar>? {
+    guard let r = borrow(response, as: Response.self), let (p, n) = r.dataJSON else { return nil }
+    len_out?.pointee = n
+    return p
+}
+
+@c @implementation
+public func nc_response_from_cache(_ response: OpaquePointer?) -> Int32 {
+    borrow(response, as: Response.self)?.fromCache == true ? 1 : 0
+}
+
+@c @implementation
+public func nc_response_retain(_ response: OpaquePointer?) -> OpaquePointer? {
+    guard let r = borrow(response, as: Response.self) else { return nil }
+    return retained(r)
+}
+
+@c @implementation
+public func nc_response_free(_ response: OpaquePointer?) {
+    release(response, as: Response.self)
+}
