@@ -1,0 +1,131 @@
+import Testing
+@testable import NetCore
+
+@Suite struct RequestBuildingTests {
+    func settings(_ json: String) throws -> ClientSettings {
+        ClientSettings(config: try Configuration.parse(json: json).get())
+    }
+
+    func prepare(_ r: Request, _ json: String = #"{"base_url":"http://h.test/api"}"#) throws -> PreparedRequest {
+        try PreparedRequest.make(r, try settings(json)).get()
+    }
+
+    func url(_ p: PreparedRequest) -> String { String(cString: p.url.pointer) }
+
+    func headerLines(_ p: PreparedRequest) -> [String] {
+        var out: [String] = []
+        var node = p.headerList
+        while let n = node {
+            out.append(String(cString: n.pointee.data))
+            node = n.pointee.next
+        }
+        return out
+    }
+
+    @Test(arguments: [
+        ("http://h.test/api", "/users", "http://h.test/api/users"),
+        ("http://h.test/api/", "/users", "http://h.test/api/users"),
+        ("http://h.test/api", "users", "http://h.test/api/users"),
+        ("http://h.test/api/", "users", "http://h.test/api/users"),
+    ])
+    func joinsExactlyOneSlash(base: String, path: String, expected: String) {
+        #expect(PreparedRequest.join(base, path) == expected)
+    }
+
+    @Test func absoluteURLIgnoresBase() throws {
+        let p = try prepare(try Request(method: "get", target: "HTTPS://other.test/x"))
+        #expect(url(p) == "HTTPS://other.test/x")
+        #expect(p.method == "GET")
+    }
+
+    @Test func relativeWithoutBaseIsInvalidRequest() throws {
+        let r = try Request(method: "GET", target: "/x")
+        guard case .failure(let e) = PreparedRequest.make(r, try settings("{}")) else {
+            Issue.record("expected failure"); return
+        }
+        #expect(e.domain == .client)
+        #expect(e.code == NetError.ClientCode.invalidRequest.rawValue)
+    }
+
+    @Test func queryIsPercentEncodedAndAppended() throws {
+        var r = try Request(method: "GET", target: "/s?x=1#frag")
+        try r.setQuery("q", "a b&c=d/é")
+        try r.setQuery("tag", "1")
+        try r.setQuery("tag", "2")
+        #expect(url(try prepare(r)) == "http://h.test/api/s?x=1&q=a%20b%26c%3Dd%2F%C3%A9&tag=1&tag=2#frag")
+    }
+
+    @Test func paramsGoToQueryForGetWithNullsDroppedArraysRepeatedObjectsBracketed() throws {
+        var r = try Request(method: "GET", target: "/s")
+        try r.setParams(try JSONValue.parse(#"{"a":1,"n":null,"b":[true,"x"],"o":{"k":"v","z":null},"f":1.5}"#).get())
+        #expect(url(try prepare(r)) == "http://h.test/api/s?a=1&b=true&b=x&o%5Bk%5D=v&f=1.5")
+    }
+
+    @Test func postDefaultsToFormBody() throws {
+        var r = try Request(method: "POST", target: "/s")
+        try r.setParams(try JSONValue.parse(#"{"user":"a b","n":null}"#).get())
+        let p = try prepare(r)
+        #expect(p.body?.text == "user=a%20b")
+        #expect(headerLines(p).contains("Content-Type: application/x-www-form-urlencoded"))
+        #expect(headerLines(p).contains("Expect:"))
+        #expect(url(p) == "http://h.test/api/s")
+    }
+
+    @Test func jsonEncodingDropsNullsAtEveryDepth() throws {
+        var r = try Request(method: "PUT", target: "/s")
+        r.encoding = .json
+        try r.setParams(try JSONValue.parse(#"{"a":null,"b":{"c":null,"d":[null,1]}}"#).get())
+        let p = try prepare(r)
+        #expect(p.body?.text == #"{"b":{"d":[null,1]}}"#)
+        #expect(headerLines(p).contains("Content-Type: application/json"))
+    }
+
+    @Test func requestHeadersWinOverClientDefaultsCaseInsensitively() throws {
+        var r = try Request(method: "GET", target: "/s")
+        try r.setHeader("user-agent", "mine")
+        try r.setHeader("X-Empty", "")
+        let p = try prepare(r, #"{"base_url":"http://h.test","headers":{"User-Agent":"app/1","X-App":"2"}}"#)
+        #expect(headerLines(p) == ["user-agent: mine", "X-App: 2", "X-Empty;"])
+    }
+
+    @Test func rawBodyKeepsItsContentTypeUnlessAHeaderSetsOne() throws {
+        var r = try Request(method: "POST", target: "/s")
+        try "abc".utf8CString.withUnsafeBytes { try r.setBody(UnsafeRawBufferPointer(rebasing: $0.dropLast()), contentType: "text/plain") }
+        #expect(try prepare(r).body?.text == "abc")
+        #expect(headerLines(try prepare(r)).contains("Content-Type: text/plain"))
+        try r.setHeader("content-type", "application/x-custom")
+        #expect(!headerLines(try prepare(r)).contains("Content-Type: text/plain"))
+    }
+
+    @Test(arguments: ["GE T", "GET\r\nX: y", "", "G\u{7F}"])
+    func rejectsBadMethods(method: String) {
+        #expect(throws: RequestError.self) { try Request(method: method, target: "/x") }
+    }
+
+    @Test(arguments: ["/a b", "/a\r\nX: y", "", "ftp://h/x", "file:///etc/passwd", "javascript:alert(1)"])
+    func rejectsBadTargets(target: String) {
+        #expect(throws: RequestError.self) { try Request(method: "GET", target: target) }
+    }
+
+    @Test func rejectsHeaderInjection() throws {
+        var r = try Request(method: "GET", target: "/x")
+        #expect(throws: RequestError.self) { try r.setHeader("X-A\r\nB", "v") }
+        #expect(throws: RequestError.self) { try r.setHeader("X-A", "v\r\nX-B: 1") }
+        #expect(throws: RequestError.self) { try r.setHeader("X-A", "v\nX-B: 1") }
+        #expect(throws: RequestError.self) { try r.setHeader("", "v") }
+        #expect(r.headers.isEmpty)
+    }
+
+    @Test func paramsMustBeAnObjectAndNotTooDeep() throws {
+        var r = try Request(method: "POST", target: "/x")
+        #expect(throws: RequestError.self) { try r.setParams(try JSONValue.parse("[1]").get()) }
+        let deep = String(repeating: #"{"a":"#, count: 600) + "1" + String(repeating: "}", count: 600)
+        #expect(throws: RequestError.self) { try r.setParams(try JSONValue.parse(deep).get()) }
+        #expect(r.params == nil)
+    }
+
+    @Test func nonASCIIPathIsPercentEncoded() throws {
+        let p = try prepare(try Request(method: "GET", target: "/users/José"))
+        #expect(url(p) == "http://h.test/api/users/Jos%C3%A9")
+    }
+}

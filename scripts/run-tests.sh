@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Every test suite, in order; called by `make test` after the library and the C
+# examples are built. Runs all suites even if one fails, then reports.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+passed=0
+failed=0
+failures=()
+run_suite() {
+  local name=$1; shift
+  echo
+  echo "=== $name: $*"
+  if "$@"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    failures+=("$name")
+  fi
+}
+
+run_suite "Swift (NetCoreTests + CAPITests)" swift test
+run_suite "C (header, ABI, examples)" Tests/C/run.sh
+run_suite "Python" Tests/python/run.sh
+
+echo
+[ ${#failures[@]} -gt 0 ] && echo "failed suites: ${failures[*]}"
+echo "suites: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
