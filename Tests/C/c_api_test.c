@@ -1,0 +1,776 @@
+/*
+ * c_api_test.c — the C API exercised through include/netcore.h, as a C user
+ * sees it, against the loopback mock server (Tests/Support/mock_server.py).
+ *
+ *   usage: c_api_test http://127.0.0.1:<port>/api
+ *
+ * Prints one line per failed check and "N passed, M failed" as the last line;
+ * exits non-zero on any failure.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <jansson.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "netcore.h"
+
+/* ---- checks ------------------------------------------------------------- */
+
+static int g_passed, g_failed;
+static const char *g_ctx = ""; /* what is being tested, printed with a failure */
+
+static int check(int ok, const char *expr, int line) {
+    if (ok) {
+        g_passed++;
+    } else {
+        g_failed++;
+        printf("FAIL %s:%d [%s] %s\n", __FILE__, line, g_ctx, expr);
+    }
+    return ok;
+}
+
+static int check_int(long long got, long long want, const char *expr, int line) {
+    if (got == want) return check(1, expr, line);
+    g_failed++;
+    printf("FAIL %s:%d [%s] %s == %lld, want %lld\n", __FILE__, line, g_ctx, expr, got, want);
+    return 0;
+}
+
+/* want == NULL: expect NULL. */
+static int check_str(const char *got, const char *want, const char *expr, int line) {
+    if ((got == NULL && want == NULL) || (got && want && strcmp(got, want) == 0))
+        return check(1, expr, line);
+    g_failed++;
+    printf("FAIL %s:%d [%s] %s == %s%s%s, want %s%s%s\n", __FILE__, line, g_ctx, expr,
+           got ? "\"" : "", got ? got : "NULL", got ? "\"" : "", want ? "\"" : "",
+           want ? want : "NULL", want ? "\"" : "");
+    return 0;
+}
+
+/* want_text == NULL: expect NULL; otherwise `got` must equal the parsed JSON. */
+static int check_json(const json_t *got, const char *want_text, const char *expr, int line) {
+    json_t *want = want_text ? json_loads(want_text, JSON_DECODE_ANY, NULL) : NULL;
+    int ok = (got == NULL && want == NULL) || (got && want && json_equal(got, want));
+    if (!ok) {
+        char *dump = got ? json_dumps(got, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+        g_failed++;
+        printf("FAIL %s:%d [%s] %s == %s, want %s\n", __FILE__, line, g_ctx, expr,
+               dump ? dump : "NULL", want_text ? want_text : "NULL");
+        free(dump);
+    } else {
+        g_passed++;
+    }
+    json_decref(want);
+    return ok;
+}
+
+/* JSON text (may be NULL) compared as JSON. */
+static int check_json_text(const char *got, const char *want_text, const char *expr, int line) {
+    json_t *parsed = got ? json_loads(got, JSON_DECODE_ANY, NULL) : NULL;
+    int ok;
+    if (got && !parsed) {
+        g_failed++;
+        printf("FAIL %s:%d [%s] %s is not JSON: %s\n", __FILE__, line, g_ctx, expr, got);
+        return 0;
+    }
+    ok = check_json(parsed, want_text, expr, line);
+    json_decref(parsed);
+    return ok;
+}
+
+#define CHECK(c) check(!!(c), #c, __LINE__)
+#define CHECK_INT(a, b) check_int((long long)(a), (long long)(b), #a, __LINE__)
+#define CHECK_STR(a, b) check_str((a), (b), #a, __LINE__)
+#define CHECK_JSON(a, b) check_json((a), (b), #a, __LINE__)
+#define CHECK_JSON_TEXT(a, b) check_json_text((a), (b), #a, __LINE__)
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static const char *g_base; /* http://127.0.0.1:<port>/api */
+static pthread_t g_main_thread;
+
+static const char *ENVELOPE_A =
+    "{\"code\":\"code\",\"ok_codes\":[0],\"message\":\"msg\",\"data\":\"data\"}";
+static const char *ENVELOPE_B = "{\"success\":\"success\",\"code\":\"code\",\"message\":\"msg\","
+                                "\"data\":\"data\",\"trace_id\":\"traceId\"}";
+static const char *ENVELOPE_C = "{\"status\":\"status\",\"ok_status\":[\"OK\"],"
+                                "\"code\":\"errorCode\",\"ok_codes\":[\"0\"],"
+                                "\"message\":\"errorMsg\",\"data\":\"content\"}";
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void sleep_ms(long ms) {
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* A client with base_url, the given envelope (NULL: none) and extra members. */
+static nc_client *make_client(const char *envelope, const char *extra) {
+    char config[2048];
+    nc_client *client = NULL;
+    nc_error *err = NULL;
+    snprintf(config, sizeof config, "{\"base_url\":\"%s\"%s%s%s%s}", g_base,
+             envelope ? ",\"envelope\":" : "", envelope ? envelope : "", extra ? "," : "",
+             extra ? extra : "");
+    if (nc_client_new(config, &client, &err) != NC_OK) {
+        printf("FAIL cannot create a client from %s: %s\n", config, nc_error_message(err));
+        g_failed++;
+        nc_error_free(err);
+        return NULL;
+    }
+    return client;
+}
+
+static nc_status get(nc_client *client, const char *path, nc_response **resp, nc_error **err) {
+    nc_request *req = NULL;
+    nc_status st;
+    *resp = NULL;
+    *err = NULL;
+    if (nc_request_new("GET", path, &req) != NC_OK) return -1;
+    st = nc_client_send_sync(client, req, resp, err);
+    nc_request_free(req);
+    return st;
+}
+
+/* GET `path`, expect success with data equal to `data`. */
+static void expect_ok(nc_client *client, const char *path, const char *data) {
+    nc_response *resp;
+    nc_error *err;
+    g_ctx = path;
+    if (!CHECK_INT(get(client, path, &resp, &err), NC_OK))
+        printf("     error: %s\n", nc_error_json(err));
+    CHECK(err == NULL);
+    if (CHECK(resp != NULL)) {
+        CHECK_INT(nc_response_status(resp), 200);
+        CHECK_JSON(nc_response_data(resp), data);
+        CHECK_JSON_TEXT(nc_response_data_json(resp, NULL), data);
+    }
+    nc_response_free(resp);
+    nc_error_free(err);
+}
+
+/* GET `path`, expect an error with exactly these fields (data: JSON text or NULL). */
+static void expect_error(nc_client *client, const char *path, nc_domain domain, long long code,
+                         const char *code_str, const char *message, const char *trace,
+                         int http_status, const char *data) {
+    nc_response *resp;
+    nc_error *err;
+    json_t *all;
+    g_ctx = path;
+    CHECK_INT(get(client, path, &resp, &err), NC_ERR_FAILED);
+    if (!CHECK(err != NULL)) {
+        nc_response_free(resp);
+        return;
+    }
+    CHECK_INT(nc_error_domain(err), domain);
+    CHECK_INT(nc_error_code(err), code);
+    CHECK_STR(nc_error_code_str(err), code_str);
+    if (message) CHECK_STR(nc_error_message(err), message);
+    CHECK(nc_error_message(err) != NULL && nc_error_message(err)[0] != '\0');
+    CHECK_STR(nc_error_trace_id(err), trace);
+    CHECK_INT(nc_error_http_status(err), http_status);
+    CHECK_JSON(nc_error_data(err), data);
+    CHECK_JSON_TEXT(nc_error_data_json(err, NULL), data);
+    CHECK_INT(nc_error_attempts(err), 1);
+    /* a received body comes with its response */
+    if (CHECK(resp != NULL)) CHECK_INT(nc_response_status(resp), http_status);
+    all = json_loads(nc_error_json(err) ? nc_error_json(err) : "", 0, NULL);
+    if (CHECK(json_is_object(all))) {
+        CHECK_STR(json_string_value(json_object_get(all, "domain")), nc_error_domain_name(err));
+        CHECK_STR(json_string_value(json_object_get(all, "code_str")), code_str);
+    }
+    json_decref(all);
+    nc_response_free(resp);
+    nc_error_free(err);
+}
+
+/* ---- envelope shapes ---------------------------------------------------- */
+
+static void test_shape_a(void) {
+    nc_client *c = make_client(ENVELOPE_A, "\"headers\":{\"X-Test\":\"c\"}");
+    nc_response *resp;
+    nc_error *err;
+    size_t len = 0;
+    if (!c) return;
+    expect_ok(c, "/env/code/ok", "{\"id\":7,\"name\":\"Ada\"}");
+    expect_ok(c, "/env/code/string-ok", "[1,2]"); /* "0" matches ok code 0 */
+    expect_ok(c, "/env/code/nodata", "null");
+    expect_error(c, "/env/code/fail", NC_DOMAIN_API, 1001, "1001", "wrong password", NULL, 200,
+                 "{\"field\":\"password\"}");
+    expect_error(c, "/env/code/string", NC_DOMAIN_API, 0, "E1001", "account locked", NULL, 200,
+                 NULL);
+    expect_error(c, "/env/code/missing", NC_DOMAIN_PARSE, NC_PARSE_MISSING_FIELD, "3", NULL,
+                 NULL, 200, NULL);
+    /* a valid envelope wins over the HTTP status; envelope.trace_id defaults to "traceId" */
+    expect_error(c, "/status/500?body=envelope&code=5001", NC_DOMAIN_API, 5001, "5001",
+                 "server busy", "trace-500", 500, "{\"retry\":true}");
+    expect_error(c, "/status/404", NC_DOMAIN_HTTP, 404, "404", NULL, NULL, 404, NULL);
+
+    /* response accessors on a success */
+    g_ctx = "shape A response accessors";
+    if (CHECK_INT(get(c, "/env/code/ok", &resp, &err), NC_OK) && CHECK(resp != NULL)) {
+        const char *body = nc_response_body(resp, &len);
+        const char *name = NULL, *value = NULL;
+        CHECK_STR(body, "{\"code\":0,\"msg\":\"ok\",\"data\":{\"id\":7,\"name\":\"Ada\"}}");
+        CHECK_INT(len, strlen("{\"code\":0,\"msg\":\"ok\",\"data\":{\"id\":7,\"name\":\"Ada\"}}"));
+        CHECK_STR(nc_response_header(resp, "content-TYPE"), "application/json; charset=utf-8");
+        CHECK_STR(nc_response_header(resp, "X-Absent"), NULL);
+        CHECK(nc_response_header_count(resp) >= 3);
+        CHECK_INT(nc_response_header_at(resp, 0, &name, &value), NC_OK);
+        CHECK(name != NULL && value != NULL);
+        CHECK_INT(nc_response_header_at(resp, nc_response_header_count(resp), &name, &value),
+                  NC_ERR_INVALID_ARGUMENT);
+        CHECK_JSON(nc_response_json(resp),
+                   "{\"code\":0,\"msg\":\"ok\",\"data\":{\"id\":7,\"name\":\"Ada\"}}");
+        CHECK_INT(nc_response_from_cache(resp), 0);
+    }
+    nc_response_free(resp);
+    nc_error_free(err);
+    nc_client_free(c);
+}
+
+static void test_shape_b(void) {
+    nc_client *c = make_client(ENVELOPE_B, NULL);
+    if (!c) return;
+    expect_ok(c, "/env/success/ok", "{\"id\":42}");
+    expect_error(c, "/env/success/fail", NC_DOMAIN_API, 4003, "4003", "forbidden",
+                 "trace-fail-1", 200, "{\"reason\":\"scope\"}");
+    nc_client_free(c);
+}
+
+static void test_shape_c(void) {
+    nc_client *c = make_client(ENVELOPE_C, NULL);
+    if (!c) return;
+    expect_ok(c, "/env/status/ok", "{\"items\":[1,2,3]}");
+    expect_error(c, "/env/status/fail", NC_DOMAIN_API, 0, "E42", "quota exceeded", NULL, 200,
+                 NULL);
+    /* status OK but errorCode "7" is not an ok code */
+    expect_error(c, "/env/status/badcode", NC_DOMAIN_API, 7, "7", "partial", NULL, 200, NULL);
+    nc_client_free(c);
+}
+
+static void test_raw_mode(void) {
+    nc_client *c = make_client(NULL, NULL);
+    if (!c) return;
+    expect_ok(c, "/env/code/fail", "{\"code\":1001,\"msg\":\"wrong password\","
+                                   "\"data\":{\"field\":\"password\"}}");
+    expect_error(c, "/status/503?body=text", NC_DOMAIN_HTTP, 503, "503", NULL, NULL, 503, NULL);
+    nc_client_free(c);
+}
+
+/* ---- queue mode --------------------------------------------------------- */
+
+enum { QN = 20 };
+typedef struct {
+    int count;
+    int on_main;
+    int success;
+    nc_domain domain;
+    int64_t code;
+} slot;
+
+static void queue_cb(const nc_response *resp, const nc_error *err, void *userdata) {
+    slot *s = userdata;
+    s->count++;
+    s->on_main = pthread_equal(pthread_self(), g_main_thread);
+    s->success = err == NULL && resp != NULL;
+    s->domain = nc_error_domain(err);
+    s->code = nc_error_code(err);
+}
+
+static int total(const slot *s, int n) {
+    int i, sum = 0;
+    for (i = 0; i < n; i++) sum += s[i].count;
+    return sum;
+}
+
+static int readable(int fd, int timeout_ms) {
+    struct pollfd p;
+    p.fd = fd;
+    p.events = POLLIN;
+    p.revents = 0;
+    return poll(&p, 1, timeout_ms) == 1 && (p.revents & POLLIN);
+}
+
+/* Polls the fd and dispatches until `want` callbacks ran or 10 s passed. */
+static void pump(nc_client *c, const slot *s, int n, int want) {
+    double deadline = now_ms() + 10000;
+    while (total(s, n) < want && now_ms() < deadline)
+        if (readable(nc_client_fd(c), 100)) CHECK_INT(nc_client_dispatch(c), NC_OK);
+}
+
+static void test_queue_mode(void) {
+    slot s[QN], one;
+    nc_client *c = make_client(ENVELOPE_A, "\"callbacks\":\"queue\"");
+    nc_client *loop = make_client(ENVELOPE_A, NULL);
+    nc_request *req = NULL;
+    nc_task *task = NULL;
+    int i, fd;
+
+    g_ctx = "queue mode";
+    memset(s, 0, sizeof s);
+    memset(&one, 0, sizeof one);
+    if (!c || !loop) goto out;
+    CHECK_INT(nc_client_fd(loop), -1);
+    CHECK_INT(nc_client_dispatch(loop), NC_ERR_INVALID_STATE);
+    fd = nc_client_fd(c);
+    CHECK(fd >= 0);
+    CHECK_INT(nc_client_dispatch(c), NC_OK); /* nothing queued: still NC_OK */
+    CHECK(!readable(fd, 0));
+
+    CHECK_INT(nc_request_new("GET", "/env/code/ok", &req), NC_OK);
+    for (i = 0; i < QN; i++) CHECK_INT(nc_client_send(c, req, queue_cb, &s[i], NULL), NC_OK);
+    sleep_ms(200);
+    CHECK_INT(total(s, QN), 0); /* nothing runs outside nc_client_dispatch() */
+    CHECK(readable(fd, 5000));
+    pump(c, s, QN, QN);
+    CHECK_INT(total(s, QN), QN);
+    for (i = 0; i < QN; i++) {
+        CHECK_INT(s[i].count, 1);
+        CHECK(s[i].on_main);
+        CHECK(s[i].success);
+    }
+    CHECK(!readable(fd, 0)); /* drained: the fd is quiet again */
+    sleep_ms(50);
+    CHECK_INT(nc_client_dispatch(c), NC_OK);
+    CHECK_INT(total(s, QN), QN); /* still exactly once each */
+
+    /* cancel in queue mode: returns at once, the completion waits for dispatch */
+    g_ctx = "queue mode cancel";
+    nc_request_free(req);
+    req = NULL;
+    CHECK_INT(nc_request_new("GET", "/slow?ms=3000", &req), NC_OK);
+    CHECK_INT(nc_client_send(c, req, queue_cb, &one, &task), NC_OK);
+    sleep_ms(50);
+    nc_task_cancel(task);
+    CHECK_INT(one.count, 0);
+    pump(c, &one, 1, 1);
+    CHECK_INT(one.count, 1);
+    CHECK_INT(one.domain, NC_DOMAIN_CLIENT);
+    CHECK_INT(one.code, NC_CLIENT_CANCELLED);
+    nc_task_cancel(task); /* idempotent */
+    CHECK_INT(nc_client_dispatch(c), NC_OK);
+    CHECK_INT(one.count, 1);
+
+    /* completions still queued run inside nc_client_free() on the calling thread */
+    g_ctx = "queue mode free";
+    memset(s, 0, sizeof s);
+    nc_request_free(req);
+    req = NULL;
+    CHECK_INT(nc_request_new("GET", "/env/code/ok", &req), NC_OK);
+    for (i = 0; i < 3; i++) CHECK_INT(nc_client_send(c, req, queue_cb, &s[i], NULL), NC_OK);
+    CHECK(readable(fd, 5000));
+    sleep_ms(300); /* let all three reach the queue */
+    nc_client_free(c);
+    c = NULL;
+    for (i = 0; i < 3; i++) {
+        CHECK_INT(s[i].count, 1);
+        CHECK(s[i].on_main);
+    }
+out:
+    nc_task_free(task);
+    nc_request_free(req);
+    nc_client_free(c);
+    nc_client_free(loop);
+}
+
+/* ---- loop mode callbacks ------------------------------------------------ */
+
+typedef struct {
+    pthread_mutex_t mutex;
+    pthread_cond_t cond;
+    int count;
+    nc_client *client;    /* for the re-entrancy checks */
+    const nc_request *req;
+    nc_status sync_status; /* nc_client_send_sync() from inside the callback */
+    nc_domain domain;
+    int64_t code;
+} waiter;
+
+static void waiter_init(waiter *w) {
+    memset(w, 0, sizeof *w);
+    pthread_mutex_init(&w->mutex, NULL);
+    pthread_cond_init(&w->cond, NULL);
+}
+
+static void waiter_destroy(waiter *w) {
+    pthread_cond_destroy(&w->cond);
+    pthread_mutex_destroy(&w->mutex);
+}
+
+static void loop_cb(const nc_response *resp, const nc_error *err, void *userdata) {
+    waiter *w = userdata;
+    (void)resp;
+    if (w->client) {
+        w->sync_status = nc_client_send_sync(w->client, w->req, NULL, NULL);
+        nc_client_free(w->client); /* refused inside a callback: the client stays usable */
+    }
+    pthread_mutex_lock(&w->mutex);
+    w->count++;
+    w->domain = nc_error_domain(err);
+    w->code = nc_error_code(err);
+    pthread_cond_broadcast(&w->cond);
+    pthread_mutex_unlock(&w->mutex);
+}
+
+static int waiter_count(waiter *w, int want, int timeout_ms) {
+    double deadline = now_ms() + timeout_ms;
+    int n;
+    pthread_mutex_lock(&w->mutex);
+    while (w->count < want && now_ms() < deadline) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 20 * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+        pthread_cond_timedwait(&w->cond, &w->mutex, &ts);
+    }
+    n = w->count;
+    pthread_mutex_unlock(&w->mutex);
+    return n;
+}
+
+static void test_loop_callbacks(void) {
+    nc_client *c = make_client(ENVELOPE_A, NULL);
+    nc_request *req = NULL;
+    nc_task *task = NULL;
+    nc_error *err = NULL;
+    waiter w;
+    double t0;
+
+    waiter_init(&w);
+    if (!c) goto out;
+    g_ctx = "callback re-entrancy";
+    CHECK_INT(nc_request_new("GET", "/env/code/ok", &req), NC_OK);
+    w.client = c;
+    w.req = req;
+    CHECK_INT(nc_client_send(c, req, loop_cb, &w, NULL), NC_OK);
+    CHECK_INT(waiter_count(&w, 1, 10000), 1);
+    CHECK_INT(w.sync_status, NC_ERR_INVALID_STATE);
+    CHECK_INT(w.domain, 0); /* success */
+    CHECK_INT(nc_client_send_sync(c, req, NULL, &err), NC_OK); /* still usable */
+    nc_error_free(err);
+    err = NULL;
+
+    g_ctx = "loop mode cancel";
+    waiter_destroy(&w);
+    waiter_init(&w);
+    nc_request_free(req);
+    req = NULL;
+    CHECK_INT(nc_request_new("GET", "/slow?ms=3000", &req), NC_OK);
+    CHECK_INT(nc_client_send(c, req, loop_cb, &w, &task), NC_OK);
+    sleep_ms(50);
+    t0 = now_ms();
+    nc_task_cancel(task);
+    CHECK(now_ms() - t0 < 1000);
+    CHECK_INT(w.count, 1); /* the callback has returned when cancel returns */
+    CHECK_INT(w.domain, NC_DOMAIN_CLIENT);
+    CHECK_INT(w.code, NC_CLIENT_CANCELLED);
+    nc_task_cancel(task);
+    CHECK_INT(waiter_count(&w, 2, 100), 1);
+
+    g_ctx = "relative path without base_url";
+    {
+        nc_client *raw = NULL;
+        CHECK_INT(nc_client_new("{}", &raw, NULL), NC_OK);
+        CHECK_INT(nc_client_send_sync(raw, req, NULL, &err), NC_ERR_FAILED);
+        CHECK_INT(nc_error_domain(err), NC_DOMAIN_CLIENT);
+        CHECK_INT(nc_error_code(err), NC_CLIENT_INVALID_REQUEST);
+        nc_error_free(err);
+        err = NULL;
+        nc_client_free(raw);
+    }
+out:
+    nc_task_free(task);
+    nc_request_free(req);
+    nc_client_free(c);
+    waiter_destroy(&w);
+}
+
+/* ---- shutdown with requests in flight ----------------------------------- */
+
+enum { SN = 50 };
+typedef struct {
+    pthread_mutex_t *mutex;
+    int count;
+    nc_domain domain;
+    int64_t code;
+} shutdown_slot;
+
+static void shutdown_cb(const nc_response *resp, const nc_error *err, void *userdata) {
+    shutdown_slot *s = userdata;
+    (void)resp;
+    pthread_mutex_lock(s->mutex);
+    s->count++;
+    s->domain = nc_error_domain(err);
+    s->code = nc_error_code(err);
+    pthread_mutex_unlock(s->mutex);
+}
+
+static void test_free_in_flight(void) {
+    pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+    shutdown_slot s[SN];
+    nc_task *tasks[SN];
+    nc_client *c = make_client(ENVELOPE_A, NULL);
+    nc_request *req = NULL;
+    int i, early;
+    double t0, took;
+
+    g_ctx = "nc_client_free with 50 in flight";
+    memset(s, 0, sizeof s);
+    memset(tasks, 0, sizeof tasks);
+    if (!c) return;
+    CHECK_INT(nc_request_new("GET", "/slow?ms=3000", &req), NC_OK);
+    for (i = 0; i < SN; i++) {
+        s[i].mutex = &mutex;
+        CHECK_INT(nc_client_send(c, req, shutdown_cb, &s[i], &tasks[i]), NC_OK);
+    }
+    sleep_ms(300);
+    pthread_mutex_lock(&mutex);
+    for (early = 0, i = 0; i < SN; i++) early += s[i].count;
+    pthread_mutex_unlock(&mutex);
+    CHECK_INT(early, 0);
+    t0 = now_ms();
+    nc_client_free(c);
+    took = now_ms() - t0;
+    printf("nc_client_free with %d requests in flight took %.1f ms\n", SN, took);
+    CHECK(took < 1000);
+    for (i = 0; i < SN; i++) { /* no lock needed: free waited for every callback */
+        CHECK_INT(s[i].count, 1);
+        CHECK_INT(s[i].domain, NC_DOMAIN_CLIENT);
+        CHECK_INT(s[i].code, NC_CLIENT_SHUTDOWN);
+    }
+    for (i = 0; i < SN; i++) { /* tasks outlive their client */
+        nc_task_cancel(tasks[i]);
+        nc_task_free(tasks[i]);
+    }
+    nc_request_free(req);
+    pthread_mutex_destroy(&mutex);
+}
+
+/* ---- bad input ---------------------------------------------------------- */
+
+static void noop_cb(const nc_response *resp, const nc_error *err, void *userdata) {
+    (void)resp, (void)err, (void)userdata;
+}
+
+static void test_null_arguments(void) {
+    nc_client *c = make_client(ENVELOPE_A, "\"environments\":{\"dev\":\"http://127.0.0.1:1\"}");
+    nc_client *client = NULL;
+    nc_request *r = NULL, *r2 = NULL;
+    nc_response *resp = NULL;
+    nc_error *err = NULL;
+    nc_task *task = NULL;
+    json_t *obj = json_object(), *arr = json_array();
+    const char *name = "untouched", *value = "untouched";
+    size_t len = 12345;
+
+    g_ctx = "NULL arguments";
+    /* versions and status names */
+    CHECK(nc_version() != NULL);
+    CHECK_STR(nc_status_str(NC_OK), "NC_OK");
+    CHECK_STR(nc_status_str(NC_ERR_INVALID_ARGUMENT), "NC_ERR_INVALID_ARGUMENT");
+    CHECK_STR(nc_status_str(NC_ERR_FAILED), "NC_ERR_FAILED");
+    CHECK_STR(nc_status_str(12345), "NC_UNKNOWN_STATUS");
+    CHECK_STR(nc_status_str(-1), "NC_UNKNOWN_STATUS");
+
+    /* error accessors */
+    CHECK_INT(nc_error_domain(NULL), 0);
+    CHECK_STR(nc_error_domain_name(NULL), "NCUnknownErrorDomain");
+    CHECK_INT(nc_error_code(NULL), 0);
+    CHECK_STR(nc_error_code_str(NULL), "");
+    CHECK(nc_error_message(NULL) != NULL && nc_error_message(NULL)[0] != '\0');
+    CHECK_INT(nc_error_http_status(NULL), 0);
+    CHECK_STR(nc_error_trace_id(NULL), NULL);
+    CHECK(nc_error_data(NULL) == NULL);
+    CHECK(nc_error_data_json(NULL, &len) == NULL);
+    CHECK_INT(len, 12345); /* not written */
+    CHECK(nc_error_body(NULL, &len) == NULL);
+    CHECK(nc_error_body(NULL, NULL) == NULL);
+    CHECK_INT(nc_error_attempts(NULL), 0);
+    CHECK_INT(nc_error_is_retryable(NULL), 0);
+    CHECK_INT(nc_error_is_auth_expired(NULL), 0);
+    CHECK(nc_error_json(NULL) == NULL);
+    CHECK(nc_error_copy(NULL) == NULL);
+    nc_error_free(NULL);
+
+    /* client */
+    CHECK_INT(nc_client_new(NULL, &client, &err), NC_ERR_INVALID_ARGUMENT);
+    CHECK(client == NULL);
+    if (err) CHECK_INT(nc_error_code(err), NC_CLIENT_INVALID_CONFIG);
+    nc_error_free(err);
+    err = NULL;
+    CHECK_INT(nc_client_new("{}", NULL, NULL), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_client_new("{", &client, NULL), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_client_new("{\"bogus_key\":1}", &client, &err), NC_ERR_INVALID_ARGUMENT);
+    CHECK(client == NULL);
+    if (CHECK(err != NULL)) {
+        CHECK_INT(nc_error_domain(err), NC_DOMAIN_CLIENT);
+        CHECK_INT(nc_error_code(err), NC_CLIENT_INVALID_CONFIG);
+        CHECK(strstr(nc_error_message(err), "bogus_key") != NULL);
+    }
+    nc_error_free(err);
+    err = NULL;
+    nc_client_free(NULL);
+    CHECK_INT(nc_client_set_environment(NULL, "dev"), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_client_set_header(NULL, "X-A", "b"), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_client_fd(NULL), -1);
+    CHECK_INT(nc_client_dispatch(NULL), NC_ERR_INVALID_ARGUMENT);
+    if (c) {
+        CHECK_INT(nc_client_set_environment(c, NULL), NC_ERR_INVALID_ARGUMENT);
+        CHECK_INT(nc_client_set_environment(c, "nope"), NC_ERR_INVALID_ARGUMENT);
+        CHECK_INT(nc_client_set_environment(c, "dev"), NC_OK);
+        CHECK_INT(nc_client_set_header(c, NULL, "b"), NC_ERR_INVALID_ARGUMENT);
+        CHECK_INT(nc_client_set_header(c, "Bad Name", "b"), NC_ERR_INVALID_ARGUMENT);
+        CHECK_INT(nc_client_set_header(c, "X-A", "b\r\nX-Injected: 1"), NC_ERR_INVALID_ARGUMENT);
+        CHECK_INT(nc_client_set_header(c, "X-A", "\xff\xfe"), NC_ERR_INVALID_ARGUMENT);
+        CHECK_INT(nc_client_set_header(c, "X-A", "b"), NC_OK);
+        CHECK_INT(nc_client_set_header(c, "X-A", NULL), NC_OK);
+    }
+
+    /* request builder */
+    CHECK_INT(nc_request_new(NULL, "/x", &r), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_request_new("GET", NULL, &r), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_request_new("GET", "/x", NULL), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_request_new("", "/x", &r), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_request_new("GE T", "/x", &r), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_request_new("GET", "", &r), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_request_new("GET", "/a b", &r), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_request_new("GET", "/a\r\nX: y", &r), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_request_new("GET", "ftp://127.0.0.1/x", &r), NC_ERR_INVALID_ARGUMENT);
+    CHECK(r == NULL); /* never written on failure */
+    nc_request_free(NULL);
+    CHECK_INT(nc_request_set_header(NULL, "a", "b"), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_request_set_query(NULL, "a", "b"), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_request_set_params_json(NULL, "{}", 2), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_request_set_params(NULL, obj), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_request_set_encoding(NULL, NC_ENCODING_JSON), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_request_set_body(NULL, "x", 1, NULL), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_request_set_timeout_ms(NULL, 10), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_request_set_envelope(NULL, 0), NC_ERR_INVALID_ARGUMENT);
+    if (CHECK_INT(nc_request_new("post", "/echo", &r), NC_OK)) {
+        CHECK_INT(nc_request_set_header(r, NULL, "b"), NC_ERR_INVALID_ARGUMENT);
+        CHECK_INT(nc_request_set_header(r, "a b", "b"), NC_ERR_INVALID_ARGUMENT);
+        CHECK_INT(nc_request_set_header(r, "X-A", "b\nc"), NC_ERR_INVALID_ARGUMENT);
+        CHECK_INT(nc_request_set_header(r, "X-A", "b"), NC_OK);
+        CHECK_INT(nc_request_set_header(r, "X-A", NULL), NC_OK);
+        CHECK_INT(nc_request_set_query(r, NULL, "b"), NC_ERR_INVALID_ARGUMENT);
+        CHECK_INT(nc_request_set_query(r, "", "b"), NC_ERR_INVALID_ARGUMENT);
+        CHECK_INT(nc_request_set_query(r, "q", "\xc3"), NC_ERR_INVALID_ARGUMENT);
+        CHECK_INT(nc_request_set_query(r, "q", "1"), NC_OK);
+        CHECK_INT(nc_request_set_query(r, "q", NULL), NC_OK);
+        CHECK_INT(nc_request_set_params_json(r, NULL, 0), NC_ERR_INVALID_ARGUMENT);
+        CHECK_INT(nc_request_set_params_json(r, NULL, 5), NC_ERR_INVALID_ARGUMENT);
+        CHECK_INT(nc_request_set_params_json(r, "[1]", 3), NC_ERR_INVALID_ARGUMENT);
+        CHECK_INT(nc_request_set_params_json(r, "{", 1), NC_ERR_INVALID_ARGUMENT);
+        CHECK_INT(nc_request_set_params_json(r, "{\"a\":1}xyz", 7), NC_OK); /* len bytes */
+        CHECK_INT(nc_request_set_params(r, NULL), NC_ERR_INVALID_ARGUMENT);
+        CHECK_INT(nc_request_set_params(r, arr), NC_ERR_INVALID_ARGUMENT);
+        CHECK_INT(nc_request_set_params(r, obj), NC_OK);
+        CHECK_INT(obj->refcount, 1); /* borrowed, not stolen */
+        CHECK_INT(nc_request_set_encoding(r, 99), NC_ERR_INVALID_ARGUMENT);
+        CHECK_INT(nc_request_set_encoding(r, -1), NC_ERR_INVALID_ARGUMENT);
+        CHECK_INT(nc_request_set_encoding(r, NC_ENCODING_FORM), NC_OK);
+        CHECK_INT(nc_request_set_body(r, NULL, 5, NULL), NC_ERR_INVALID_ARGUMENT);
+        CHECK_INT(nc_request_set_body(r, "x", 1, "text/plain\r\nX-B: 1"), NC_ERR_INVALID_ARGUMENT);
+        CHECK_INT(nc_request_set_body(r, NULL, 0, NULL), NC_OK);
+        CHECK_INT(nc_request_set_timeout_ms(r, -1), NC_ERR_INVALID_ARGUMENT);
+        CHECK_INT(nc_request_set_timeout_ms(r, 5000), NC_OK);
+        CHECK_INT(nc_request_set_envelope(r, 2), NC_ERR_INVALID_ARGUMENT);
+        CHECK_INT(nc_request_set_envelope(r, -1), NC_ERR_INVALID_ARGUMENT);
+        CHECK_INT(nc_request_set_envelope(r, 1), NC_OK);
+    }
+
+    /* sending */
+    CHECK_INT(nc_client_send(NULL, r, noop_cb, NULL, &task), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_client_send(c, NULL, noop_cb, NULL, &task), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_client_send(c, r, NULL, NULL, &task), NC_ERR_INVALID_ARGUMENT);
+    CHECK(task == NULL); /* not written on failure */
+    CHECK_INT(nc_client_send_sync(NULL, r, &resp, &err), NC_ERR_INVALID_ARGUMENT);
+    nc_response_free(resp), nc_error_free(err);
+    resp = NULL, err = NULL;
+    CHECK_INT(nc_client_send_sync(c, NULL, &resp, &err), NC_ERR_INVALID_ARGUMENT);
+    nc_response_free(resp), nc_error_free(err);
+    resp = NULL, err = NULL;
+    nc_task_cancel(NULL);
+    nc_task_free(NULL);
+
+    /* response accessors */
+    CHECK_INT(nc_response_status(NULL), 0);
+    CHECK(nc_response_header(NULL, "Content-Type") == NULL);
+    CHECK_INT(nc_response_header_count(NULL), 0);
+    CHECK_INT(nc_response_header_at(NULL, 0, &name, &value), NC_ERR_INVALID_ARGUMENT);
+    CHECK_STR(name, "untouched");
+    CHECK_STR(value, "untouched");
+    CHECK(nc_response_body(NULL, &len) == NULL);
+    CHECK(nc_response_json(NULL) == NULL);
+    CHECK(nc_response_data(NULL) == NULL);
+    CHECK(nc_response_data_json(NULL, &len) == NULL);
+    CHECK_INT(nc_response_from_cache(NULL), 0);
+    CHECK(nc_response_retain(NULL) == NULL);
+    nc_response_free(NULL);
+
+    /* a real response: NULL name, and retain/copy give independent references */
+    if (c && CHECK_INT(nc_request_new("GET", "/env/code/fail", &r2), NC_OK)) {
+        CHECK_INT(nc_client_set_environment(c, NULL), NC_ERR_INVALID_ARGUMENT);
+        /* base_url is no longer active after "dev": send with an absolute URL */
+        nc_request_free(r2);
+        r2 = NULL;
+        {
+            char url[512];
+            snprintf(url, sizeof url, "%s/env/code/fail", g_base);
+            CHECK_INT(nc_request_new("GET", url, &r2), NC_OK);
+        }
+        if (CHECK_INT(nc_client_send_sync(c, r2, &resp, &err), NC_ERR_FAILED) && resp && err) {
+            nc_response *kept = nc_response_retain(resp);
+            nc_error *copy = nc_error_copy(err);
+            CHECK(nc_response_header(resp, NULL) == NULL);
+            nc_response_free(resp);
+            nc_error_free(err);
+            resp = NULL, err = NULL;
+            CHECK_INT(nc_response_status(kept), 200);
+            CHECK_INT(nc_error_code(copy), 1001);
+            nc_response_free(kept);
+            nc_error_free(copy);
+        }
+        /* both out-pointers may be NULL */
+        CHECK_INT(nc_client_send_sync(c, r2, NULL, NULL), NC_ERR_FAILED);
+    }
+
+    nc_response_free(resp);
+    nc_error_free(err);
+    nc_request_free(r);
+    nc_request_free(r2);
+    nc_client_free(c);
+    json_decref(obj);
+    json_decref(arr);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s http://127.0.0.1:<port>/api\n", argv[0]);
+        return 2;
+    }
+    g_base = argv[1];
+    g_main_thread = pthread_self();
+    setvbuf(stdout, NULL, _IOLBF, 0);
+
+    test_shape_a();
+    test_shape_b();
+    test_shape_c();
+    test_raw_mode();
+    test_queue_mode();
+    test_loop_callbacks();
+    test_null_arguments();
+    test_free_in_flight();
+
+    printf("%d passed, %d failed\n", g_passed, g_failed);
+    return g_failed ? 1 : 0;
+}

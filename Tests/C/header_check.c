@@ -1,0 +1,99 @@
+/*
+ * header_check.c — compiled (never run) by Tests/C/run.sh as C99, C11 and C++11
+ * with -Wall -Wextra -pedantic -Werror. Every function of the 0.1 API is named
+ * here with its exact type, so a missing or changed declaration fails to compile.
+ */
+#include "netcore.h"
+
+struct nc_api_table {
+    const char *(*version)(void);
+    uint32_t (*version_number)(void);
+    const char *(*status_str)(nc_status);
+    nc_domain (*error_domain)(const nc_error *);
+    const char *(*error_domain_name)(const nc_error *);
+    int64_t (*error_code)(const nc_error *);
+    const char *(*error_code_str)(const nc_error *);
+    const char *(*error_message)(const nc_error *);
+    int32_t (*error_http_status)(const nc_error *);
+    const char *(*error_trace_id)(const nc_error *);
+    json_t *(*error_data)(const nc_error *);
+    const char *(*error_data_json)(const nc_error *, size_t *);
+    const void *(*error_body)(const nc_error *, size_t *);
+    int32_t (*error_attempts)(const nc_error *);
+    int (*error_is_retryable)(const nc_error *);
+    int (*error_is_auth_expired)(const nc_error *);
+    const char *(*error_json)(const nc_error *);
+    nc_error *(*error_copy)(const nc_error *);
+    void (*error_free)(nc_error *);
+    nc_status (*client_new)(const char *, nc_client **, nc_error **);
+    void (*client_free)(nc_client *);
+    nc_status (*client_set_environment)(nc_client *, const char *);
+    nc_status (*client_set_header)(nc_client *, const char *, const char *);
+    nc_status (*request_new)(const char *, const char *, nc_request **);
+    void (*request_free)(nc_request *);
+    nc_status (*request_set_header)(nc_request *, const char *, const char *);
+    nc_status (*request_set_query)(nc_request *, const char *, const char *);
+    nc_status (*request_set_params_json)(nc_request *, const char *, size_t);
+    nc_status (*request_set_params)(nc_request *, json_t *);
+    nc_status (*request_set_encoding)(nc_request *, int32_t);
+    nc_status (*request_set_body)(nc_request *, const void *, size_t, const char *);
+    nc_status (*request_set_timeout_ms)(nc_request *, int64_t);
+    nc_status (*request_set_envelope)(nc_request *, int);
+    nc_status (*client_send)(nc_client *, const nc_request *, nc_complete_fn, void *, nc_task **);
+    nc_status (*client_send_sync)(nc_client *, const nc_request *, nc_response **, nc_error **);
+    void (*task_cancel)(nc_task *);
+    void (*task_free)(nc_task *);
+    int32_t (*response_status)(const nc_response *);
+    const char *(*response_header)(const nc_response *, const char *);
+    size_t (*response_header_count)(const nc_response *);
+    nc_status (*response_header_at)(const nc_response *, size_t, const char **, const char **);
+    const void *(*response_body)(const nc_response *, size_t *);
+    json_t *(*response_json)(const nc_response *);
+    json_t *(*response_data)(const nc_response *);
+    const char *(*response_data_json)(const nc_response *, size_t *);
+    int (*response_from_cache)(const nc_response *);
+    nc_response *(*response_retain)(const nc_response *);
+    void (*response_free)(nc_response *);
+    int (*client_fd)(const nc_client *);
+    nc_status (*client_dispatch)(nc_client *);
+};
+
+struct nc_api_table nc_api_check_table = {
+    nc_version, nc_version_number, nc_status_str,
+    nc_error_domain, nc_error_domain_name, nc_error_code, nc_error_code_str,
+    nc_error_message, nc_error_http_status, nc_error_trace_id, nc_error_data,
+    nc_error_data_json, nc_error_body, nc_error_attempts, nc_error_is_retryable,
+    nc_error_is_auth_expired, nc_error_json, nc_error_copy, nc_error_free,
+    nc_client_new, nc_client_free, nc_client_set_environment, nc_client_set_header,
+    nc_request_new, nc_request_free, nc_request_set_header, nc_request_set_query,
+    nc_request_set_params_json, nc_request_set_params, nc_request_set_encoding,
+    nc_request_set_body, nc_request_set_timeout_ms, nc_request_set_envelope,
+    nc_client_send, nc_client_send_sync, nc_task_cancel, nc_task_free,
+    nc_response_status, nc_response_header, nc_response_header_count,
+    nc_response_header_at, nc_response_body, nc_response_json, nc_response_data,
+    nc_response_data_json, nc_response_from_cache, nc_response_retain,
+    nc_response_free, nc_client_fd, nc_client_dispatch,
+};
+
+/* Every constant is an integer constant expression of the documented value. */
+typedef char nc_check_version[NC_VERSION_NUMBER == 0x000100 ? 1 : -1];
+typedef char nc_check_status[(NC_OK == 0 && NC_ERR_INVALID_ARGUMENT == 1 &&
+                              NC_ERR_INVALID_STATE == 2 && NC_ERR_NO_MEMORY == 3 &&
+                              NC_ERR_FAILED == 4) ? 1 : -1];
+typedef char nc_check_domains[(NC_DOMAIN_CLIENT == 1 && NC_DOMAIN_TRANSPORT == 2 &&
+                               NC_DOMAIN_HTTP == 3 && NC_DOMAIN_API == 4 &&
+                               NC_DOMAIN_PARSE == 5) ? 1 : -1];
+typedef char nc_check_client_codes[(NC_CLIENT_CANCELLED == 1 && NC_CLIENT_UNREACHABLE == 2 &&
+                                    NC_CLIENT_INVALID_REQUEST == 3 &&
+                                    NC_CLIENT_INVALID_CONFIG == 4 &&
+                                    NC_CLIENT_RESPONSE_TOO_LARGE == 5 &&
+                                    NC_CLIENT_SHUTDOWN == 6 &&
+                                    NC_CLIENT_HEADERS_TOO_LARGE == 7 &&
+                                    NC_CLIENT_INTERNAL == 8) ? 1 : -1];
+typedef char nc_check_parse_codes[(NC_PARSE_INVALID_JSON == 1 && NC_PARSE_NOT_OBJECT == 2 &&
+                                   NC_PARSE_MISSING_FIELD == 3 &&
+                                   NC_PARSE_FIELD_TYPE == 4) ? 1 : -1];
+typedef char nc_check_encodings[(NC_ENCODING_DEFAULT == 0 && NC_ENCODING_QUERY == 1 &&
+                                 NC_ENCODING_FORM == 2 && NC_ENCODING_JSON == 3) ? 1 : -1];
+
+const char nc_check_version_string[] = NC_VERSION_STRING;

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# The C test suite (run after `make examples`; `make test-c` does both):
+#   1. include/netcore.h compiles as C99 (gcc), C11 (clang, if present) and C++11 (g++)
+#   2. the library's exported ABI: exactly the NC_API functions of the header, all
+#      versioned NETCORE_0; SONAME libnetcore.so.0; no Swift runtime dependencies
+#   3. NC_VERSION_* of the header match the loaded library
+#   4. Tests/C/c_api_test.c against the loopback mock server
+#   5. every example: the demo (scripts/run-demo.sh) and the quick start
+# Last line: "C: N passed, M failed"; exits non-zero on any failure.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+
+LIB=build/lib/libnetcore.so.0
+HEADER=include/netcore.h
+STRICT=(-Wall -Wextra -pedantic -Werror -Iinclude)
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "ok   - $1"; }
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL - $1"
+    if [[ $# -gt 1 && -n $2 ]]; then printf '%s\n' "$2" | sed 's/^/       /'; fi
+}
+# check NAME COMMAND...: one test, passing when COMMAND exits 0.
+check() {
+    local name=$1 out
+    shift
+    if out=$("$@" 2>&1); then pass "$name"; else fail "$name" "$out"; fi
+}
+finish() {
+    echo "C: $passed passed, $failed failed"
+    [[ $failed -eq 0 ]]
+    exit
+}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/netcore-ctest.XXXXXX")
+server_pid=""
+server_in=""
+stop_server() {
+    if [[ -n $server_in ]]; then exec {server_in}>&-; server_in=""; fi
+    if [[ -n $server_pid ]]; then
+        for _ in {1..30}; do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+        kill "$server_pid" 2>/dev/null || true
+        wait "$server_pid" 2>/dev/null || true
+        server_pid=""
+    fi
+}
+trap 'stop_server; rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+
+for f in "$LIB" build/bin/demo build/bin/quickstart; do
+    if [[ ! -e $f ]]; then
+        fail "$f exists" "run 'make examples' first"
+        finish
+    fi
+done
+
+# --- 1. the header compiles everywhere ----------------------------------------
+
+check "header compiles as C99 (gcc)" \
+    gcc -std=c99 "${STRICT[@]}" -fsyntax-only Tests/C/header_check.c
+if command -v clang >/dev/null; then
+    check "header compiles as C11 (clang)" \
+        clang -std=c11 "${STRICT[@]}" -fsyntax-only Tests/C/header_check.c
+else
+    echo "skip - clang not installed: header as C11 (clang)"
+fi
+check "header compiles as C++11 (g++)" \
+    g++ -std=c++11 "${STRICT[@]}" -fsyntax-only -x c++ Tests/C/header_check.c
+check "header is self-contained and guarded (included twice)" \
+    gcc -std=c99 "${STRICT[@]}" -fsyntax-only -include "$HEADER" -x c - <<<'#include "netcore.h"
+int main(void) { return nc_version() == 0; }'
+
+# --- 2. the exported ABI -------------------------------------------------------
+
+# The NC_API function names the header declares (comments and #lines removed).
+python3 - "$HEADER" >"$tmp/header.syms" <<'EOF'
+import re, sys
+text = open(sys.argv[1]).read()
+text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+text = re.sub(r"//[^\n]*", " ", text)
+text = "\n".join(l for l in text.splitlines() if not l.lstrip().startswith("#"))
+names = re.findall(r"\bNC_API\b[^;{]*?\b([A-Za-z_]\w*)\s*\(", text)
+print("\n".join(sorted(set(names))))
+EOF
+nm -D --defined-only "$LIB" | awk 'NF >= 3 && $2 ~ /^[A-Z]$/ { print $3 }' |
+    sed 's/@.*//' | grep -vx 'NETCORE_0' | sort -u >"$tmp/lib.syms"
+if [[ ! -s $tmp/header.syms ]]; then
+    fail "exported symbols == NC_API functions of the header" "no NC_API declaration parsed"
+elif cmp -s "$tmp/header.syms" "$tmp/lib.syms"; then
+    pass "exported symbols == the $(wc -l <"$tmp/header.syms") NC_API functions of the header"
+else
+    fail "exported symbols == NC_API functions of the header" \
+        "$(diff "$tmp/header.syms" "$tmp/lib.syms" | grep '^[<>]' |
+            sed -e 's/^</declared, not exported:/' -e 's/^>/exported, not declared:/')"
+fi
+
+unversioned=$(nm -D --defined-only --with-symbol-versions "$LIB" |
+    awk '$2 ~ /^[A-Z]$/ && $3 ~ /^nc_/ && $3 !~ /@@?NETCORE_0$/ { print $3 }')
+count=$(nm -D --defined-only --with-symbol-versions "$LIB" | grep -c ' nc_[A-Za-z0-9_]*@@\?NETCORE_0$')
+if [[ -z $unversioned && $count -gt 0 ]]; then
+    pass "every nc_ symbol is versioned NETCORE_0 ($count)"
+else
+    fail "every nc_ symbol is versioned NETCORE_0" "not versioned NETCORE_0: ${unversioned:-(no nc_ symbols found)}"
+fi
+
+dynamic=$(readelf -d "$LIB")
+if grep -q 'Library soname: \[libnetcore\.so\.0\]' <<<"$dynamic"; then
+    pass "SONAME is libnetcore.so.0"
+else
+    fail "SONAME is libnetcore.so.0" "$(grep SONAME <<<"$dynamic" || echo 'no SONAME')"
+fi
+bad_needed=$(grep NEEDED <<<"$dynamic" | grep -E 'libswift|libFoundation|libdispatch|libBlocksRuntime')
+if [[ -z $bad_needed ]]; then
+    pass "no Swift runtime in NEEDED ($(grep NEEDED <<<"$dynamic" | grep -o '\[[^]]*\]' | tr -d '[]' | paste -sd ' '))"
+else
+    fail "no Swift runtime in NEEDED" "$bad_needed"
+fi
+
+# --- 3. header version == library version --------------------------------------
+
+LINK=(-L build/lib "-Wl,-rpath,$PWD/build/lib" -lnetcore -ljansson -pthread)
+if out=$(gcc -std=c99 "${STRICT[@]}" -o "$tmp/version_check" Tests/C/version_check.c "${LINK[@]}" 2>&1); then
+    check "NC_VERSION_NUMBER/NC_VERSION_STRING == nc_version_number()/nc_version()" \
+        "$tmp/version_check"
+else
+    fail "version_check.c compiles" "$out"
+fi
+
+# --- 4. the C API test against the mock server ---------------------------------
+
+coproc MOCK { exec python3 Tests/Support/mock_server.py --exit-on-stdin-eof; }
+server_pid=$MOCK_PID
+exec {server_in}>&"${MOCK[1]}" {server_out}<&"${MOCK[0]}"
+eval "exec ${MOCK[1]}>&- ${MOCK[0]}<&-"
+port=""
+if read -r -t 15 word port <&"$server_out" && [[ $word == PORT && $port =~ ^[0-9]+$ ]]; then
+    exec {server_out}<&-
+    base=http://127.0.0.1:$port/api
+    pass "mock server listening on port $port"
+else
+    fail "mock server starts" "no 'PORT <n>' line"
+    finish
+fi
+
+if out=$(gcc -std=c99 "${STRICT[@]}" -g -o "$tmp/c_api_test" Tests/C/c_api_test.c "${LINK[@]}" 2>&1); then
+    out=$(timeout 60 "$tmp/c_api_test" "$base" 2>&1 {server_in}>&-)
+    rc=$?
+    summary=$(tail -n 1 <<<"$out")
+    if [[ $summary =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+        # every check of c_api_test counts as one test of this suite
+        passed=$((passed + BASH_REMATCH[1]))
+        failed=$((failed + BASH_REMATCH[2]))
+    fi
+    if [[ $rc -eq 0 && $summary =~ \ 0\ failed$ ]]; then
+        pass "c_api_test: $summary"
+    else
+        fail "c_api_test (exit $rc): ${summary:-no summary}" "$(grep -v '^nc_client_free with' <<<"$out" | tail -n 40)"
+    fi
+else
+    fail "c_api_test.c compiles" "$out"
+fi
+
+# --- 5. the examples ------------------------------------------------------------
+
+if out=$(timeout 60 build/bin/quickstart "$base" 2>&1 {server_in}>&-) &&
+    grep -qxF 'data: {"id":7,"name":"Ada"}' <<<"$out"; then
+    pass "examples: quickstart prints the data"
+else
+    fail "examples: quickstart (exit $?)" "$out"
+fi
+if out=$(build/bin/quickstart http://127.0.0.1:1/api 2>&1); then
+    fail "examples: quickstart exits 1 when the server is unreachable" "$out"
+else
+    pass "examples: quickstart exits $? with \"${out%%$'\n'*}\" when the server is unreachable"
+fi
+stop_server
+
+if out=$(timeout 90 scripts/run-demo.sh 2>&1); then
+    pass "examples: demo (scripts/run-demo.sh) exits 0"
+else
+    fail "examples: demo (scripts/run-demo.sh) exits $?" "$out"
+fi
+
+finish
