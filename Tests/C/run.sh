@@ -35,18 +35,8 @@ finish() {
 }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/netcore-ctest.XXXXXX")
-server_pid=""
-server_in=""
-stop_server() {
-    if [[ -n $server_in ]]; then exec {server_in}>&-; server_in=""; fi
-    if [[ -n $server_pid ]]; then
-        for _ in {1..30}; do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
-        kill "$server_pid" 2>/dev/null || true
-        wait "$server_pid" 2>/dev/null || true
-        server_pid=""
-    fi
-}
-trap 'stop_server; rm -rf "$tmp"' EXIT
+source Tests/Support/mock-server.sh
+trap 'mock_stop; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
 for f in "$LIB" build/bin/demo build/bin/quickstart; do
@@ -130,13 +120,8 @@ fi
 
 # --- 4. the C API test against the mock server ---------------------------------
 
-coproc MOCK { exec python3 Tests/Support/mock_server.py --exit-on-stdin-eof; }
-server_pid=$MOCK_PID
-exec {server_in}>&"${MOCK[1]}" {server_out}<&"${MOCK[0]}"
-eval "exec ${MOCK[1]}>&- ${MOCK[0]}<&-"
-port=""
-if read -r -t 15 word port <&"$server_out" && [[ $word == PORT && $port =~ ^[0-9]+$ ]]; then
-    exec {server_out}<&-
+if mock_start; then
+    port=$mock_port
     base=http://127.0.0.1:$port/api
     pass "mock server listening on port $port"
 else
@@ -175,7 +160,7 @@ if out=$(build/bin/quickstart http://127.0.0.1:1/api 2>&1); then
 else
     pass "examples: quickstart exits $? with \"${out%%$'\n'*}\" when the server is unreachable"
 fi
-stop_server
+mock_stop
 
 if out=$(timeout 90 scripts/run-demo.sh 2>&1); then
     pass "examples: demo (scripts/run-demo.sh) exits 0"
