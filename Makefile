@@ -16,7 +16,7 @@ EXAMPLES := $(patsubst examples/c/%.c,$(BUILD)/bin/%,$(wildcard examples/c/*.c))
 SWIFT_RELEASE_FLAGS := -c release --product netcore -Xswiftc -static-stdlib \
 	-Xlinker --version-script=$(CURDIR)/include/netcore.map -Xlinker -soname=$(SONAME)
 
-.PHONY: deps lib examples demo test test-swift test-c test-python clean
+.PHONY: deps lib examples demo test test-swift test-c test-python test-tsan test-asan valgrind clean
 
 deps:
 	@scripts/install-deps.sh
@@ -51,5 +51,16 @@ test-c: examples
 test-python: lib
 	@Tests/python/run.sh
 
+# Sanitizers and valgrind (not part of `make test`).
+test-tsan: deps
+	swift test --sanitize=thread --scratch-path .build-tsan
+
+test-asan: deps
+	swift test --sanitize=address --scratch-path .build-asan
+
+valgrind: examples
+	@command -v valgrind >/dev/null || { sudo=""; [ "$$(id -u)" -ne 0 ] && sudo=sudo; $$sudo apt-get install -y -qq valgrind; }
+	NC_WRAPPER="valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect" scripts/run-demo.sh
+
 clean:
-	rm -rf $(BUILD) .build
+	rm -rf $(BUILD) .build .build-tsan .build-asan

@@ -3,6 +3,7 @@
 # API: starts Tests/Support/mock_server.py on a free port, writes
 # examples/c/demo.json with that port to a temp file, runs the demo, stops the
 # server and exits with the demo's status. No internet needed.
+# NC_WRAPPER, if set, prefixes the demo's command line (e.g. valgrind).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -27,6 +28,6 @@ config=$tmp/demo.json
 sed "s/127\.0\.0\.1:PORT/127.0.0.1:$port/g" examples/c/demo.json >"$config"
 
 status=0
-"$demo" "$config" {server_in}>&- || status=$?  # the demo does not inherit the server's stdin
+${NC_WRAPPER:-} "$demo" "$config" {server_in}>&- || status=$?  # the demo does not inherit the server's stdin
 mock_stop
 exit "$status"
