@@ -194,7 +194,8 @@ NC_API const char *nc_error_message(const nc_error *error);
 NC_API int32_t nc_error_http_status(const nc_error *error);
 
 /**
- * Returns the envelope's trace id (configured by envelope.trace_id).
+ * Returns the envelope's trace id: the field named by envelope.trace_id
+ * (default "traceId"; null to disable), as text.
  *
  * Ownership: borrowed from `error`.
  * Thread:    any thread.

@@ -46,6 +46,11 @@ import Testing
         #expect(e.authExpiredCodes == ["401001", "E401"])
     }
 
+    @Test func credentialHeadersAlwaysIncludeTheStandardOnes() throws {
+        let c = try parse(#"{"credential_headers":["X-Api-Key"]}"#).get()
+        #expect(c.credentialHeaderNames == ["authorization", "cookie", "proxy-authorization", "x-api-key"])
+    }
+
     @Test func environmentSelectsBaseURL() throws {
         let c = try parse(#"{"base_url":"http://a.test","environments":{"dev":"http://dev.test/api","prod":"https://prod.test"},"environment":"dev"}"#).get()
         #expect(c.activeBaseURL == "http://dev.test/api")
@@ -70,6 +75,8 @@ import Testing
         (#"{"environment":"prod","environments":{"dev":"http://x.test"}}"#, "'environment'"),
         (#"{"callbacks":"thread"}"#, "'callbacks'"),
         (#"{"retry":{}}"#, "'retry' is not supported"),
+        (#"{"credential_headers":"X-Key"}"#, "'credential_headers' must be an array"),
+        (#"{"credential_headers":["X Key"]}"#, "'credential_headers' must list header names"),
         (#"[1]"#, "must be a JSON object"),
         (#"{"a":"#, "not valid JSON"),
     ])

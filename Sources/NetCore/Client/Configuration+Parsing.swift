@@ -41,6 +41,8 @@ private struct ConfigReader {
                 config.environment = try optionalString(value, key)
             case "headers":
                 config.headers = try headers(value)
+            case "credential_headers":
+                config.credentialHeaders = try headerNames(value, key)
             case "timeout_ms":
                 config.timeoutMs = Int64(try integer(value, key, in: 0...Int(Int32.max)))
             case "connect_timeout_ms":
@@ -91,6 +93,20 @@ private struct ConfigReader {
                 throw ConfigError(message: "Configuration key '\(key)': the value contains CR, LF or another control character.")
             }
             out.set(name, text)
+        }
+        return out
+    }
+
+    func headerNames(_ value: UnsafeMutablePointer<json_t>, _ key: String) throws -> [String] {
+        guard value.pointee.type == JSON_ARRAY else {
+            throw ConfigError(message: "Configuration key '\(key)' must be an array of header names, got \(JSON.typeName(value)).")
+        }
+        var out: [String] = []
+        for i in 0..<json_array_size(value) {
+            guard let item = json_array_get(value, i), let name = JSON.string(item), HTTPValidation.isToken(name) else {
+                throw ConfigError(message: "Configuration key '\(key)' must list header names (HTTP tokens); item \(i) is not.")
+            }
+            out.append(name)
         }
         return out
     }

@@ -9,6 +9,9 @@ public struct Configuration: Sendable {
     public var environment: String? = nil
     /// Headers sent with every request (a request's own header wins). Default none.
     public var headers = HTTPHeaders()
+    /// Extra header names treated as credentials: like Authorization, Cookie and
+    /// Proxy-Authorization (always), dropped on a redirect to another origin. Default [].
+    public var credentialHeaders: [String] = []
     /// Total time allowed per request, ms; 0 = no limit. Default 15000.
     public var timeoutMs: Int64 = 15_000
     /// Time allowed to connect, ms; 0 = libcurl's default (300 s). Default 5000.
@@ -41,6 +44,11 @@ public struct Configuration: Sendable {
     }
 
     public init() {}
+
+    /// Lower-cased names of every credential header.
+    var credentialHeaderNames: Set<String> {
+        Set(["authorization", "cookie", "proxy-authorization"] + credentialHeaders.map { $0.lowercased() })
+    }
 
     /// The base URL in force: the selected environment's, else `baseURL`.
     var activeBaseURL: String? {

@@ -17,16 +17,31 @@ final class PreparedRequest: @unchecked Sendable {
     let connectTimeoutMs: Int64
     let envelope: EnvelopeSchema?
     let limits: Configuration.Limits
+    /// The merged headers the lines were built from (kept for redirects).
+    let headers: HTTPHeaders
+    /// Header names (lower-cased) dropped on a redirect to another origin.
+    let credentialHeaders: Set<String>
 
-    private init(method: String, url: String, headerLines: [String], body: ByteBuffer?,
+    private init(method: String, url: String, headers: HTTPHeaders, body: ByteBuffer?,
                  timeoutMs: Int64, connectTimeoutMs: Int64, envelope: EnvelopeSchema?,
-                 limits: Configuration.Limits) {
+                 limits: Configuration.Limits, credentialHeaders: Set<String>) {
         self.method = method
         self.methodC = CString(method)
         self.url = CString(url)
+        self.headers = headers
         var list: UnsafeMutablePointer<curl_slist>? = nil
-        for line in headerLines {
+        func add(_ line: String) {
             if let appended = curl_slist_append(list, line) { list = appended }
+        }
+        for (name, value) in headers {
+            // "Name;" is libcurl's way to send a header with an empty value.
+            add(value.isEmpty ? "\(name);" : "\(name): \(value)")
+        }
+        if body != nil {
+            // No "Expect: 100-continue" round trip, and no Content-Type that the
+            // caller did not ask for (libcurl would add a form type): "Name:" removes.
+            if !headers.contains("Expect") { add("Expect:") }
+            if !headers.contains("Content-Type") { add("Content-Type:") }
         }
         self.headerList = list
         self.body = body
@@ -34,6 +49,30 @@ final class PreparedRequest: @unchecked Sendable {
         self.connectTimeoutMs = connectTimeoutMs
         self.envelope = envelope
         self.limits = limits
+        self.credentialHeaders = credentialHeaders
+    }
+
+    /// The request to send after a redirect answered with `status` to `url`.
+    /// 303, and 301/302 after a POST, become a GET without body (as libcurl and
+    /// browsers do); 307/308 keep method and body. Credentials are dropped when the
+    /// origin changes.
+    func redirected(to url: String, status: Int, crossOrigin: Bool) -> PreparedRequest {
+        var method = self.method
+        var body = self.body
+        var headers = self.headers
+        if (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST") {
+            method = "GET"
+            body = nil
+            headers.remove("Content-Type")
+            headers.remove("Content-Length")
+        }
+        if crossOrigin {
+            for name in credentialHeaders { headers.remove(name) }
+        }
+        return PreparedRequest(method: method, url: url, headers: headers, body: body,
+                               timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs,
+                               envelope: envelope, limits: limits,
+                               credentialHeaders: crossOrigin ? [] : credentialHeaders)
     }
 
     deinit { curl_slist_free_all(headerList) }
@@ -75,21 +114,14 @@ final class PreparedRequest: @unchecked Sendable {
         var headers = settings.config.headers
         for (name, value) in request.headers { headers.set(name, value) }
         if let contentType, !headers.contains("Content-Type") { headers.set("Content-Type", contentType) }
-        var lines: [String] = []
-        lines.reserveCapacity(headers.entries.count + 1)
-        for (name, value) in headers {
-            // "Name;" is libcurl's way to send a header with an empty value.
-            lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
-        }
-        // No "Expect: 100-continue" round trip for bodies: our servers answer directly.
-        if body != nil && !headers.contains("Expect") { lines.append("Expect:") }
 
         let envelope: EnvelopeSchema? = (request.envelope ?? true) ? settings.config.envelope : nil
         return .success(PreparedRequest(
-            method: request.method, url: url, headerLines: lines, body: body,
+            method: request.method, url: url, headers: headers, body: body,
             timeoutMs: request.timeoutMs ?? settings.config.timeoutMs,
             connectTimeoutMs: settings.config.connectTimeoutMs,
-            envelope: envelope, limits: settings.config.limits))
+            envelope: envelope, limits: settings.config.limits,
+            credentialHeaders: settings.config.credentialHeaderNames))
     }
 
     static func resolvedEncoding(_ request: Request) -> ParameterEncoding {

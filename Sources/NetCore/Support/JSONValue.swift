@@ -29,7 +29,7 @@ public final class JSONValue: @unchecked Sendable {
         let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
         let emptyText: StaticString = ""
         let src = base ?? UnsafeRawPointer(emptyText.utf8Start).assumingMemoryBound(to: CChar.self)
-        guard let value = json_loadb(src, bytes.count, Int(JSON_DECODE_ANY), &err) else {
+        guard let value = json_loadb(src, bytes.count, Int(JSON_DECODE_ANY | JSON_ALLOW_NUL), &err) else {
             let text = withUnsafeBytes(of: &err.text) { buf in
                 String(decoding: buf.prefix(while: { $0 != 0 }), as: UTF8.self)
             }

@@ -11,7 +11,10 @@ import Glibc
 public final class Transfer: @unchecked Sendable {
     typealias Deliver = (Response?, NetError?) -> Void
 
-    let prepared: PreparedRequest?
+    /// What is being sent; replaced by each redirect hop (transfer thread only).
+    var prepared: PreparedRequest?
+    /// Redirects followed so far (transfer thread only).
+    var redirects: Int32 = 0
     /// Set when the request could not be built: completes with it, sends nothing.
     let presetError: NetError?
     let deliver: Deliver

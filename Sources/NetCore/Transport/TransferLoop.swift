@@ -187,15 +187,21 @@ final class TransferLoop: @unchecked Sendable {
         if stopping { complete(t, nil, .shutdown); return }
         if let e = t.presetError { complete(t, nil, e); return }
         if monitor.withLock({ t.cancelRequested }) { complete(t, nil, .cancelled); return }
+        launch(t, multi)
+    }
+
+    /// Puts `t` (its current hop) into the multi handle.
+    private func launch(_ t: Transfer, _ multi: UnsafeMutableRawPointer) {
         guard let prepared = t.prepared, let easy = easyPool.popLast() ?? EasyHandle() else {
-            complete(t, nil, .internalError("libcurl could not create a transfer (out of memory)."))
+            complete(t, nil, NetError.internalError("libcurl could not create a transfer (out of memory).").attempted(t.redirects > 0 ? 1 : 0))
             return
         }
         t.easy = easy
         configure(easy, for: t, prepared)
         guard curl_multi_add_handle(multi, easy.handle) == CURLM_OK else {
             t.easy = nil
-            complete(t, nil, .internalError("libcurl refused the transfer."))
+            easyPool.append(easy)
+            complete(t, nil, NetError.internalError("libcurl refused the transfer.").attempted(t.redirects > 0 ? 1 : 0))
             return
         }
         active[ObjectIdentifier(t)] = t
@@ -212,8 +218,8 @@ final class TransferLoop: @unchecked Sendable {
         // Security defaults (DESIGN.md §5).
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_PROTOCOLS_STR, CurlGlobal.protocols)
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_REDIR_PROTOCOLS_STR, CurlGlobal.protocols)
-        _ = ncshim_easy_setopt_long(h, CURLOPT_FOLLOWLOCATION, p.limits.maxRedirects > 0 ? 1 : 0)
-        _ = ncshim_easy_setopt_long(h, CURLOPT_MAXREDIRS, p.limits.maxRedirects)
+        // Redirects are followed by finish(), see Redirect.swift.
+        _ = ncshim_easy_setopt_long(h, CURLOPT_FOLLOWLOCATION, 0)
         _ = ncshim_easy_setopt_long(h, CURLOPT_SSL_VERIFYPEER, 1)
         _ = ncshim_easy_setopt_long(h, CURLOPT_SSL_VERIFYHOST, 2)
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_ACCEPT_ENCODING, CurlGlobal.empty)
@@ -224,22 +230,20 @@ final class TransferLoop: @unchecked Sendable {
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_WRITEDATA, me)
         _ = ncshim_easy_setopt_data_fn(h, CURLOPT_HEADERFUNCTION, Transfer.headerCallback)
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_HEADERDATA, me)
-        switch p.method {
-        case "GET":
-            _ = ncshim_easy_setopt_long(h, CURLOPT_HTTPGET, 1)
-        case "HEAD":
+        if p.method == "HEAD" {
             _ = ncshim_easy_setopt_long(h, CURLOPT_NOBODY, 1)
-        case "POST":
-            _ = ncshim_easy_setopt_long(h, CURLOPT_POST, 1)
-        default:
-            _ = ncshim_easy_setopt_ptr(h, CURLOPT_CUSTOMREQUEST, p.methodC.pointer)
-        }
-        if let body = p.body {
+        } else if let body = p.body {
+            // POSTFIELDS makes libcurl send POST; any other method is named explicitly.
             _ = ncshim_easy_setopt_off(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
             _ = ncshim_easy_setopt_ptr(h, CURLOPT_POSTFIELDS, body.pointer)
+            if p.method != "POST" { _ = ncshim_easy_setopt_ptr(h, CURLOPT_CUSTOMREQUEST, p.methodC.pointer) }
         } else if p.method == "POST" {
             _ = ncshim_easy_setopt_off(h, CURLOPT_POSTFIELDSIZE_LARGE, 0)
             _ = ncshim_easy_setopt_ptr(h, CURLOPT_POSTFIELDS, CurlGlobal.empty)
+        } else if p.method == "GET" {
+            _ = ncshim_easy_setopt_long(h, CURLOPT_HTTPGET, 1)
+        } else {
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_CUSTOMREQUEST, p.methodC.pointer)
         }
     }
 
@@ -296,10 +300,40 @@ final class TransferLoop: @unchecked Sendable {
             complete(t, nil, error)
             return
         }
+        if Redirect.statuses.contains(status), p.limits.maxRedirects > 0,
+           let location = headers.value("location"), !location.isEmpty {
+            follow(t, p, location: location, status: status, multi)
+            return
+        }
         let (response, error) = Classifier.classify(.init(
             status: Int32(clamping: status), headers: headers, body: body,
             method: p.method, url: url, schema: p.envelope))
         complete(t, response, error)
+    }
+
+    /// Sends the next hop of a redirect, or fails the transfer as libcurl would
+    /// (47 too many redirects, 1 unsupported scheme, 3 malformed Location).
+    private func follow(_ t: Transfer, _ p: PreparedRequest, location: String, status: Int,
+                        _ multi: UnsafeMutableRawPointer) {
+        func fail(_ code: CURLcode, _ detail: String) {
+            complete(t, nil, TransportErrors.error(code: code, detail: detail, method: p.method,
+                                                   url: String(cString: p.url.pointer)))
+        }
+        guard t.redirects < p.limits.maxRedirects else {
+            fail(CURLE_TOO_MANY_REDIRECTS, "Maximum (\(p.limits.maxRedirects)) redirects followed")
+            return
+        }
+        switch Redirect.resolve(location, from: p.url.pointer) {
+        case .failure(.scheme(let scheme)):
+            fail(CURLE_UNSUPPORTED_PROTOCOL, "redirect to a '\(scheme)' URL refused")
+        case .failure(.malformed(let text)):
+            fail(CURLE_URL_MALFORMAT, "redirect Location '\(text)' is not a valid URL")
+        case .success(let next):
+            t.redirects += 1
+            t.prepared = p.redirected(to: next.url, status: status, crossOrigin: next.crossOrigin)
+            t.abortReason = nil
+            launch(t, multi)
+        }
     }
 
     /// Delivers the single completion: now (loop mode, inline transfers) or via the

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The loopback mock API (Tests/Support/mock_server.py), started on a free port by
 /// the tests themselves and stopped when the test process ends (the server exits
@@ -46,8 +49,17 @@ public final class MockServer: @unchecked Sendable {
 
     public func url(_ path: String) -> String { baseURL + path }
 
+    /// Stops the server by closing its stdin (it runs with --exit-on-stdin-eof).
+    /// Signals are not used: test-runner threads may block SIGTERM, and a child
+    /// inherits that mask. SIGKILL is the fallback after 5 s.
     public func stop() {
-        if process.isRunning { process.terminate() }
+        try? stdinPipe.fileHandleForWriting.close()
+        var waited = 0
+        while process.isRunning && waited < 500 {
+            usleep(10_000)
+            waited += 1
+        }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 
