@@ -235,6 +235,7 @@ NC_API const void *nc_error_body(const nc_error *error, size_t *len_out);
  * Returns how many attempts were made (1 when the request was sent once, 0 when
  * nothing was sent, e.g. cancelled before start).
  *
+ * Ownership: `error` is borrowed.
  * Thread:    any thread.
  * Returns:   0 if `error` is NULL.
  */
@@ -244,6 +245,7 @@ NC_API int32_t nc_error_attempts(const nc_error *error);
  * Returns 1 if sending the same request again may succeed (timeouts, connection
  * failures, HTTP 408/429/500/502/503/504), else 0.
  *
+ * Ownership: `error` is borrowed.
  * Thread:    any thread.
  * Returns:   0 if `error` is NULL.
  */
@@ -253,6 +255,7 @@ NC_API int nc_error_is_retryable(const nc_error *error);
  * Returns 1 if this is a business error whose code is listed in
  * envelope.auth_expired_codes ("not logged in / token expired"), else 0.
  *
+ * Ownership: `error` is borrowed.
  * Thread:    any thread.
  * Returns:   0 if `error` is NULL.
  */
@@ -430,6 +433,7 @@ NC_API nc_status nc_request_set_params(nc_request *request, json_t *params);
 /**
  * Chooses how params are encoded: NC_ENCODING_DEFAULT, _QUERY, _FORM or _JSON.
  *
+ * Ownership: `request` is borrowed.
  * Thread:    the thread that uses the builder.
  * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, unknown value).
  */
@@ -451,6 +455,7 @@ NC_API nc_status nc_request_set_body(nc_request *request, const void *bytes, siz
  * Sets this request's total timeout in milliseconds (0 = no limit), overriding
  * the client's timeout_ms.
  *
+ * Ownership: `request` is borrowed.
  * Thread:    the thread that uses the builder.
  * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, negative value).
  */
@@ -461,6 +466,7 @@ NC_API nc_status nc_request_set_timeout_ms(nc_request *request, int64_t ms);
  * overriding the client. Turning it on needs a client with an "envelope" config;
  * otherwise the request completes as raw.
  *
+ * Ownership: `request` is borrowed.
  * Thread:    the thread that uses the builder.
  * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, value other than 0/1).
  */
@@ -549,6 +555,7 @@ NC_API void nc_task_free(nc_task *task);
 /**
  * Returns the HTTP status code of the final response (after redirects).
  *
+ * Ownership: `response` is borrowed.
  * Thread:    any thread.
  * Returns:   0 if `response` is NULL.
  */
@@ -567,6 +574,7 @@ NC_API const char *nc_response_header(const nc_response *response, const char *n
 /**
  * Returns how many header lines the final response had.
  *
+ * Ownership: `response` is borrowed.
  * Thread:    any thread.
  * Returns:   0 if `response` is NULL.
  */
@@ -625,6 +633,7 @@ NC_API const char *nc_response_data_json(const nc_response *response, size_t *le
 /**
  * Returns 1 if the response was served from the client's cache, else 0.
  *
+ * Ownership: `response` is borrowed.
  * Thread:    any thread.
  * Returns:   0 if `response` is NULL.
  */
