@@ -11,7 +11,7 @@ public func nc_client_new(_ config_json: UnsafePointer<CChar>?,
         return ncInvalidArgument
     }
     do throws(NetError) {
-        let client = try Client(json: json)
+        let client = try NetClient(json: json)
         client_out.pointee = retained(client)
         return ncOK
     } catch {
@@ -23,22 +23,22 @@ public func nc_client_new(_ config_json: UnsafePointer<CChar>?,
 
 @c @implementation
 public func nc_client_free(_ client: OpaquePointer?) {
-    guard let c = borrow(client, as: Client.self) else { return }
+    guard let c = borrow(client, as: NetClient.self) else { return }
     // Refused from inside one of its callbacks: the client stays usable.
     guard c.shutdown() else { return }
-    release(client, as: Client.self)
+    release(client, as: NetClient.self)
 }
 
 @c @implementation
 public func nc_client_set_environment(_ client: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> nc_status {
-    guard let c = borrow(client, as: Client.self), let name = text(name) else { return ncInvalidArgument }
+    guard let c = borrow(client, as: NetClient.self), let name = text(name) else { return ncInvalidArgument }
     return c.setEnvironment(name) ? ncOK : ncInvalidArgument
 }
 
 @c @implementation
 public func nc_client_set_header(_ client: OpaquePointer?, _ name: UnsafePointer<CChar>?,
                                  _ value: UnsafePointer<CChar>?) -> nc_status {
-    guard let c = borrow(client, as: Client.self), let name = text(name) else { return ncInvalidArgument }
+    guard let c = borrow(client, as: NetClient.self), let name = text(name) else { return ncInvalidArgument }
     var v: String? = nil
     if let value {
         guard let s = text(value) else { return ncInvalidArgument }
@@ -54,12 +54,12 @@ public func nc_client_set_header(_ client: OpaquePointer?, _ name: UnsafePointer
 
 @c @implementation
 public func nc_client_fd(_ client: OpaquePointer?) -> Int32 {
-    borrow(client, as: Client.self)?.fd ?? -1
+    borrow(client, as: NetClient.self)?.fd ?? -1
 }
 
 @c @implementation
 public func nc_client_dispatch(_ client: OpaquePointer?) -> nc_status {
-    guard let c = borrow(client, as: Client.self) else { return ncInvalidArgument }
+    guard let c = borrow(client, as: NetClient.self) else { return ncInvalidArgument }
     switch c.dispatch() {
     case .ok: return ncOK
     case .wrongMode, .nested: return ncInvalidState

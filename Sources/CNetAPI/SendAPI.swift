@@ -5,7 +5,7 @@ import NetCore
 public func nc_client_send(_ client: OpaquePointer?, _ request: OpaquePointer?, _ fn: nc_complete_fn?,
                            _ userdata: UnsafeMutableRawPointer?,
                            _ task_out: UnsafeMutablePointer<OpaquePointer?>?) -> nc_status {
-    guard let c = borrow(client, as: Client.self), let r = borrow(request, as: RequestBox.self),
+    guard let c = borrow(client, as: NetClient.self), let r = borrow(request, as: RequestBox.self),
           let fn else { return ncInvalidArgument }
     let target = UnsafeTransfer(value: (fn, userdata))
     let task = c.send(r.request) { response, error in
@@ -27,7 +27,7 @@ public func nc_client_send(_ client: OpaquePointer?, _ request: OpaquePointer?, 
 public func nc_client_send_sync(_ client: OpaquePointer?, _ request: OpaquePointer?,
                                 _ response_out: UnsafeMutablePointer<OpaquePointer?>?,
                                 _ error_out: UnsafeMutablePointer<OpaquePointer?>?) -> nc_status {
-    guard let c = borrow(client, as: Client.self), let r = borrow(request, as: RequestBox.self) else {
+    guard let c = borrow(client, as: NetClient.self), let r = borrow(request, as: RequestBox.self) else {
         return ncInvalidArgument
     }
     switch c.sendSync(r.request) {

@@ -8,11 +8,11 @@ import MockServerSupport
 @Suite struct ClientTransportTests {
     let server = MockServer.shared
 
-    func client(_ extra: String = #""envelope":{}"#) throws -> Client {
-        try Client(json: #"{"base_url":"\#(server.baseURL)",\#(extra)}"#)
+    func client(_ extra: String = #""envelope":{}"#) throws -> NetClient {
+        try NetClient(json: #"{"base_url":"\#(server.baseURL)",\#(extra)}"#)
     }
 
-    func sync(_ c: Client, _ method: String, _ path: String) throws -> (Response?, NetError?) {
+    func sync(_ c: NetClient, _ method: String, _ path: String) throws -> (Response?, NetError?) {
         try c.sendSync(try Request(method: method, target: path)).get()
     }
 
@@ -29,7 +29,7 @@ import MockServerSupport
     }
 
     @Test func connectionRefusedIsTransport7() throws {
-        let c = try Client(json: #"{"base_url":"http://127.0.0.1:1"}"#)
+        let c = try NetClient(json: #"{"base_url":"http://127.0.0.1:1"}"#)
         defer { c.shutdown() }
         let (r, e) = try sync(c, "GET", "/x")
         #expect(r == nil)

@@ -1,4 +1,4 @@
-/// One HTTP request as the caller describes it; `Client.send` copies it, so a
+/// One HTTP request as the caller describes it; `NetClient.send` copies it, so a
 /// request value can be changed and sent again.
 public struct Request: Sendable {
     /// Upper-cased HTTP method token.

@@ -1,6 +1,6 @@
 /// A configured HTTP client: one libcurl multi handle and one transfer thread.
 /// Every method may be called from any thread.
-public final class Client: @unchecked Sendable {
+public final class NetClient: @unchecked Sendable {
     private let settingsLock = Lock()
     private var settings: ClientSettings
     let loop: TransferLoop
