@@ -25,7 +25,7 @@ final class TransferLoop: @unchecked Sendable {
     private var thread: pthread_t?
     private var active: [ObjectIdentifier: Transfer] = [:]
     private var easyPool: [EasyHandle] = []
-    private var messages: [(UnsafeMutableRawPointer, CURLcode)] = []
+    private var messages: [(Transfer, UnsafeMutableRawPointer, CURLcode)] = []
 
     /// Queue mode's notification descriptor (eventfd), -1 in loop mode.
     let eventFD: Int32
@@ -257,20 +257,19 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     private func drainMessages(_ multi: UnsafeMutableRawPointer) {
-        // Copy the messages first: completing one may remove other handles, which
-        // invalidates libcurl's message storage.
+        // Read every message (and whose transfer it is) before completing any: a
+        // completion may remove or recycle other easy handles, which invalidates
+        // libcurl's message storage and may hand a handle to another transfer.
         var left: Int32 = 0
         while let msg = curl_multi_info_read(multi, &left) {
-            if msg.pointee.msg == CURLMSG_DONE, let h = msg.pointee.easy_handle {
-                messages.append((h, ncshim_msg_result(msg)))
-            }
-        }
-        for (h, code) in messages {
+            guard msg.pointee.msg == CURLMSG_DONE, let h = msg.pointee.easy_handle else { continue }
             var priv: UnsafeMutableRawPointer? = nil
             guard ncshim_easy_getinfo_ptr(h, CURLINFO_PRIVATE, &priv) == CURLE_OK, let priv else { continue }
-            let t = Unmanaged<Transfer>.fromOpaque(priv).takeUnretainedValue()
+            messages.append((Unmanaged<Transfer>.fromOpaque(priv).takeUnretainedValue(), h, ncshim_msg_result(msg)))
+        }
+        for (t, h, code) in messages {
             // A callback earlier in this batch may have cancelled it already.
-            guard active[ObjectIdentifier(t)] != nil, let easy = t.easy else { continue }
+            guard active[ObjectIdentifier(t)] != nil, let easy = t.easy, easy.handle == h else { continue }
             finish(t, easy, code, multi)
         }
         messages.removeAll(keepingCapacity: true)
