@@ -144,6 +144,25 @@ private let raceFn: nc_complete_fn = { response, error, userdata in
         #expect(c.calls == 1)
     }
 
+    @Test func cancelWhileWaitingForAConnectionCountsNoAttempt() throws {
+        let server = try privateServer()
+        defer { server.stop() }
+        let client = try TestClient(config(base: server.baseURL, #""limits":{"max_connections_per_host":1}"#))
+        defer { client.free() }
+        let first = Collector(), second = Collector()
+        let (_, t1) = client.send(try Request("GET", "/slow?ms=1000"), first)
+        #expect(waitForServer(server, path: "/slow"))
+        let (_, t2) = client.send(try Request("GET", "/slow?ms=1000&second=1"), second)
+        let task2 = try #require(t2)
+        nc_task_cancel(task2)   // still queued behind the only connection
+        let e = try #require(second.outcome?.error)
+        #expect(e.isClient(NC_CLIENT_CANCELLED))
+        #expect(e.attempts == 0)
+        #expect(serverStats(server).paths["/slow"] == 1)
+        nc_task_free(task2)
+        if let t1 { nc_task_cancel(t1); #expect(first.outcome?.error?.attempts == 1); nc_task_free(t1) }
+    }
+
     @Test func cancelAfterCompletionKeepsTheRealResult() throws {
         let client = try TestClient(config())
         let c = Collector()

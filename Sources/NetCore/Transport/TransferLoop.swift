@@ -94,6 +94,19 @@ final class TransferLoop: @unchecked Sendable {
         while !t.done { monitor.wait() }
     }
 
+    /// Asks the loop thread to cancel `t` and returns at once, from any thread
+    /// (this loop's included): never waits, never runs the completion on the
+    /// calling thread. For callers that hold a lock the completion may need, such
+    /// as a Swift task-cancellation handler (see NetClient+Async.swift). Idempotent.
+    func requestCancel(_ t: Transfer) {
+        monitor.lock()
+        defer { monitor.unlock() }
+        if t.done || t.cancelRequested { return }
+        t.cancelRequested = true
+        cancels.append(t)
+        if let multi { curl_multi_wakeup(multi) }
+    }
+
     /// Blocks until `t` has completed. Not from the loop thread.
     func wait(_ t: Transfer) {
         monitor.lock()
@@ -164,15 +177,20 @@ final class TransferLoop: @unchecked Sendable {
             newOnes.removeAll(keepingCapacity: true)
             for t in cancelled {
                 if let easy = t.easy, active[ObjectIdentifier(t)] != nil {
+                    let sent = attempts(t, easy)
                     stop(t, easy, multi)
-                    complete(t, nil, NetError.cancelled.attempted(1))
+                    complete(t, nil, NetError.cancelled.attempted(sent))
                 }
             }
             cancelled.removeAll(keepingCapacity: true)
             if stopping {
                 for t in Array(active.values) {
-                    if let easy = t.easy { stop(t, easy, multi) }
-                    complete(t, nil, NetError.shutdown.attempted(1))
+                    var sent: Int32 = 0
+                    if let easy = t.easy {
+                        sent = attempts(t, easy)
+                        stop(t, easy, multi)
+                    }
+                    complete(t, nil, NetError.shutdown.attempted(sent))
                 }
                 return
             }
@@ -245,6 +263,15 @@ final class TransferLoop: @unchecked Sendable {
         } else {
             _ = ncshim_easy_setopt_ptr(h, CURLOPT_CUSTOMREQUEST, p.methodC.pointer)
         }
+    }
+
+    /// 1 if the request (or an earlier redirect hop) reached the network, else 0:
+    /// a transfer may wait in the multi handle for a free connection.
+    private func attempts(_ t: Transfer, _ easy: EasyHandle) -> Int32 {
+        if t.redirects > 0 { return 1 }
+        var sent: Int = 0
+        _ = ncshim_easy_getinfo_long(easy.handle, CURLINFO_REQUEST_SIZE, &sent)
+        return sent > 0 ? 1 : 0
     }
 
     /// Takes a transfer out of the multi handle and recycles its easy handle.
@@ -367,8 +394,9 @@ final class TransferLoop: @unchecked Sendable {
     private func cancelOnLoopThread(_ t: Transfer) {
         guard let multi = monitor.withLock({ self.multi }) else { return }
         if let easy = t.easy, active[ObjectIdentifier(t)] != nil {
+            let sent = attempts(t, easy)
             stop(t, easy, multi)
-            complete(t, nil, NetError.cancelled.attempted(1))
+            complete(t, nil, NetError.cancelled.attempted(sent))
             return
         }
         let wasPending: Bool = monitor.withLock {

@@ -1,0 +1,87 @@
+"""netcore — Python bindings for libnetcore (ctypes; sync and asyncio).
+
+libnetcore is an HTTP network layer with a stable C ABI: base URLs and
+environments, default headers, parameter encoding, the server's JSON envelope,
+and one typed error per failed request. This package wraps ``libnetcore.so``
+with ctypes; it needs no compiler and does not use jansson.
+
+Sync::
+
+    with netcore.Client({"base_url": "http://127.0.0.1:8080/api", "envelope": {}}) as client:
+        user = client.get("/env/code/ok").data
+
+asyncio::
+
+    async with netcore.AsyncClient(config) as client:
+        responses = await asyncio.gather(*(client.aget(f"/items/{i}") for i in range(10)))
+
+Errors: a failed request raises a subclass of :class:`netcore.Error`
+(:class:`ClientError`, :class:`TransportError`, :class:`HTTPError`,
+:class:`APIError`, :class:`ParseError`) with the fields of ``nc_error``. A refused
+call (bad argument, closed client) raises a :class:`StatusError`
+(:class:`InvalidArgument` is also a ``ValueError``, :class:`InvalidState` a
+``RuntimeError``). Exceptions raised by callbacks and hooks are logged to the
+``"netcore"`` logger.
+
+The library is found through ``$NETCORE_LIBRARY``, next to this package, in a
+repository's ``build/lib`` above it, or by the system loader (see
+:mod:`netcore._library`).
+"""
+from __future__ import annotations
+
+from ._capi import C as _C, LIBRARY_PATH
+from .aio import AsyncClient
+from .client import Callback, Client, Task
+from .errors import (
+    APIError,
+    Cancelled,
+    ClientCode,
+    ClientError,
+    Domain,
+    Error,
+    Failed,
+    HeadersTooLarge,
+    HTTPError,
+    InternalError,
+    InvalidArgument,
+    InvalidConfig,
+    InvalidRequest,
+    InvalidState,
+    NoMemory,
+    ParseCode,
+    ParseError,
+    ResponseTooLarge,
+    ShutDown,
+    Status,
+    StatusError,
+    Timeout,
+    TransportError,
+    Unreachable,
+)
+from .response import Headers, Response
+
+__version__ = "0.1.0"
+
+#: Path (or loader name) libnetcore was loaded from.
+library_path: str = LIBRARY_PATH
+
+
+def library_version() -> str:
+    """The loaded library's version text (``nc_version()``), e.g. ``"0.1.0"``."""
+    return str(_C.nc_version().decode("ascii"))
+
+
+def library_version_number() -> int:
+    """The loaded library's version as ``0xMMmmpp`` (``nc_version_number()``)."""
+    return int(_C.nc_version_number())
+
+
+__all__ = [
+    "AsyncClient", "Client", "Task", "Callback", "Response", "Headers",
+    "Error", "ClientError", "Cancelled", "Unreachable", "InvalidRequest", "InvalidConfig",
+    "ResponseTooLarge", "ShutDown", "HeadersTooLarge", "InternalError",
+    "TransportError", "Timeout", "HTTPError", "APIError", "ParseError",
+    "StatusError", "InvalidArgument", "InvalidState", "NoMemory", "Failed",
+    "Domain", "ClientCode", "ParseCode", "Status",
+    "library_path", "library_version", "library_version_number", "__version__",
+]

@@ -1,0 +1,268 @@
+"""What the sync and asyncio clients share: the ``nc_client`` handle, the
+configuration, and the one completion trampoline with its table of pending
+requests.
+
+Lifetimes. ``nc_client_send`` gets one ctypes callback per client (the
+:class:`ClientCore` trampoline, alive as long as the core) and, as ``userdata``, an
+integer token. The token keys :attr:`ClientCore.pending`, which holds every piece
+of Python state of the request (the user's callback, the Task, the Future) until
+its single completion pops it. So a caller may drop every reference to a request:
+nothing it needs is collected before the completion runs.
+
+Reporting. Python exceptions must never unwind into C. An exception raised by a
+user callback or by the ``on_error`` hook is caught and logged with
+``logging.getLogger("netcore").error(..., exc_info=...)`` (what
+``logging.exception`` does); the request, the transfer thread and the event loop
+carry on.
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import itertools
+import json
+import logging
+import os
+import threading
+from typing import Any, Callable, Dict, Iterator, Optional, Union
+
+from ._capi import C, COMPLETE_FN, error_from_handle
+from .errors import Error, InvalidState, StatusError, status_error
+from .response import Response
+
+__all__ = ["ClientCore", "Config", "config_text", "logger", "report"]
+
+#: The logger that receives exceptions raised by callbacks and hooks.
+logger = logging.getLogger("netcore")
+
+#: ``Client(config)``: a dict, JSON text (a str starting with ``{``), or a path.
+Config = Union[Dict[str, Any], str, bytes, "os.PathLike[str]"]
+
+
+def report(exc: BaseException, what: str) -> None:
+    """Log an exception that cannot propagate (raised in a callback or hook)."""
+    try:
+        logger.error("netcore: %s raised %s: %s", what, type(exc).__name__, exc,
+                     exc_info=(type(exc), exc, exc.__traceback__))
+    except BaseException:  # pragma: no cover - a broken logging setup must not unwind into C
+        pass
+
+
+def config_text(config: Config, force: Optional[Dict[str, Any]] = None) -> bytes:
+    """The JSON text for ``nc_client_new`` from a dict, JSON text or a file path.
+
+    ``force`` sets top-level keys (the asyncio client forces ``"callbacks"``). Text
+    that is not valid JSON is passed on unchanged so the library reports it.
+    """
+    if isinstance(config, dict):
+        obj: Any = dict(config)
+        text = None
+    else:
+        if isinstance(config, bytes):
+            text = config.decode("utf-8")
+        elif isinstance(config, str) and config.lstrip().startswith("{"):
+            text = config
+        elif isinstance(config, (str, os.PathLike)):
+            with open(os.fspath(config), "r", encoding="utf-8") as f:
+                text = f.read()
+        else:
+            raise TypeError("config must be a dict, JSON text or a path to a JSON file, "
+                            f"not {type(config).__name__}")
+        obj = None
+        if force:
+            try:
+                obj = json.loads(text)
+            except ValueError:
+                obj = None
+    if obj is not None and isinstance(obj, dict):
+        obj.update(force or {})
+        return json.dumps(obj).encode("utf-8")
+    return (text or "").encode("utf-8")
+
+
+class Pending:
+    """Python state of one request in flight; :meth:`complete` runs exactly once."""
+
+    description = ""
+
+    def complete(self, core: "ClientCore", response: Optional[int], error: Optional[int]) -> None:
+        raise NotImplementedError
+
+
+class ClientCore:
+    """The ``nc_client`` handle and everything its completions need.
+
+    It never refers to the public Client object, so dropping the Client frees the
+    handle at once (via :func:`weakref.finalize`), never inside a reference cycle.
+    """
+
+    def __init__(self, config: bytes, on_error: Optional[Callable[[Error], Any]] = None) -> None:
+        self.on_error = on_error
+        self.pending: Dict[int, Pending] = {}
+        self._lock = threading.Lock()  # guards pending
+        self._cond = threading.Condition(threading.Lock())  # guards the handle's users
+        self._users = 0
+        self._closing = False
+        self._freed = threading.Event()
+        self._tokens = itertools.count(1)
+        self._local = threading.local()  # per thread: callback depth, use() depth
+        self.trampoline = COMPLETE_FN(self._complete)
+        self.loop: Any = None  # the asyncio loop of an AsyncClient, once attached
+        self.loop_thread: Optional[int] = None  # and the thread that runs it
+        handle, err = ctypes.c_void_p(), ctypes.c_void_p()
+        status = C.nc_client_new(config, ctypes.byref(handle), ctypes.byref(err))
+        if status != 0:
+            if err.value:
+                try:
+                    raise error_from_handle(err.value)
+                finally:
+                    C.nc_error_free(err.value)
+            raise status_error(status, C.nc_status_str(status).decode(), "nc_client_new")
+        self._handle: Optional[int] = handle.value
+
+    # -- handle ---------------------------------------------------------------
+    #
+    # nc_client_free consumes the handle, so no other call may be entering the C
+    # library with it at that moment. Short calls (send, settings, fd, dispatch)
+    # run inside use(): free() marks the client closing, waits for them to leave,
+    # then frees. A blocking nc_client_send_sync is not waited for (the library
+    # ends it with ShutDown); it only checks the handle before entering.
+
+    @property
+    def closed(self) -> bool:
+        return self._handle is None or self._closing
+
+    def _refuse(self) -> InvalidState:
+        return InvalidState("the client is closed", status=2, status_name="NC_ERR_INVALID_STATE")
+
+    def handle(self) -> int:
+        """The live ``nc_client *``; raises :class:`InvalidState` once closed."""
+        h = self._handle
+        if h is None or self._closing:
+            raise self._refuse()
+        return h
+
+    @contextlib.contextmanager
+    def use(self) -> Iterator[int]:
+        """The live handle, guaranteed not to be freed until the block ends."""
+        with self._cond:
+            h = self._handle
+            if h is None or self._closing:
+                raise self._refuse()
+            self._users += 1
+        local = self._local
+        local.uses = getattr(local, "uses", 0) + 1
+        try:
+            yield h
+        finally:
+            local.uses -= 1
+            with self._cond:
+                self._users -= 1
+                if not self._users:
+                    self._cond.notify_all()
+
+    def in_callback(self) -> bool:
+        """True on a thread that is running one of this client's completions."""
+        return getattr(self._local, "depth", 0) > 0
+
+    def free(self) -> None:
+        """``nc_client_free``: ends requests in flight (ShutDown), runs every
+        completion, joins the transfer thread. Idempotent."""
+        with self._cond:
+            if self._closing:
+                freeing_elsewhere = True
+            else:
+                freeing_elsewhere, self._closing = False, True
+                while self._users:
+                    self._cond.wait()
+                h = self._handle
+        if freeing_elsewhere:
+            self._freed.wait()  # same guarantee for every caller: all completions ran
+            return
+        try:
+            C.nc_client_free(h)
+        finally:
+            self._handle = None
+            self._freed.set()
+
+    def free_from_finalizer(self) -> None:
+        """Free when the public object was collected, wherever that happened.
+
+        Inside one of this client's own callbacks ``nc_client_free`` would be
+        refused (and inside use() it would wait for itself), so the free is then
+        handed to a short-lived thread.
+        """
+        if self.in_callback() or getattr(self._local, "uses", 0) > 0:
+            threading.Thread(target=self.free, name="netcore-free", daemon=True).start()
+        else:
+            self.free()
+
+    # -- requests -------------------------------------------------------------
+
+    def register(self, pending: Pending) -> int:
+        token = next(self._tokens)
+        with self._lock:
+            self.pending[token] = pending
+        return token
+
+    def unregister(self, token: int) -> None:
+        with self._lock:
+            self.pending.pop(token, None)
+
+    def send(self, request: int, pending: Pending) -> int:
+        """``nc_client_send`` with ``pending`` registered first (the completion may run
+        before this returns); returns the owned ``nc_task *``."""
+        token = self.register(pending)
+        task = ctypes.c_void_p()
+        try:
+            with self.use() as h:
+                C.nc_client_send(h, request, self.trampoline, token, ctypes.byref(task))
+        except BaseException:
+            self.unregister(token)  # refused: the completion will never run
+            raise
+        return task.value or 0  # NC_OK always writes the task
+
+    def _complete(self, response: Optional[int], error: Optional[int],
+                  userdata: Optional[int]) -> None:
+        # Runs on the transfer thread (loop mode) or inside nc_client_dispatch
+        # (queue mode). Nothing may escape from here into C.
+        local = self._local
+        local.depth = getattr(local, "depth", 0) + 1
+        try:
+            with self._lock:
+                pending = self.pending.pop(userdata or 0, None)
+            if pending is not None:
+                pending.complete(self, response, error)
+        except BaseException as exc:  # pragma: no cover - our own bug, never the user's
+            report(exc, "netcore completion handler")
+        finally:
+            local.depth -= 1
+
+    def call_on_error(self, error: Error) -> None:
+        """Run the ``on_error`` hook, reporting (not raising) what it raises."""
+        hook = self.on_error
+        if hook is None:
+            return
+        try:
+            hook(error)
+        except Exception as exc:
+            report(exc, f"on_error hook {hook!r}")
+
+
+def convert(response: Optional[int], error: Optional[int]) -> "tuple[Optional[Response], Optional[Error]]":
+    """Python objects for a completion's borrowed handles: the response is retained,
+    the error copied into plain Python data."""
+    resp = Response._from_borrowed(response) if response else None
+    err = error_from_handle(error, resp) if error else None
+    return resp, err
+
+
+def dispatch(core: ClientCore) -> None:
+    """``nc_client_dispatch``; an error is reported rather than raised (reader callback)."""
+    try:
+        with core.use() as h:
+            C.nc_client_dispatch(h)
+    except InvalidState:
+        pass  # closed meanwhile: nothing left to dispatch
+    except StatusError as exc:
+        report(exc, "nc_client_dispatch")

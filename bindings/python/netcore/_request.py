@@ -1,0 +1,194 @@
+"""Turning requests-style keyword arguments into an ``nc_request`` builder."""
+from __future__ import annotations
+
+import ctypes
+import json as _json
+import math
+from collections.abc import Mapping
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
+
+from ._capi import C
+from .errors import InvalidArgument, StatusError
+
+__all__ = ["build_request", "cstr", "Params", "HeadersArg"]
+
+NC_ENCODING_QUERY = 1
+NC_ENCODING_FORM = 2
+NC_ENCODING_JSON = 3
+
+Scalar = Union[str, bytes, int, float, bool, None]
+ParamValue = Union[Scalar, List[Scalar], Tuple[Scalar, ...]]
+#: ``params=``: a mapping, or an iterable of ``(name, value)`` pairs.
+Params = Union[Mapping[str, ParamValue], Iterable[Tuple[str, ParamValue]]]
+#: ``headers=``: a mapping (or pairs) of name to value; ``None`` removes the header.
+HeadersArg = Union[Mapping[str, Optional[str]], Iterable[Tuple[str, Optional[str]]]]
+
+
+def cstr(value: Union[str, bytes], what: str) -> bytes:
+    """UTF-8 bytes for a C string argument; NUL or unencodable text is refused.
+
+    Raises:
+        InvalidArgument: ``value`` contains NUL (C would silently truncate it) or
+            lone surrogates.
+    """
+    if isinstance(value, bytes):
+        data = value
+    else:
+        try:
+            data = value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidArgument(f"{what} is not valid UTF-8 text: {exc}",
+                                  status=1, status_name="NC_ERR_INVALID_ARGUMENT") from None
+    if b"\x00" in data:
+        raise InvalidArgument(f"{what} contains a NUL character",
+                              status=1, status_name="NC_ERR_INVALID_ARGUMENT")
+    return data
+
+
+def _pairs(arg: Any, what: str) -> List[Tuple[Any, Any]]:
+    if isinstance(arg, Mapping):
+        return list(arg.items())
+    if isinstance(arg, (str, bytes)):
+        raise TypeError(f"{what} must be a mapping or a list of (name, value) pairs, not {type(arg).__name__}")
+    pairs = []
+    for item in arg:
+        if not isinstance(item, (tuple, list)) or len(item) != 2:
+            raise TypeError(f"{what} must be a mapping or a list of (name, value) pairs")
+        pairs.append((item[0], item[1]))
+    return pairs
+
+
+def _scalar_text(value: Any, what: str) -> Optional[str]:
+    """Query text of one value: bool -> true/false, numbers as JSON writes them."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return value.decode("utf-8")
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{what}: {value!r} cannot be sent")
+        return repr(value)
+    raise TypeError(f"{what}: values must be str, bytes, int, float, bool or None, "
+                    f"not {type(value).__name__}")
+
+
+def _query_items(params: Params) -> List[Tuple[str, str]]:
+    items: List[Tuple[str, str]] = []
+    for name, value in _pairs(params, "params"):
+        if not isinstance(name, str):
+            raise TypeError(f"params: names must be str, not {type(name).__name__}")
+        values = value if isinstance(value, (list, tuple)) else [value]
+        for v in values:
+            text = _scalar_text(v, f"params[{name!r}]")
+            if text is not None:
+                items.append((name, text))
+    return items
+
+
+def _form_object(data: Any) -> Dict[str, Any]:
+    """``data=`` mapping or pairs as a JSON object (repeated names become lists)."""
+    if isinstance(data, Mapping):
+        return dict(data)
+    obj: Dict[str, Any] = {}
+    for name, value in _pairs(data, "data"):
+        if name in obj:
+            prev = obj[name]
+            obj[name] = (prev if isinstance(prev, list) else [prev]) + [value]
+        else:
+            obj[name] = value
+    return obj
+
+
+def _dumps(obj: Any) -> bytes:
+    return _json.dumps(obj, ensure_ascii=False, separators=(",", ":"),
+                       allow_nan=False).encode("utf-8")
+
+
+def _with_context(exc: StatusError, detail: str) -> StatusError:
+    exc.args = (f"{detail}: {exc.args[0]}",) + exc.args[1:]
+    return exc
+
+
+def build_request(method: str, path: str, *, params: Optional[Params] = None,
+                  json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
+                  timeout: Optional[float] = None, envelope: Optional[bool] = None) -> int:
+    """Create an ``nc_request`` for the arguments; the caller frees it.
+
+    See :meth:`netcore.Client.request` for the meaning of each argument.
+    """
+    if json is not None and data is not None:
+        raise ValueError("pass json= or data=, not both")
+    if timeout is not None and (not isinstance(timeout, (int, float)) or timeout < 0
+                                or not math.isfinite(timeout)):
+        raise ValueError(f"timeout must be a number of seconds >= 0, got {timeout!r}")
+    if envelope is not None and not isinstance(envelope, bool):
+        raise TypeError(f"envelope must be True, False or None, got {envelope!r}")
+
+    header_pairs = _pairs(headers, "headers") if headers is not None else []
+    content_type: Optional[str] = None
+    for name, value in header_pairs:
+        if isinstance(name, str) and name.lower() == "content-type" and value is not None:
+            content_type = value
+
+    # Everything that can fail in Python is checked before the C builder exists.
+    query = _query_items(params) if params is not None else []
+    body: Optional[bytes] = None
+    body_type: Optional[str] = None
+    params_json: Optional[bytes] = None
+    encoding = 0
+    if json is not None:
+        if isinstance(json, Mapping):
+            params_json, encoding = _dumps(dict(json)), NC_ENCODING_JSON
+        else:  # a list, string or number: sent as is
+            body, body_type = _dumps(json), content_type or "application/json"
+    elif data is not None:
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            body, body_type = bytes(data), content_type or "application/octet-stream"
+        elif isinstance(data, str):
+            body, body_type = data.encode("utf-8"), content_type or "text/plain; charset=utf-8"
+        else:
+            params_json, encoding = _dumps(_form_object(data)), NC_ENCODING_FORM
+
+    req = ctypes.c_void_p()
+    try:
+        C.nc_request_new(cstr(method, "method"), cstr(path, "path"), ctypes.byref(req))
+    except StatusError as exc:
+        raise _with_context(exc, f"invalid request {method!r} {path!r}") from None
+    try:
+        handle = req.value
+        assert handle is not None  # NC_OK always writes the builder
+        for name, text in query:
+            C.nc_request_set_query(handle, cstr(name, "query name"), cstr(text, "query value"))
+        if params_json is not None:
+            C.nc_request_set_params_json(handle, params_json, len(params_json))
+            C.nc_request_set_encoding(handle, encoding)
+        if body is not None:
+            C.nc_request_set_body(handle, body, len(body), cstr(body_type or "", "content type"))
+        for name, value in header_pairs:
+            if not isinstance(name, str):
+                raise TypeError(f"headers: names must be str, not {type(name).__name__}")
+            if body is not None and name.lower() == "content-type":
+                continue  # given to nc_request_set_body above
+            if value is not None and not isinstance(value, (str, bytes)):
+                raise TypeError(f"headers[{name!r}] must be str or None, not {type(value).__name__}")
+            try:
+                C.nc_request_set_header(handle, cstr(name, "header name"),
+                                        None if value is None else cstr(value, f"header {name!r}"))
+            except StatusError as exc:
+                raise _with_context(exc, f"invalid header {name!r}") from None
+        if timeout is not None:
+            # 0 means "no limit" in C; a tiny positive timeout stays a limit (1 ms).
+            ms = 0 if timeout == 0 else max(1, int(round(timeout * 1000)))
+            C.nc_request_set_timeout_ms(handle, ms)
+        if envelope is not None:
+            C.nc_request_set_envelope(handle, 1 if envelope else 0)
+        return handle
+    except BaseException:
+        C.nc_request_free(req.value)
+        raise

@@ -1,0 +1,322 @@
+"""The synchronous client: blocking calls, plus callbacks on the transfer thread."""
+from __future__ import annotations
+
+import ctypes
+import threading
+import weakref
+from typing import Any, Callable, Optional
+
+from ._capi import C, error_from_handle
+from ._core import ClientCore, Config, Pending, config_text, convert, report
+from ._request import HeadersArg, Params, build_request, cstr
+from .errors import Error, InvalidState, StatusError
+from .response import Response
+
+__all__ = ["Client", "Task", "Callback"]
+
+#: ``callback(response, error)``: exactly one of them is meaningful — ``error`` is
+#: ``None`` on success; on HTTP/API/parse errors ``response`` is passed too.
+Callback = Callable[[Optional[Response], Optional[Error]], Any]
+
+
+class Task:
+    """A request started with :meth:`Client.send`.
+
+    Like a small :class:`concurrent.futures.Future`: :meth:`cancel`, :meth:`done`,
+    :meth:`wait`, :meth:`result`, :meth:`exception`. Dropping the Task does not
+    cancel the request; its callback still runs.
+    """
+
+    def __init__(self, description: str) -> None:
+        self.description = description
+        self._event = threading.Event()
+        self._response: Optional[Response] = None
+        self._error: Optional[Error] = None
+        self._handle: Optional[int] = None
+        self._finalizer: "Optional[weakref.finalize[Any, Any]]" = None
+
+    def _attach(self, handle: int) -> None:
+        self._handle = handle
+        self._finalizer = weakref.finalize(self, C.nc_task_free, handle)
+
+    def _settle(self, response: Optional[Response], error: Optional[Error]) -> None:
+        self._response, self._error = response, error
+        self._event.set()
+
+    def cancel(self) -> None:
+        """Cancel the request (``nc_task_cancel``). Idempotent; does nothing once the
+        request has finished. In loop mode, from another thread, it returns after the
+        completion has run: with ``Cancelled`` or, if it had already begun, the real
+        result."""
+        h = self._handle
+        if h is not None:
+            C.nc_task_cancel(h)
+
+    def done(self) -> bool:
+        """True once the completion has run (its callback has returned)."""
+        return self._event.is_set()
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        """Block until the completion has run; False if ``timeout`` expired first."""
+        return self._event.wait(timeout)
+
+    def result(self, timeout: Optional[float] = None) -> Response:
+        """The response; raises the request's :class:`~netcore.Error` if it failed,
+        :class:`TimeoutError` if it has not finished within ``timeout`` seconds."""
+        if not self._event.wait(timeout):
+            raise TimeoutError(f"{self.description} has not finished")
+        if self._error is not None:
+            raise self._error
+        assert self._response is not None
+        return self._response
+
+    def exception(self, timeout: Optional[float] = None) -> Optional[Error]:
+        """The request's error, or ``None`` if it succeeded (waits like :meth:`result`)."""
+        if not self._event.wait(timeout):
+            raise TimeoutError(f"{self.description} has not finished")
+        return self._error
+
+    def __repr__(self) -> str:
+        state = "done" if self.done() else "pending"
+        return f"<netcore.Task {self.description} {state}>"
+
+
+class _CallbackPending(Pending):
+    def __init__(self, task: Task, callback: Optional[Callback]) -> None:
+        self.task = task
+        self.callback = callback
+        self.description = task.description
+
+    def complete(self, core: ClientCore, response: Optional[int], error: Optional[int]) -> None:
+        resp: Optional[Response] = None
+        err: Optional[Error] = None
+        try:
+            resp, err = convert(response, error)
+            if err is not None:
+                core.call_on_error(err)
+            if self.callback is not None:
+                try:
+                    self.callback(resp, err)
+                except Exception as exc:
+                    report(exc, f"completion callback {self.callback!r} of {self.description}")
+        finally:
+            self.task._settle(resp, err)
+
+
+class Client:
+    """A libnetcore client (one ``nc_client``: a connection pool and a transfer thread).
+
+    Args:
+        config: the configuration (``docs/configuration.md``) as a dict, as JSON
+            text (a str starting with ``{``), or as a path to a JSON file.
+        on_error: optional hook called with the :class:`~netcore.Error` of every
+            failed request (sync, callback or asyncio; cancellations included),
+            on the thread that completes it, before the error is raised or passed
+            on. What it raises is logged (logger ``"netcore"``), never propagated.
+
+    Raises:
+        InvalidConfig: the configuration is wrong; the message names the key.
+
+    Use it as a context manager, or call :meth:`close`. All methods may be called
+    from any thread. Every request method takes requests' keyword arguments, see
+    :meth:`request`.
+    """
+
+    _core: ClientCore
+
+    def __init__(self, config: Config, *, on_error: Optional[Callable[[Error], Any]] = None) -> None:
+        self._core = ClientCore(self._config_text(config), on_error)
+        self._finalizer = weakref.finalize(self, self._core.free_from_finalizer)
+
+    @staticmethod
+    def _config_text(config: Config) -> bytes:
+        return config_text(config)
+
+    # -- lifetime -------------------------------------------------------------
+
+    def close(self) -> None:
+        """Free the client (``nc_client_free``). Requests in flight end with
+        :class:`~netcore.ShutDown` and their callbacks run before this returns.
+        Idempotent. Not allowed from one of this client's callbacks.
+
+        Raises:
+            InvalidState: called from inside one of this client's callbacks.
+        """
+        if self._core.in_callback():
+            raise InvalidState("close() cannot be called from a completion callback of "
+                               "the same client", status=2, status_name="NC_ERR_INVALID_STATE")
+        self._finalizer.detach()
+        self._core.free()
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` was called."""
+        return self._core.closed
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # -- settings -------------------------------------------------------------
+
+    def set_environment(self, name: str) -> None:
+        """Select the base URL named ``name`` in the configuration's ``environments``.
+
+        Raises:
+            InvalidArgument: unknown name (the environment is unchanged).
+        """
+        try:
+            with self._core.use() as h:
+                C.nc_client_set_environment(h, cstr(name, "environment"))
+        except StatusError as exc:
+            exc.args = (f"environment {name!r}: {exc.args[0]}",)
+            raise
+
+    def set_header(self, name: str, value: Optional[str]) -> None:
+        """Set a default header of every later request; ``None`` removes it.
+
+        Raises:
+            InvalidArgument: the name is not an HTTP token or the value has CR/LF.
+        """
+        try:
+            with self._core.use() as h:
+                C.nc_client_set_header(h, cstr(name, "header name"),
+                                       None if value is None else cstr(value, f"header {name!r}"))
+        except StatusError as exc:
+            exc.args = (f"header {name!r}: {exc.args[0]}",)
+            raise
+
+    # -- synchronous requests ---------------------------------------------------
+
+    def request(self, method: str, path: str, *, params: Optional[Params] = None,
+                json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
+                timeout: Optional[float] = None, envelope: Optional[bool] = None) -> Response:
+        """Send a request and wait for it (``nc_client_send_sync``; the GIL is released
+        while waiting).
+
+        Args:
+            method: HTTP method (upper-cased by the library).
+            path: joined to the active base URL, or an absolute http(s) URL.
+            params: query parameters: a dict or a list of ``(name, value)`` pairs;
+                values are str, int, float, bool (``true``/``false``) or a list of
+                them (repeated name); ``None`` values are dropped.
+            json: a dict is sent as a JSON body through the library's JSON encoding
+                (``null`` members are dropped at every depth, as the library does);
+                any other JSON value is sent as is with ``application/json``.
+            data: a dict (or pairs) is sent as a form body
+                (``application/x-www-form-urlencoded``); bytes or str are sent as the
+                raw body, with the Content-Type from ``headers``, else
+                ``application/octet-stream`` (bytes) or ``text/plain; charset=utf-8``
+                (str, encoded as UTF-8).
+            headers: headers of this request (they win over the client's defaults);
+                a ``None`` value removes this request's header of that name.
+            timeout: total time limit in seconds (``0`` = no limit); default: the
+                client's ``timeout_ms``.
+            envelope: ``False`` reads the response in raw mode (no envelope check),
+                ``True`` forces envelope mode, ``None`` keeps the client's setting.
+
+        Returns:
+            The :class:`~netcore.Response`.
+
+        Raises:
+            netcore.Error: the request failed (the subclass tells the domain; it has
+                ``.response`` when one was received).
+            InvalidArgument: a bad method, URL, header...; nothing was sent.
+            InvalidState: the client is closed, or this is called from one of its
+                callbacks.
+        """
+        core = self._core
+        req = build_request(method, path, params=params, json=json, data=data,
+                            headers=headers, timeout=timeout, envelope=envelope)
+        resp_p, err_p = ctypes.c_void_p(), ctypes.c_void_p()
+        try:
+            C.nc_client_send_sync(core.handle(), req, ctypes.byref(resp_p), ctypes.byref(err_p))
+        finally:
+            C.nc_request_free(req)
+        response = Response(resp_p.value) if resp_p.value else None
+        if err_p.value:
+            try:
+                error = error_from_handle(err_p.value, response)
+            finally:
+                C.nc_error_free(err_p.value)
+            core.call_on_error(error)
+            raise error
+        if response is None:  # pragma: no cover - the library always gives one on NC_OK
+            raise InvalidState("nc_client_send_sync gave neither a response nor an error",
+                               status=0, status_name="NC_OK")
+        return response
+
+    def get(self, path: str, **kwargs: Any) -> Response:
+        """GET ``path``; keyword arguments as in :meth:`request`."""
+        return self.request("GET", path, **kwargs)
+
+    def post(self, path: str, **kwargs: Any) -> Response:
+        """POST ``path``; keyword arguments as in :meth:`request`."""
+        return self.request("POST", path, **kwargs)
+
+    def put(self, path: str, **kwargs: Any) -> Response:
+        """PUT ``path``; keyword arguments as in :meth:`request`."""
+        return self.request("PUT", path, **kwargs)
+
+    def patch(self, path: str, **kwargs: Any) -> Response:
+        """PATCH ``path``; keyword arguments as in :meth:`request`."""
+        return self.request("PATCH", path, **kwargs)
+
+    def delete(self, path: str, **kwargs: Any) -> Response:
+        """DELETE ``path``; keyword arguments as in :meth:`request`."""
+        return self.request("DELETE", path, **kwargs)
+
+    def head(self, path: str, **kwargs: Any) -> Response:
+        """HEAD ``path``; keyword arguments as in :meth:`request`."""
+        return self.request("HEAD", path, **kwargs)
+
+    def options(self, path: str, **kwargs: Any) -> Response:
+        """OPTIONS ``path``; keyword arguments as in :meth:`request`."""
+        return self.request("OPTIONS", path, **kwargs)
+
+    # -- callbacks ------------------------------------------------------------
+
+    def send(self, method: str, path: str, *, callback: Optional[Callback] = None,
+             params: Optional[Params] = None, json: Any = None, data: Any = None,
+             headers: Optional[HeadersArg] = None, timeout: Optional[float] = None,
+             envelope: Optional[bool] = None) -> Task:
+        """Start a request and return at once (``nc_client_send``).
+
+        ``callback(response, error)`` runs exactly once when the request ends — on
+        the client's transfer thread (``"callbacks": "loop"``, the default) or inside
+        :meth:`dispatch` (``"callbacks": "queue"``). ``error`` is ``None`` on success.
+        Keep callbacks short; they may call :meth:`send` and :meth:`Task.cancel`, not
+        the blocking methods nor :meth:`close`. An exception raised by the callback is
+        logged to the ``"netcore"`` logger and otherwise ignored.
+
+        The callback and the request's state are kept alive by the client until the
+        completion: the returned :class:`Task` may be dropped.
+        """
+        description = f"{method.upper()} {path}"
+        task = Task(description)
+        req = build_request(method, path, params=params, json=json, data=data,
+                            headers=headers, timeout=timeout, envelope=envelope)
+        try:
+            handle = self._core.send(req, _CallbackPending(task, callback))
+        finally:
+            C.nc_request_free(req)
+        task._attach(handle)
+        return task
+
+    # -- event-loop integration (``"callbacks": "queue"``) ----------------------
+
+    def fileno(self) -> int:
+        """``nc_client_fd``: readable while completions wait (queue mode), else -1."""
+        with self._core.use() as h:
+            return int(C.nc_client_fd(h))
+
+    def dispatch(self) -> None:
+        """``nc_client_dispatch``: run the queued completions on this thread (queue mode)."""
+        with self._core.use() as h:
+            C.nc_client_dispatch(h)
+
+    def __repr__(self) -> str:
+        return f"<netcore.Client {'closed' if self.closed else 'open'}>"
+

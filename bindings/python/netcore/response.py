@@ -1,0 +1,207 @@
+"""Responses and their headers."""
+from __future__ import annotations
+
+import ctypes
+import json as _json
+import threading
+import weakref
+from collections.abc import Mapping
+from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+from ._capi import C, string_at
+
+__all__ = ["Headers", "Response"]
+
+_UNSET: Any = object()
+
+
+class Headers(Mapping[str, str]):
+    """Read-only, case-insensitive mapping of response header names to values.
+
+    ``headers["content-type"]`` and ``headers["Content-Type"]`` are the same.
+    A header received several times maps to its values joined with ``", "``
+    (like requests); :meth:`get_all` returns them one by one. Iteration yields each
+    name once, spelled as first received, in the order received.
+    """
+
+    __slots__ = ("_items", "_index")
+
+    def __init__(self, items: "list[tuple[str, str]] | tuple[tuple[str, str], ...]" = ()) -> None:
+        self._items: Tuple[Tuple[str, str], ...] = tuple(items)
+        index: Dict[str, Tuple[str, List[str]]] = {}
+        for name, value in self._items:
+            entry = index.setdefault(name.lower(), (name, []))
+            entry[1].append(value)
+        self._index = index
+
+    def __getitem__(self, name: str) -> str:
+        if not isinstance(name, str):
+            raise KeyError(name)
+        return ", ".join(self._index[name.lower()][1])
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.lower() in self._index
+
+    def __iter__(self) -> Iterator[str]:
+        return (first for first, _ in self._index.values())
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def get_all(self, name: str) -> List[str]:
+        """Every value of header ``name``, in the order received (``[]`` if absent)."""
+        entry = self._index.get(name.lower())
+        return list(entry[1]) if entry else []
+
+    def items_raw(self) -> Tuple[Tuple[str, str], ...]:
+        """Every header line as ``(name, value)``, duplicates included, in order."""
+        return self._items
+
+    def __repr__(self) -> str:
+        return f"Headers({dict(self.items())!r})"
+
+
+class Response:
+    """A received HTTP response (the Python form of one ``nc_response``).
+
+    The object owns a reference to the C response (``nc_response_retain`` or the
+    one ``nc_client_send_sync`` returned) and reads it lazily: the body is copied
+    only when :attr:`body` is first read. The reference is released when the object
+    is garbage-collected or :meth:`close` is called. Responses are immutable and
+    may be used from any thread.
+    """
+
+    __slots__ = ("_handle", "_finalizer", "_lock", "_status", "_headers", "_body",
+                 "_data", "_from_cache", "__weakref__")
+
+    def __init__(self, handle: int) -> None:
+        """Take ownership of ``handle``, an owned ``nc_response *`` (not borrowed)."""
+        if not handle:
+            raise ValueError("Response needs a non-NULL nc_response handle")
+        self._handle: Optional[int] = handle
+        self._finalizer = weakref.finalize(self, C.nc_response_free, handle)
+        self._lock = threading.Lock()
+        self._status = int(C.nc_response_status(handle))
+        self._from_cache = bool(C.nc_response_from_cache(handle))
+        self._headers: Any = _UNSET
+        self._body: Any = _UNSET
+        self._data: Any = _UNSET
+
+    @classmethod
+    def _from_borrowed(cls, handle: int) -> "Response":
+        """Wrap a response passed to a completion callback (borrowed): retain it first."""
+        return cls(C.nc_response_retain(handle))
+
+    def _read(self, attr: str, compute: Any) -> Any:
+        value = getattr(self, attr)
+        if value is _UNSET:
+            with self._lock:
+                value = getattr(self, attr)
+                if value is _UNSET:
+                    if self._handle is None:
+                        raise ValueError("the response was closed")
+                    value = compute(self._handle)
+                    setattr(self, attr, value)
+        return value
+
+    @property
+    def status(self) -> int:
+        """HTTP status of the final response (after redirects)."""
+        return self._status
+
+    @property
+    def status_code(self) -> int:
+        """Alias of :attr:`status` (requests' name)."""
+        return self._status
+
+    @property
+    def ok(self) -> bool:
+        """True when :attr:`status` is below 400."""
+        return self._status < 400
+
+    @property
+    def from_cache(self) -> bool:
+        """True if the response was served from the client's cache."""
+        return self._from_cache
+
+    @property
+    def headers(self) -> Headers:
+        """The response headers (case-insensitive, read-only)."""
+        return self._read("_headers", _read_headers)  # type: ignore[no-any-return]
+
+    @property
+    def body(self) -> bytes:
+        """The body bytes (decompressed when the server used gzip/deflate)."""
+        return self._read("_body", _read_body)  # type: ignore[no-any-return]
+
+    @property
+    def content(self) -> bytes:
+        """Alias of :attr:`body` (requests' name)."""
+        return self.body
+
+    @property
+    def encoding(self) -> str:
+        """The charset of the Content-Type header, or ``"utf-8"``."""
+        ctype = self.headers.get("content-type", "")
+        for part in ctype.split(";")[1:]:
+            key, _, value = part.strip().partition("=")
+            if key.lower() == "charset" and value:
+                return value.strip().strip('"')
+        return "utf-8"
+
+    @property
+    def text(self) -> str:
+        """The body decoded with :attr:`encoding` (undecodable bytes replaced)."""
+        try:
+            return self.body.decode(self.encoding, errors="replace")
+        except LookupError:
+            return self.body.decode("utf-8", errors="replace")
+
+    def json(self) -> Any:
+        """The whole body parsed as JSON.
+
+        Raises:
+            json.JSONDecodeError: the body is not JSON (a :class:`ValueError`).
+        """
+        return _json.loads(self.body)
+
+    @property
+    def data(self) -> Any:
+        """The business data, as Python objects: the envelope's data field in envelope
+        mode (``None`` when absent/null, or for 204 and empty bodies), the whole body
+        parsed as JSON in raw mode (``None`` when it is not JSON)."""
+        return self._read("_data", _read_data)
+
+    def close(self) -> None:
+        """Release the C response now (values already read stay available)."""
+        with self._lock:
+            self._handle = None
+        self._finalizer()
+
+    def __repr__(self) -> str:
+        return f"<netcore.Response [{self._status}]>"
+
+
+def _read_headers(handle: int) -> Headers:
+    count = int(C.nc_response_header_count(handle))
+    name, value = ctypes.c_char_p(), ctypes.c_char_p()
+    items = []
+    for i in range(count):
+        C.nc_response_header_at(handle, i, ctypes.byref(name), ctypes.byref(value))
+        items.append(((name.value or b"").decode("utf-8", "replace"),
+                      (value.value or b"").decode("utf-8", "replace")))
+    return Headers(items)
+
+
+def _read_body(handle: int) -> bytes:
+    n = ctypes.c_size_t(0)
+    ptr = C.nc_response_body(handle, ctypes.byref(n))
+    return string_at(ptr, n.value)
+
+
+def _read_data(handle: int) -> Any:
+    n = ctypes.c_size_t(0)
+    ptr = C.nc_response_data_json(handle, ctypes.byref(n))
+    if not ptr:
+        return None
+    return _json.loads(string_at(ptr, n.value))
