@@ -129,6 +129,7 @@ typedef int32_t nc_domain;
 #define NC_PARSE_NOT_OBJECT    2 /* body is JSON but not an object */
 #define NC_PARSE_MISSING_FIELD 3 /* a configured envelope field is absent */
 #define NC_PARSE_FIELD_TYPE    4 /* a configured envelope field has the wrong type */
+#define NC_PARSE_DECODING_FAILED 5 /* Swift API only: data did not match the Decodable type */
 
 /**
  * Returns the error's domain (NC_DOMAIN_*).

@@ -5,8 +5,11 @@ public final class NetClient: @unchecked Sendable {
     private var settings: ClientSettings
     let loop: TransferLoop
 
-    /// Creates a client and starts its transfer thread.
+    /// Creates a client and starts its transfer thread. The configuration is checked
+    /// as the JSON form is (`Configuration.validate()`): a bad value throws
+    /// NC_CLIENT_INVALID_CONFIG naming it.
     public init(configuration: Configuration) throws(NetError) {
+        try configuration.validate()
         guard let loop = TransferLoop(mode: configuration.callbacks, limits: configuration.limits) else {
             throw NetError.internalError("libcurl or the transfer thread could not be started (out of memory or thread limit).")
         }

@@ -26,6 +26,9 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
     /// Codes of `Domain.parse` (NC_PARSE_*), append-only.
     public enum ParseCode: Int64, Sendable {
         case invalidJSON = 1, notObject = 2, missingField = 3, fieldType = 4
+        /// The data did not match a Swift `Decodable` type (`Response.decode`);
+        /// produced only by the Swift API.
+        case decodingFailed = 5
     }
 
     public var domain: Domain
@@ -48,6 +51,11 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
     public var isRetryable: Bool = false
     /// Business code listed in envelope.auth_expired_codes.
     public var isAuthExpired: Bool = false
+    /// The response that produced the error (HTTP, API and PARSE errors), kept so a
+    /// Swift caller can still read its status, headers and body. Set by the Swift
+    /// async API (`NetClient.send(_:) async`) and `Response.decode`; nil otherwise
+    /// (C callbacks receive the response as a separate argument).
+    public var response: Response? = nil
 
     public init(domain: Domain, code: Int64, codeString: String? = nil, message: String) {
         self.domain = domain

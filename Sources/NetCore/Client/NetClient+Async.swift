@@ -1,0 +1,89 @@
+/// Swift concurrency on top of `send(_:completion:)`.
+///
+/// - Result: the `Response` on success. Every failure throws one `NetError`; for
+///   HTTP, API and PARSE errors `error.response` holds the response that was
+///   received (status, headers, body).
+/// - Cancellation: cancelling the calling task cancels the transfer, and `send`
+///   throws `NetError.cancelled` (a `NetError`, not `CancellationError`: match it
+///   with `catch NetError.cancelled` or `error.isCancelled`). A task that is
+///   already cancelled sends nothing. If the transfer had already finished when the
+///   cancel arrived, its real result is returned, as with `Transfer.cancel()`.
+///   `Task.cancel()` itself never waits: Swift runs cancellation handlers under
+///   the task's status lock, which resuming the continuation also takes, so the
+///   handler only asks the transfer loop to cancel (`TransferLoop.requestCancel`)
+///   instead of calling the waiting `Transfer.cancel()`.
+/// - Shutdown: throws `NetError.shutdown` when the client is shutting down
+///   (nothing is sent), or when `shutdown()` ends the request.
+/// - Threads: the continuation is resumed from the completion, i.e. on the
+///   client's transfer thread in the default `"callbacks": "loop"` mode. In
+///   `"callbacks": "queue"` mode the call returns only when someone runs
+///   `dispatch()`, and a cancelled call finishes at the next `dispatch()`.
+extension NetClient {
+    /// Sends `request` and waits for its result without blocking a thread.
+    public func send(_ request: Request) async throws(NetError) -> Response {
+        if Task.isCancelled { throw NetError.cancelled }
+        let state = PendingTransfer()
+        let outcome: Result<Response, NetError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Response, NetError>, Never>) in
+                let transfer = self.send(request) { response, error in
+                    continuation.resume(returning: NetClient.outcome(response, error))
+                }
+                guard let transfer else {
+                    // Shutting down: the completion will never run.
+                    continuation.resume(returning: .failure(.shutdown))
+                    return
+                }
+                // The task may have been cancelled before the transfer existed.
+                if state.attach(transfer) { transfer.loop.requestCancel(transfer) }
+            }
+        } onCancel: {
+            if let transfer = state.cancel() { transfer.loop.requestCancel(transfer) }
+        }
+        return try outcome.get()
+    }
+
+    /// Sends `request` and decodes the business data (the envelope's data field,
+    /// or the whole body in raw mode) as `type`. A decoding failure throws a PARSE
+    /// error `ParseCode.decodingFailed` naming the key path; see `Response.decode`.
+    public func decode<T: Decodable>(_ type: T.Type, from request: Request,
+                                     using decoder: JSONValueDecoder = JSONValueDecoder()) async throws(NetError) -> T {
+        let response = try await send(request)
+        return try response.decode(type, using: decoder)
+    }
+
+    /// One completion's arguments as a result; the response rides on the error.
+    static func outcome(_ response: Response?, _ error: NetError?) -> Result<Response, NetError> {
+        if var error {
+            if error.response == nil { error.response = response }
+            return .failure(error)
+        }
+        if let response { return .success(response) }
+        return .failure(.internalError("The request completed with neither a response nor an error."))
+    }
+}
+
+/// The transfer of one async send, shared with its cancellation handler, which can
+/// run on another thread at any moment — even before `send` has returned the
+/// transfer. Whoever comes second cancels.
+private final class PendingTransfer: @unchecked Sendable {
+    private let lock = Lock()
+    private var transfer: Transfer?
+    private var cancelled = false
+
+    /// Records the started transfer; true if the task was cancelled already (the
+    /// caller must then cancel the transfer itself).
+    func attach(_ t: Transfer) -> Bool {
+        lock.withLock {
+            transfer = t
+            return cancelled
+        }
+    }
+
+    /// Marks the task cancelled; returns the transfer to cancel, if it has started.
+    func cancel() -> Transfer? {
+        lock.withLock {
+            cancelled = true
+            return transfer
+        }
+    }
+}
