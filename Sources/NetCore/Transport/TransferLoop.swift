@@ -82,12 +82,7 @@ final class TransferLoop: @unchecked Sendable {
         if isCurrentThread(thread) { cancelOnLoopThread(t); return }
         monitor.lock()
         defer { monitor.unlock() }
-        if t.done || t.cancelRequested && mode == .queue { return }
-        if !t.cancelRequested {
-            t.cancelRequested = true
-            cancels.append(t)
-            if let multi { curl_multi_wakeup(multi) }
-        }
+        enqueueCancel(t)
         // In queue mode the completion runs at the next dispatch(): do not wait.
         // Inside dispatch() the transfer may be the one running: do not wait.
         if mode == .queue || isCurrentThread(dispatchThread) { return }
@@ -99,8 +94,11 @@ final class TransferLoop: @unchecked Sendable {
     /// calling thread. For callers that hold a lock the completion may need, such
     /// as a Swift task-cancellation handler (see NetClient+Async.swift). Idempotent.
     func requestCancel(_ t: Transfer) {
-        monitor.lock()
-        defer { monitor.unlock() }
+        monitor.withLock { enqueueCancel(t) }
+    }
+
+    /// Queues `t` for the loop's cancel pass, once. Call with the monitor held.
+    private func enqueueCancel(_ t: Transfer) {
         if t.done || t.cancelRequested { return }
         t.cancelRequested = true
         cancels.append(t)
