@@ -11,7 +11,7 @@ import Testing
     func classify(_ status: Int32, _ body: String, schema: String? = shapeA) throws -> (Response, NetError?) {
         let envelope = try schema.map { try #require(try Configuration.parse(json: #"{"envelope":\#($0)}"#).get().envelope) }
         return Classifier.classify(.init(status: status, headers: HeaderStore(), body: ByteBuffer(body),
-                                         method: "GET", url: "http://h.test/x", schema: envelope))
+                                         method: "GET", url: CString("http://h.test/x"), schema: envelope))
     }
 
     @Test(arguments: [(204, ""), (304, ""), (200, ""), (201, "")])

@@ -91,8 +91,12 @@ public struct HTTPHeaders: Sendable, Sequence {
         entries.makeIterator()
     }
 
+    /// ASCII case-insensitive equality (header names are tokens), no allocation.
     @inline(__always)
     static func same(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count && a.lowercased() == b.lowercased()
+        guard a.utf8.count == b.utf8.count else { return false }
+        return a.utf8.elementsEqual(b.utf8) { x, y in
+            x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= UInt8(ascii: "a") && (x | 0x20) <= UInt8(ascii: "z"))
+        }
     }
 }

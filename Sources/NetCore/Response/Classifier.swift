@@ -14,8 +14,10 @@ enum Classifier {
         var headers: HeaderStore
         var body: ByteBuffer
         var method: String
-        var url: String
+        var url: CString
         var schema: EnvelopeSchema?
+        /// The URL as text, for messages (error paths only).
+        var urlText: String { String(cString: url.pointer) }
     }
 
     static func classify(_ input: Input) -> (Response, NetError?) {
@@ -38,7 +40,7 @@ enum Classifier {
             let r = response(nil, nil)
             if status >= 400 { return (r, httpError(input)) }
             let what = input.body.count == 0 ? "The response body is empty" : "The response body is not valid JSON (line \(f.line), column \(f.column): \(f.reason))"
-            return (r, withResponse(.parse(.invalidJSON, "\(what) for \(input.method) \(input.url). Check the endpoint, or send the request in raw mode if it does not return JSON."), input))
+            return (r, withResponse(.parse(.invalidJSON, "\(what) for \(input.method) \(input.urlText). Check the endpoint, or send the request in raw mode if it does not return JSON."), input))
         case .success(let v):
             root = v
         }
@@ -47,7 +49,7 @@ enum Classifier {
         guard root.isObject else {
             let r = response(root, nil)
             if status >= 400 { return (r, httpError(input)) }
-            return (r, withResponse(.parse(.notObject, "The response body is a JSON \(JSON.typeName(root.raw)), not an envelope object, for \(input.method) \(input.url). Use raw mode for this endpoint, or fix the envelope configuration."), input))
+            return (r, withResponse(.parse(.notObject, "The response body is a JSON \(JSON.typeName(root.raw)), not an envelope object, for \(input.method) \(input.urlText). Use raw mode for this endpoint, or fix the envelope configuration."), input))
         }
         let obj = root.raw
         if let problem = missingOrWrongField(obj, schema) {
@@ -83,19 +85,19 @@ enum Classifier {
 
     /// The first configured condition field that is absent or of the wrong type.
     private static func missingOrWrongField(_ obj: UnsafeMutablePointer<json_t>, _ schema: EnvelopeSchema) -> NetError? {
-        var checks: [(String, String, (UnsafeMutablePointer<json_t>) -> Bool)] = []
-        if let f = schema.successField { checks.append((f, "boolean", { $0.pointee.type == JSON_TRUE || $0.pointee.type == JSON_FALSE })) }
-        if let f = schema.statusField { checks.append((f, "string or integer", isCodeLike)) }
-        if schema.checksCode, let f = schema.codeField { checks.append((f, "integer or string", isCodeLike)) }
-        for (field, expected, valid) in checks {
+        func check(_ field: String?, _ expected: String, _ valid: (UnsafeMutablePointer<json_t>) -> Bool) -> NetError? {
+            guard let field else { return nil }
             guard let v = json_object_get(obj, field) else {
                 return .parse(.missingField, "The response is not a valid envelope: field '\(field)' is missing. Check the endpoint or the 'envelope' configuration.")
             }
             if !valid(v) {
                 return .parse(.fieldType, "The response is not a valid envelope: field '\(field)' is \(JSON.typeName(v)), expected \(expected).")
             }
+            return nil
         }
-        return nil
+        return check(schema.successField, "boolean", { $0.pointee.type == JSON_TRUE || $0.pointee.type == JSON_FALSE })
+            ?? check(schema.statusField, "string or integer", isCodeLike)
+            ?? check(schema.checksCode ? schema.codeField : nil, "integer or string", isCodeLike)
     }
 
     private static func isCodeLike(_ v: UnsafeMutablePointer<json_t>) -> Bool {
@@ -108,7 +110,7 @@ enum Classifier {
         let codeText = codeValue.flatMap { JSON.scalarText($0) ?? JSONValue.dump($0) } ?? ""
         let serverMessage = schema.messageField.flatMap { json_object_get(obj, $0) }.flatMap(JSON.scalarText) ?? ""
         let message = serverMessage.isEmpty
-            ? "The server refused the request with business code '\(codeText)' and no message (\(input.method) \(input.url))."
+            ? "The server refused the request with business code '\(codeText)' and no message (\(input.method) \(input.urlText))."
             : serverMessage
         var e = NetError(domain: .api, code: Int64(codeText) ?? 0, codeString: codeText, message: message)
         e.traceID = schema.traceIDField.flatMap { json_object_get(obj, $0) }.flatMap(JSON.scalarText)
@@ -130,7 +132,7 @@ enum Classifier {
         default: advice = "The server failed; retry later."
         }
         var e = NetError(domain: .http, code: Int64(s),
-                         message: "The server answered HTTP \(s)\(reason.isEmpty ? "" : " \(reason)") to \(input.method) \(input.url). \(advice)")
+                         message: "The server answered HTTP \(s)\(reason.isEmpty ? "" : " \(reason)") to \(input.method) \(input.urlText). \(advice)")
         e.isRetryable = HTTPStatus.retryable.contains(s)
         return withResponse(e, input)
     }

@@ -1,4 +1,5 @@
 import CJansson
+import Synchronization
 
 /// A received HTTP response: status, headers, body and the business data.
 /// Immutable once built; safe to read from any thread.
@@ -10,7 +11,8 @@ public final class Response: @unchecked Sendable {
     /// Served from the client's cache.
     public let fromCache: Bool
     /// The URL that answered (after redirects).
-    public let url: String
+    public var url: String { String(cString: urlText.pointer) }
+    private let urlText: CString
 
     /// Where `data` comes from.
     enum DataSource {
@@ -21,33 +23,34 @@ public final class Response: @unchecked Sendable {
     }
 
     private let source: DataSource
-    private let lock = Lock()
-    private var parsed: JSONValue?
-    private var parseDone = false
-    private let dataText = CStringCache()
 
-    init(status: Int32, headers: HeaderStore, body: ByteBuffer, url: String,
+    /// What is made on first use (the parsed body in raw mode, the data as text).
+    private struct Lazy {
+        var parsed: JSONValue?
+        var parseDone = false
+        var dataText: CString?
+    }
+    private let lazy: Mutex<Lazy>
+
+    init(status: Int32, headers: HeaderStore, body: ByteBuffer, url: CString,
          json: JSONValue?, source: DataSource, fromCache: Bool = false) {
         self.status = status
         self.headers = headers
         self.body = body
-        self.url = url
+        self.urlText = url
         self.source = source
         self.fromCache = fromCache
-        if json != nil {
-            parsed = json
-            parseDone = true
-        }
+        lazy = Mutex(Lazy(parsed: json, parseDone: json != nil))
     }
 
     /// The whole body as JSON, parsed once on first use; nil if it is not JSON.
     public var json: JSONValue? {
-        lock.withLock {
-            if !parseDone {
-                parseDone = true
-                if case .success(let v) = JSONValue.parse(body.bytes) { parsed = v }
+        lazy.withLock { state in
+            if !state.parseDone {
+                state.parseDone = true
+                if case .success(let v) = JSONValue.parse(body.bytes) { state.parsed = v }
             }
-            return parsed
+            return state.parsed
         }
     }
 
@@ -66,7 +69,12 @@ public final class Response: @unchecked Sendable {
     /// The business data as compact JSON text ("null" for JSON null); nil when absent.
     public var dataJSON: (pointer: UnsafePointer<CChar>, count: Int)? {
         guard let p = dataPointer else { return nil }
-        let s = dataText.get { JSONValue.dump(UnsafeMutablePointer<json_t>(p)) ?? "null" }
+        let s = lazy.withLock { state in
+            if let made = state.dataText { return made }
+            let made = CString(JSONValue.dump(UnsafeMutablePointer<json_t>(p)) ?? "null")
+            state.dataText = made
+            return made
+        }
         return (s.pointer, s.count)
     }
 

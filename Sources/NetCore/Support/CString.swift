@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// A NUL-terminated copy of a Swift string on malloc, for strings handed to C that
 /// must outlive the call (borrowed from a handle).
@@ -38,16 +39,15 @@ public final class CString: @unchecked Sendable {
 
 /// A string computed on first use and kept as a C string (thread-safe).
 public final class CStringCache: @unchecked Sendable {
-    private let lock = Lock()
-    private var value: CString?
+    private let value = Mutex<CString?>(nil)
 
     public init() {}
 
     public func get(_ make: () -> String) -> CString {
-        lock.withLock {
-            if let value { return value }
+        value.withLock { cached in
+            if let cached { return cached }
             let made = CString(make())
-            value = made
+            cached = made
             return made
         }
     }

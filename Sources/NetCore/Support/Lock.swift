@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// A pthread mutex paired with a condition variable. Used where a thread must wait
 /// for a state change (completion, shutdown); plain state uses `withLock`.
@@ -41,25 +42,15 @@ final class Monitor: @unchecked Sendable {
     func broadcast() { pthread_cond_broadcast(cond) }
 }
 
-/// A plain mutex for small pieces of shared state.
+/// A plain mutex for small pieces of shared state (futex-based, stored inline:
+/// no allocation beyond the object itself).
 final class Lock: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let mutex = Mutex<Void>(())
 
-    init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
+    init() {}
 
     @inline(__always)
     func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body()
+        try mutex.withLock { _ in try body() }
     }
 }

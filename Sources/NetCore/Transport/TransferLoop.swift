@@ -26,6 +26,8 @@ final class TransferLoop: @unchecked Sendable {
     private var active: [ObjectIdentifier: Transfer] = [:]
     private var easyPool: [EasyHandle] = []
     private var messages: [(Transfer, UnsafeMutableRawPointer, CURLcode)] = []
+    /// A callback queued a submission: skip the next poll (loop thread only).
+    private var submittedFromLoop = false
 
     /// Queue mode's notification descriptor (eventfd), -1 in loop mode.
     let eventFD: Int32
@@ -67,8 +69,13 @@ final class TransferLoop: @unchecked Sendable {
         guard !shuttingDown, let multi else { return false }
         let wasEmpty = pending.isEmpty
         pending.append(t)
-        // A non-empty queue means a wake-up is already on its way.
-        if wasEmpty { curl_multi_wakeup(multi) }
+        if isCurrentThread(thread) {
+            // From a callback: the loop looks at the queue before it polls again.
+            submittedFromLoop = true
+        } else if wasEmpty {
+            // A non-empty queue means a wake-up is already on its way.
+            curl_multi_wakeup(multi)
+        }
         return true
     }
 
@@ -195,6 +202,10 @@ final class TransferLoop: @unchecked Sendable {
 
             _ = curl_multi_perform(multi, &running)
             drainMessages(multi)
+            if submittedFromLoop {
+                submittedFromLoop = false
+                continue
+            }
             _ = curl_multi_poll(multi, nil, 0, 1000, nil)
         }
     }
@@ -304,34 +315,33 @@ final class TransferLoop: @unchecked Sendable {
         guard let p = t.prepared else { return }
         var status: Int = 0
         _ = ncshim_easy_getinfo_long(easy.handle, CURLINFO_RESPONSE_CODE, &status)
-        var urlPointer: UnsafePointer<CChar>? = nil
-        _ = ncshim_easy_getinfo_str(easy.handle, CURLINFO_EFFECTIVE_URL, &urlPointer)
-        let url = urlPointer.map { String(cString: $0) } ?? String(cString: p.url.pointer)
-        let detail = easy.errorDetail
+        // libcurl follows no redirects here (see Redirect.swift): the URL that
+        // answered is this hop's.
+        let detail = code == CURLE_OK ? "" : easy.errorDetail
         let reason = t.abortReason
         stop(t, easy, multi)
         let body = t.body, headers = t.headers
-        t.body = ByteBuffer()
-        t.headers = HeaderStore()
         if code != CURLE_OK {
             let error: NetError
             switch reason {
             case .tooLarge?: error = NetError.responseTooLarge(limit: p.limits.maxResponseBytes).attempted(1)
             case .headersTooLarge?: error = NetError.headersTooLarge(countLimit: p.limits.maxHeaderCount, byteLimit: p.limits.maxHeaderBytes).attempted(1)
             case .noMemory?: error = NetError.internalError("Out of memory while receiving the response.").attempted(1)
-            case nil: error = TransportErrors.error(code: code, detail: detail, method: p.method, url: url)
+            case nil: error = TransportErrors.error(code: code, detail: detail, method: p.method, url: String(cString: p.url.pointer))
             }
             complete(t, nil, error)
             return
         }
         if Redirect.statuses.contains(status), p.limits.maxRedirects > 0,
            let location = headers.value("location"), !location.isEmpty {
+            t.body = ByteBuffer()
+            t.headers = HeaderStore()
             follow(t, p, location: location, status: status, multi)
             return
         }
         let (response, error) = Classifier.classify(.init(
             status: Int32(clamping: status), headers: headers, body: body,
-            method: p.method, url: url, schema: p.envelope))
+            method: p.method, url: p.url, schema: p.envelope))
         complete(t, response, error)
     }
 
