@@ -105,6 +105,20 @@ final class EasyHandle {
         handle = h
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        // Options that are the same for every transfer on this handle.
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_ERRORBUFFER, errorBuffer)
+        _ = ncshim_easy_setopt_long(h, CURLOPT_NOSIGNAL, 1)
+        // Security defaults (DESIGN.md §5).
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_PROTOCOLS_STR, CurlGlobal.protocols)
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_REDIR_PROTOCOLS_STR, CurlGlobal.protocols)
+        _ = ncshim_easy_setopt_long(h, CURLOPT_SSL_VERIFYPEER, 1)
+        _ = ncshim_easy_setopt_long(h, CURLOPT_SSL_VERIFYHOST, 2)
+        // Redirects are followed by TransferLoop.finish(), see Redirect.swift.
+        _ = ncshim_easy_setopt_long(h, CURLOPT_FOLLOWLOCATION, 0)
+        // Transparent gzip/deflate/br, whatever libcurl supports.
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_ACCEPT_ENCODING, CurlGlobal.empty)
+        _ = ncshim_easy_setopt_data_fn(h, CURLOPT_WRITEFUNCTION, Transfer.writeCallback)
+        _ = ncshim_easy_setopt_data_fn(h, CURLOPT_HEADERFUNCTION, Transfer.headerCallback)
     }
 
     deinit {

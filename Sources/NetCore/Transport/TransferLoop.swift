@@ -46,8 +46,8 @@ final class TransferLoop: @unchecked Sendable {
         self.limits = limits
         multi = m
         _ = ncshim_multi_setopt_long(m, CURLMOPT_MAX_HOST_CONNECTIONS, limits.maxConnectionsPerHost)
-        // Keep enough idle connections for the concurrency we allow.
-        _ = ncshim_multi_setopt_long(m, CURLMOPT_MAXCONNECTS, max(16, limits.maxConnectionsPerHost * 4))
+        // CURLMOPT_MAXCONNECTS stays libcurl's default (4 × the transfers added), so
+        // the idle-connection cache grows with concurrency and keep-alive holds.
         guard let t = startThread({ [self] in run() }) else {
             curl_multi_cleanup(m)
             if eventFD >= 0 { close(eventFD) }
@@ -234,29 +234,24 @@ final class TransferLoop: @unchecked Sendable {
         active[ObjectIdentifier(t)] = t
     }
 
+    /// Sets what changes from one transfer to the next. Fixed options are set once
+    /// per easy handle (EasyHandle.init); handles are reused without curl_easy_reset,
+    /// so every option set here is set on every transfer.
     private func configure(_ easy: EasyHandle, for t: Transfer, _ p: PreparedRequest) {
         let h = easy.handle
         let me = Unmanaged.passUnretained(t).toOpaque()
         easy.errorBuffer[0] = 0
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_URL, p.url.pointer)
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_PRIVATE, me)
-        _ = ncshim_easy_setopt_ptr(h, CURLOPT_ERRORBUFFER, easy.errorBuffer)
-        _ = ncshim_easy_setopt_long(h, CURLOPT_NOSIGNAL, 1)
-        // Security defaults (DESIGN.md §5).
-        _ = ncshim_easy_setopt_ptr(h, CURLOPT_PROTOCOLS_STR, CurlGlobal.protocols)
-        _ = ncshim_easy_setopt_ptr(h, CURLOPT_REDIR_PROTOCOLS_STR, CurlGlobal.protocols)
-        // Redirects are followed by finish(), see Redirect.swift.
-        _ = ncshim_easy_setopt_long(h, CURLOPT_FOLLOWLOCATION, 0)
-        _ = ncshim_easy_setopt_long(h, CURLOPT_SSL_VERIFYPEER, 1)
-        _ = ncshim_easy_setopt_long(h, CURLOPT_SSL_VERIFYHOST, 2)
-        _ = ncshim_easy_setopt_ptr(h, CURLOPT_ACCEPT_ENCODING, CurlGlobal.empty)
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_WRITEDATA, me)
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_HEADERDATA, me)
         _ = ncshim_easy_setopt_long(h, CURLOPT_TIMEOUT_MS, Int(clamping: p.timeoutMs))
         _ = ncshim_easy_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, Int(clamping: p.connectTimeoutMs))
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_HTTPHEADER, p.headerList)
-        _ = ncshim_easy_setopt_data_fn(h, CURLOPT_WRITEFUNCTION, Transfer.writeCallback)
-        _ = ncshim_easy_setopt_ptr(h, CURLOPT_WRITEDATA, me)
-        _ = ncshim_easy_setopt_data_fn(h, CURLOPT_HEADERFUNCTION, Transfer.headerCallback)
-        _ = ncshim_easy_setopt_ptr(h, CURLOPT_HEADERDATA, me)
+        // Back to a plain GET (HTTPGET also clears NOBODY and a previous POST),
+        // then the method of this transfer.
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_CUSTOMREQUEST, nil)
+        _ = ncshim_easy_setopt_long(h, CURLOPT_HTTPGET, 1)
         if p.method == "HEAD" {
             _ = ncshim_easy_setopt_long(h, CURLOPT_NOBODY, 1)
         } else if let body = p.body {
@@ -267,9 +262,7 @@ final class TransferLoop: @unchecked Sendable {
         } else if p.method == "POST" {
             _ = ncshim_easy_setopt_off(h, CURLOPT_POSTFIELDSIZE_LARGE, 0)
             _ = ncshim_easy_setopt_ptr(h, CURLOPT_POSTFIELDS, CurlGlobal.empty)
-        } else if p.method == "GET" {
-            _ = ncshim_easy_setopt_long(h, CURLOPT_HTTPGET, 1)
-        } else {
+        } else if p.method != "GET" {
             _ = ncshim_easy_setopt_ptr(h, CURLOPT_CUSTOMREQUEST, p.methodC.pointer)
         }
     }
@@ -288,7 +281,6 @@ final class TransferLoop: @unchecked Sendable {
         _ = curl_multi_remove_handle(multi, easy.handle)
         active[ObjectIdentifier(t)] = nil
         t.easy = nil
-        curl_easy_reset(easy.handle)
         if easyPool.count < 64 { easyPool.append(easy) }
     }
 
