@@ -27,6 +27,7 @@ import threading
 from typing import Any, Callable, Dict, Iterator, Optional, Union
 
 from ._capi import C, COMPLETE_FN, error_from_handle
+from ._request import cstr
 from .errors import Error, InvalidState, StatusError, status_error
 from .response import Response
 
@@ -198,6 +199,25 @@ class ClientCore:
             self.free()
 
     # -- requests -------------------------------------------------------------
+
+    def set_environment(self, name: str) -> None:
+        """nc_client_set_environment, with the name in the error message."""
+        try:
+            with self.use() as h:
+                C.nc_client_set_environment(h, cstr(name, "environment"))
+        except StatusError as exc:
+            exc.args = (f"environment {name!r}: {exc.args[0]}",)
+            raise
+
+    def set_header(self, name: str, value: Optional[str]) -> None:
+        """nc_client_set_header (None removes), with the name in the error message."""
+        try:
+            with self.use() as h:
+                C.nc_client_set_header(h, cstr(name, "header name"),
+                                       None if value is None else cstr(value, f"header {name!r}"))
+        except StatusError as exc:
+            exc.args = (f"header {name!r}: {exc.args[0]}",)
+            raise
 
     def register(self, pending: Pending) -> int:
         token = next(self._tokens)

@@ -18,8 +18,8 @@ from typing import Any, Callable, Optional
 
 from ._capi import C
 from ._core import ClientCore, Config, Pending, config_text, convert, dispatch
-from ._request import HeadersArg, Params, build_request, cstr
-from .errors import Error, InvalidState, StatusError
+from ._request import HeadersArg, Params, build_request
+from .errors import Error, InvalidState
 from .response import Response
 
 __all__ = ["AsyncClient"]
@@ -183,22 +183,11 @@ class AsyncClient:
     def set_environment(self, name: str) -> None:
         """Select the base URL named ``name`` in ``environments``
         (see :meth:`netcore.Client.set_environment`)."""
-        try:
-            with self._core.use() as h:
-                C.nc_client_set_environment(h, cstr(name, "environment"))
-        except StatusError as exc:
-            exc.args = (f"environment {name!r}: {exc.args[0]}",)
-            raise
+        self._core.set_environment(name)
 
     def set_header(self, name: str, value: Optional[str]) -> None:
         """Set (``None``: remove) a default header of every later request."""
-        try:
-            with self._core.use() as h:
-                C.nc_client_set_header(h, cstr(name, "header name"),
-                                       None if value is None else cstr(value, f"header {name!r}"))
-        except StatusError as exc:
-            exc.args = (f"header {name!r}: {exc.args[0]}",)
-            raise
+        self._core.set_header(name, value)
 
     # -- requests ---------------------------------------------------------------
 

@@ -8,8 +8,8 @@ from typing import Any, Callable, Optional
 
 from ._capi import C, error_from_handle
 from ._core import ClientCore, Config, Pending, config_text, convert, report
-from ._request import HeadersArg, Params, build_request, cstr
-from .errors import Error, InvalidState, StatusError
+from ._request import HeadersArg, Params, build_request
+from .errors import Error, InvalidState
 from .response import Response
 
 __all__ = ["Client", "Task", "Callback"]
@@ -167,12 +167,7 @@ class Client:
         Raises:
             InvalidArgument: unknown name (the environment is unchanged).
         """
-        try:
-            with self._core.use() as h:
-                C.nc_client_set_environment(h, cstr(name, "environment"))
-        except StatusError as exc:
-            exc.args = (f"environment {name!r}: {exc.args[0]}",)
-            raise
+        self._core.set_environment(name)
 
     def set_header(self, name: str, value: Optional[str]) -> None:
         """Set a default header of every later request; ``None`` removes it.
@@ -180,13 +175,7 @@ class Client:
         Raises:
             InvalidArgument: the name is not an HTTP token or the value has CR/LF.
         """
-        try:
-            with self._core.use() as h:
-                C.nc_client_set_header(h, cstr(name, "header name"),
-                                       None if value is None else cstr(value, f"header {name!r}"))
-        except StatusError as exc:
-            exc.args = (f"header {name!r}: {exc.args[0]}",)
-            raise
+        self._core.set_header(name, value)
 
     # -- synchronous requests ---------------------------------------------------
 
