@@ -1,6 +1,7 @@
 # libnetcore — build, demo and tests. See README.md.
 #   make demo   build libnetcore.so and run the C demo against the loopback mock API
 #   make test   every test suite: Swift core, C API (Swift), C header/ABI/examples, Python
+#   make bench  benchmarks vs raw libcurl and peers (bench/README.md)
 SHELL := /bin/bash
 .DEFAULT_GOAL := lib
 
@@ -16,7 +17,7 @@ EXAMPLES := $(patsubst examples/c/%.c,$(BUILD)/bin/%,$(wildcard examples/c/*.c))
 SWIFT_RELEASE_FLAGS := -c release --product netcore -Xswiftc -static-stdlib \
 	-Xlinker --version-script=$(CURDIR)/include/netcore.map -Xlinker -soname=$(SONAME)
 
-.PHONY: deps lib examples demo test test-swift test-c test-python test-tsan test-asan valgrind clean
+.PHONY: deps lib examples demo test test-swift test-c test-python test-tsan test-asan valgrind bench clean
 
 deps:
 	@scripts/install-deps.sh
@@ -50,6 +51,10 @@ test-c: examples
 
 test-python: lib
 	@Tests/python/run.sh
+
+# Benchmarks against raw libcurl and peers (not part of `make test`; bench/README.md).
+bench: deps
+	@bench/run.sh
 
 # Sanitizers and valgrind (not part of `make test`).
 test-tsan: deps

@@ -1,0 +1,302 @@
+/* raw_curl.c — the baseline peer: libcurl + jansson written by hand, the way a
+ * careful C programmer would (bench/README.md).
+ *   seq           one easy handle reused (keep-alive), body parsed with json_loadb,
+ *                 envelope checked (object, integer code == 0, data member)
+ *   conc          a multi handle with C easy handles, each re-added when it completes
+ *   download      body to memory (no parse), realloc-doubling buffer
+ *   download-file body written to --out with fwrite
+ *   slow          N easy handles added to one multi at once (all in flight)
+ *   cancel        mid-transfer (first body bytes received), time curl_multi_remove_handle
+ * Bodies go to a buffer reserved from the Content-Length when known (else grown by
+ * doubling), reused across requests on the same handle except for downloads.
+ * Prints one JSON line. */
+#include "common.h"
+#include <curl/curl.h>
+#include <jansson.h>
+#include <unistd.h>
+
+static const char *PEER = "raw-curl";
+
+typedef struct {
+    char *p;
+    size_t len, cap;
+    FILE *file;   /* download-file: write here instead */
+    size_t seen;  /* bytes seen (also for files) */
+    CURL *easy;   /* to read the Content-Length */
+} buf_t;
+
+static size_t on_write(char *data, size_t size, size_t nmemb, void *ud) {
+    buf_t *b = ud;
+    size_t n = size * nmemb;
+    b->seen += n;
+    if (b->file) return fwrite(data, 1, n, b->file) == n ? n : 0;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 1024;
+        curl_off_t cl = -1;
+        if (b->len == 0 && b->easy &&
+            curl_easy_getinfo(b->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) == CURLE_OK &&
+            cl > 0 && (size_t)cl + 1 > cap)
+            cap = (size_t)cl + 1; /* the whole body at once when its size is known */
+        while (cap < b->len + n + 1) cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p) return 0; /* CURLE_WRITE_ERROR */
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, data, n);
+    b->len += n;
+    return n;
+}
+
+static char first_error[512];
+static void note_error(const char *fmt, const char *detail) {
+    if (!first_error[0]) snprintf(first_error, sizeof first_error, fmt, detail);
+}
+
+/* 1 if the body is an ok envelope; the parse a careful C programmer writes */
+static int check_envelope(const char *p, size_t len) {
+    json_error_t jerr;
+    json_t *root = json_loadb(p, len, 0, &jerr);
+    if (!root) { note_error("body is not JSON: %s", jerr.text); return 0; }
+    int ok = 0;
+    json_t *code = json_object_get(root, "code"); /* NULL when root is not an object */
+    if (!json_is_object(root)) note_error("%s", "body is not an object");
+    else if (!json_is_integer(code)) note_error("%s", "no integer code");
+    else if (json_integer_value(code) != 0) note_error("%s", "business code is not 0");
+    else if (!json_object_get(root, "data")) note_error("%s", "no data member");
+    else ok = 1;
+    json_decref(root);
+    return ok;
+}
+
+static CURL *new_easy(const char *url, buf_t *b) {
+    CURL *e = curl_easy_init();
+    if (!e) { fprintf(stderr, "curl_easy_init failed\n"); exit(1); }
+    curl_easy_setopt(e, CURLOPT_URL, url);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, b);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, b);
+    b->easy = e;
+    return e;
+}
+
+/* result of one finished transfer: 1 ok, 0 failed */
+static int finish(CURL *e, CURLcode rc, buf_t *b, int parse) {
+    if (rc != CURLE_OK) { note_error("transfer failed: %s", curl_easy_strerror(rc)); return 0; }
+    long status = 0;
+    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+    if (status != 200) { note_error("HTTP status %s", status == 404 ? "404" : "not 200"); return 0; }
+    if (parse) return check_envelope(b->p ? b->p : "", b->len);
+    return 1;
+}
+
+/* seq / download / download-file: one reused easy handle */
+static void run_sequential(const bench_args *a, int parse, FILE *file) {
+    buf_t b = {0};
+    b.file = file;
+    CURL *e = new_easy(a->url, &b);
+    int fresh_buffer = !parse; /* downloads: a new buffer per body, freed after use */
+    for (long i = 0; i < a->warmup; i++) {
+        b.len = 0;
+        finish(e, curl_easy_perform(e), &b, parse);
+        if (fresh_buffer) { free(b.p); b = (buf_t){0}; b.file = file; b.easy = e; }
+    }
+    first_error[0] = 0;
+    long ok = 0, errors = 0;
+    long long bytes = 0;
+    double deadline = bench_now() + a->time_limit;
+    double cpu0 = bench_cpu(), t0 = bench_now();
+    for (long i = 0; i < a->n && bench_now() < deadline; i++) {
+        b.len = 0;
+        b.seen = 0;
+        if (file) rewind(file);
+        if (finish(e, curl_easy_perform(e), &b, parse)) { ok++; bytes += (long long)b.seen; }
+        else errors++;
+        if (fresh_buffer) { free(b.p); b = (buf_t){0}; b.file = file; b.easy = e; }
+    }
+    double secs = bench_now() - t0, cpu = bench_cpu() - cpu0;
+    if (ok + errors < a->n) note_error("%s", "time limit reached");
+    bench_emit(PEER, a, ok, errors + (a->n - ok - errors), bytes, secs, cpu,
+               first_error[0] ? first_error : NULL, "");
+    curl_easy_cleanup(e);
+    free(b.p);
+}
+
+/* conc: C easy handles in one multi; each is re-added until N have completed */
+static void run_window(const bench_args *a, long n, long c, long *ok_out, long *err_out,
+                       long long *bytes_out, double deadline) {
+    CURLM *m = curl_multi_init();
+    long handles = c < n ? c : n;
+    CURL **easy = calloc((size_t)(handles ? handles : 1), sizeof *easy);
+    buf_t *bufs = calloc((size_t)(handles ? handles : 1), sizeof *bufs);
+    long started = 0, done = 0;
+    for (long i = 0; i < handles; i++) {
+        easy[i] = new_easy(a->url, &bufs[i]);
+        curl_multi_add_handle(m, easy[i]);
+        started++;
+    }
+    int running = 1;
+    while (done < started) {
+        if (bench_now() > deadline) { note_error("%s", "time limit reached"); break; }
+        curl_multi_perform(m, &running);
+        CURLMsg *msg;
+        int left;
+        while ((msg = curl_multi_info_read(m, &left))) {
+            if (msg->msg != CURLMSG_DONE) continue;
+            CURL *e = msg->easy_handle;
+            CURLcode rc = msg->data.result;
+            buf_t *b;
+            curl_easy_getinfo(e, CURLINFO_PRIVATE, (char **)&b);
+            if (finish(e, rc, b, 1)) { (*ok_out)++; *bytes_out += (long long)b->len; }
+            else (*err_out)++;
+            done++;
+            curl_multi_remove_handle(m, e);
+            if (started < n) {
+                b->len = 0;
+                curl_multi_add_handle(m, e);
+                started++;
+            }
+        }
+        if (done < started) curl_multi_poll(m, NULL, 0, 100, NULL);
+    }
+    for (long i = 0; i < handles; i++) {
+        curl_multi_remove_handle(m, easy[i]);
+        curl_easy_cleanup(easy[i]);
+        free(bufs[i].p);
+    }
+    free(easy);
+    free(bufs);
+    curl_multi_cleanup(m);
+}
+
+static void run_conc(const bench_args *a) {
+    long ok = 0, errors = 0;
+    long long bytes = 0;
+    double deadline = bench_now() + a->time_limit;
+    if (a->warmup > 0) run_window(a, a->warmup > a->c ? a->warmup : a->c, a->c, &ok, &errors, &bytes, deadline);
+    ok = errors = 0;
+    bytes = 0;
+    first_error[0] = 0;
+    double cpu0 = bench_cpu(), t0 = bench_now();
+    run_window(a, a->n, a->c, &ok, &errors, &bytes, deadline);
+    double secs = bench_now() - t0, cpu = bench_cpu() - cpu0;
+    bench_emit(PEER, a, ok, errors + (a->n - ok - errors), bytes, secs, cpu,
+               first_error[0] ? first_error : NULL, "");
+}
+
+/* slow: N transfers in flight at once; RSS growth per in-flight request */
+static void run_slow(const bench_args *a) {
+    CURLM *m = curl_multi_init();
+    curl_multi_setopt(m, CURLMOPT_MAX_HOST_CONNECTIONS, 0L); /* no cap (the default) */
+    long base = bench_status_kb("VmRSS");
+    bench_reset_peak();
+    double cpu0 = bench_cpu(), t0 = bench_now(), deadline = t0 + a->time_limit;
+    CURL **easy = calloc((size_t)a->n + 1, sizeof *easy);
+    buf_t *bufs = calloc((size_t)a->n + 1, sizeof *bufs);
+    for (long i = 0; i < a->n; i++) {
+        easy[i] = new_easy(a->url, &bufs[i]);
+        curl_multi_add_handle(m, easy[i]);
+    }
+    long ok = 0, errors = 0, done = 0, max_running = 0;
+    long long bytes = 0;
+    int running = 1;
+    while (done < a->n) {
+        if (bench_now() > deadline) { note_error("%s", "time limit reached"); break; }
+        curl_multi_perform(m, &running);
+        if (running > max_running) max_running = running;
+        CURLMsg *msg;
+        int left;
+        while ((msg = curl_multi_info_read(m, &left))) {
+            if (msg->msg != CURLMSG_DONE) continue;
+            buf_t *b;
+            curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&b);
+            if (finish(msg->easy_handle, msg->data.result, b, 1)) { ok++; bytes += (long long)b->len; }
+            else errors++;
+            done++;
+            free(b->p);  /* a finished request gives its memory back */
+            b->p = NULL;
+            b->cap = b->len = 0;
+        }
+        if (done < a->n) curl_multi_poll(m, NULL, 0, 100, NULL);
+    }
+    double secs = bench_now() - t0, cpu = bench_cpu() - cpu0;
+    long peak = bench_status_kb("VmHWM");
+    bench_emit(PEER, a, ok, a->n - ok, bytes, secs, cpu, first_error[0] ? first_error : NULL,
+               ",\"rss_base_kb\":%ld,\"rss_per_req_kb\":%.3f,\"max_in_flight\":%ld", base,
+               (double)(peak > base ? peak - base : 0) / (double)(a->n ? a->n : 1), max_running);
+    for (long i = 0; i < a->n; i++) {
+        curl_multi_remove_handle(m, easy[i]);
+        curl_easy_cleanup(easy[i]);
+        free(bufs[i].p);
+    }
+    free(easy);
+    free(bufs);
+    curl_multi_cleanup(m);
+}
+
+/* cancel: start a transfer of a rate-limited body, wait for its first bytes, then
+ * time curl_multi_remove_handle (libcurl's cancellation; synchronous). */
+static void run_cancel(const bench_args *a) {
+    CURLM *m = curl_multi_init();
+    buf_t b = {0};
+    CURL *e = new_easy(a->url, &b);
+    double *lat = calloc((size_t)a->n + 1, sizeof *lat);
+    long samples = 0, not_mid = 0;
+    double deadline = bench_now() + a->time_limit;
+    double cpu0 = bench_cpu(), t0 = bench_now();
+    for (long i = 0; i < a->n && bench_now() < deadline; i++) {
+        b.len = 0;
+        b.seen = 0;
+        curl_multi_add_handle(m, e);
+        int running = 1, finished = 0;
+        double give_up = bench_now() + 10;
+        while (b.seen == 0 && bench_now() < give_up) {
+            curl_multi_perform(m, &running);
+            int left;
+            CURLMsg *msg;
+            while ((msg = curl_multi_info_read(m, &left)))
+                if (msg->msg == CURLMSG_DONE) finished = 1;
+            if (finished) break;
+            if (b.seen == 0) curl_multi_poll(m, NULL, 0, 10, NULL);
+        }
+        if (finished || b.seen == 0) not_mid++;
+        double c0 = bench_now();
+        curl_multi_remove_handle(m, e);
+        double c1 = bench_now();
+        if (!finished && b.seen > 0) lat[samples++] = (c1 - c0) * 1e6;
+        free(b.p);
+        b.p = NULL;
+        b.cap = 0;
+    }
+    double secs = bench_now() - t0, cpu = bench_cpu() - cpu0;
+    qsort(lat, (size_t)samples, sizeof *lat, bench_cmp_double);
+    bench_emit(PEER, a, samples, a->n - samples, 0, secs, cpu,
+               not_mid ? "some samples finished or received nothing before the cancel" : NULL,
+               ",\"samples\":%ld,\"p50_us\":%.2f,\"p99_us\":%.2f,\"max_us\":%.2f", samples,
+               bench_percentile(lat, samples, 50), bench_percentile(lat, samples, 99),
+               samples ? lat[samples - 1] : 0.0);
+    free(lat);
+    curl_easy_cleanup(e);
+    curl_multi_cleanup(m);
+}
+
+int main(int argc, char **argv) {
+    bench_args a = bench_parse_args(argc, argv);
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return 1;
+    if (!strcmp(a.workload, "seq")) run_sequential(&a, 1, NULL);
+    else if (!strcmp(a.workload, "conc")) run_conc(&a);
+    else if (!strcmp(a.workload, "download")) run_sequential(&a, 0, NULL);
+    else if (!strcmp(a.workload, "download-file")) {
+        FILE *f = a.out ? fopen(a.out, "wb") : NULL;
+        if (!f) { perror("--out"); return 1; }
+        a.warmup = 0;
+        run_sequential(&a, 0, f);
+        fclose(f);
+    }
+    else if (!strcmp(a.workload, "slow")) run_slow(&a);
+    else if (!strcmp(a.workload, "cancel")) run_cancel(&a);
+    else bench_skip(PEER, &a, "unknown workload");
+    curl_global_cleanup();
+    return 0;
+}

@@ -1,0 +1,320 @@
+#!/usr/bin/env python3
+"""Runs the benchmark matrix: every workload with every peer that applies, in the
+same run, against the servers bench/run.sh started. Each peer run is one process
+that prints one JSON line; this appends it (with the workload key and round) to
+the results file, which bench/report.py turns into the table.
+
+Not meant to be run by hand: bench/run.sh passes the servers' URLs.
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import resource
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--bin", required=True)
+ap.add_argument("--venv", required=True)
+ap.add_argument("--base", required=True, help="nginx base URL")
+ap.add_argument("--slow", required=True, help="slow-route server base URL")
+ap.add_argument("--tmp", required=True)
+ap.add_argument("--out", required=True)
+ap.add_argument("--quick", default="0")
+ap.add_argument("--rounds", type=int, default=1)
+ap.add_argument("--workloads", default="w1,w2,w3,w4,w5,w6,w7")
+ap.add_argument("--peers", default="all")
+ap.add_argument("--notes", default="")
+ap.add_argument("--pinned", default="0")
+A = ap.parse_args()
+QUICK = A.quick == "1"
+
+# Sizes. Full mode is the issue's; quick mode validates the harness in a few minutes.
+S = dict(
+    n_seq=2_000 if QUICK else 50_000,
+    n_conc=2_000 if QUICK else 50_000,
+    conc=(16, 64, 256),
+    parse={"1k": 2_000, "100k": 200, "10m": 5} if QUICK else {"1k": 20_000, "100k": 2_000, "10m": 50},
+    download=2 if QUICK else 5,
+    slow_n=2_000 if QUICK else 10_000,
+    slow_ms=3_000 if QUICK else 8_000,
+    cancel=500 if QUICK else 10_000,
+    cancel_delay_us=3_000,
+    callgrind_n=1_000,
+    warmup=50 if QUICK else 200,
+    time_limit=300 if QUICK else 900,
+)
+
+# Full mode only: peers an order of magnitude slower than the rest do a fifth of the
+# requests in workloads 1 and 2 (their rate is steady long before that; the table
+# says n for them), which keeps a full run near 30 minutes instead of 50.
+SCALE_DOWN = {} if QUICK else {"requests": 5, "httpx": 5, "httpx-async": 5}
+
+PY = os.path.join(A.venv, "bin", "python")
+# -X faulthandler: a native crash in a Python peer prints where Python was
+PEERS_PY = os.path.join(HERE, "python", "peers.py")
+binp = lambda name: os.path.join(A.bin, name)  # noqa: E731
+have = lambda name: os.access(binp(name), os.X_OK)  # noqa: E731
+notes = {}
+if A.notes and os.path.exists(A.notes):
+    for line in open(A.notes):
+        if ":" in line:
+            peer, why = line.split(":", 1)
+            why = why.strip()
+            if why.startswith("skipped:"):
+                why = why[len("skipped:"):].strip()
+            for p in peer.split(","):
+                notes[p.strip()] = why
+
+# peer name -> command prefix (None: unavailable, with a note)
+PEERS = {
+    "raw-curl": [binp("raw_curl")],
+    "nc-capi": [binp("nc_capi")],
+    "nc-sync": [binp("nc_capi"), "--api", "sync"],
+    "nc-swift-async": [binp("netcore-peer")] if have("netcore-peer") else None,
+    "ahc": [binp("ahc-peer")] if have("ahc-peer") else None,
+    "py-netcore": [PY, "-X", "faulthandler", PEERS_PY, "--peer", "netcore"] if os.environ.get("NETCORE_BINDING_PATH") else None,
+    "py-netcore-async": [PY, "-X", "faulthandler", PEERS_PY, "--peer", "netcore-async"] if os.environ.get("NETCORE_BINDING_PATH") else None,
+    "requests": [PY, "-X", "faulthandler", PEERS_PY, "--peer", "requests"],
+    "httpx": [PY, "-X", "faulthandler", PEERS_PY, "--peer", "httpx"],
+    "httpx-async": [PY, "-X", "faulthandler", PEERS_PY, "--peer", "httpx-async"],
+    "aiohttp": [PY, "-X", "faulthandler", PEERS_PY, "--peer", "aiohttp"],
+    "pycurl": [PY, "-X", "faulthandler", PEERS_PY, "--peer", "pycurl"],
+    "curl-cli": ["curl"],
+}
+ORDER = list(PEERS)
+wanted_peers = set(ORDER if A.peers == "all" else [p.strip() for p in A.peers.split(",")])
+wanted_workloads = {w.strip() for w in A.workloads.split(",")}
+
+B = A.base
+# Matrix: (key, workload group, peer workload, url, n, c, peers)
+SEQ_PEERS = ["raw-curl", "nc-capi", "nc-sync", "nc-swift-async", "ahc", "py-netcore", "py-netcore-async",
+             "requests", "httpx", "httpx-async", "aiohttp", "pycurl", "curl-cli"]
+CONC_PEERS = ["raw-curl", "nc-capi", "nc-swift-async", "ahc", "py-netcore-async", "httpx-async", "aiohttp",
+              "pycurl", "curl-cli"]
+PARSE_PEERS = ["raw-curl", "nc-capi", "nc-sync", "nc-swift-async", "ahc", "py-netcore", "requests", "httpx",
+               "pycurl", "aiohttp"]
+MEM_PEERS = ["raw-curl", "nc-capi", "nc-sync", "nc-swift-async", "ahc", "py-netcore", "requests", "httpx",
+             "pycurl", "aiohttp"]
+FILE_PEERS = ["raw-curl", "nc-capi", "ahc", "requests", "httpx", "pycurl", "curl-cli"]
+SLOW_PEERS = ["raw-curl", "nc-capi", "nc-swift-async", "ahc", "py-netcore-async", "aiohttp", "pycurl"]
+
+MATRIX = [("w1-seq", "w1", "seq", f"{B}/tiny.json", S["n_seq"], 1, SEQ_PEERS)]
+MATRIX += [(f"w2-c{c}", "w2", "conc", f"{B}/tiny.json", S["n_conc"], c, CONC_PEERS) for c in S["conc"]]
+MATRIX += [(f"w3-{k}", "w3", "seq", f"{B}/{k}.json", n, 1, PARSE_PEERS) for k, n in S["parse"].items()]
+MATRIX += [("w4-mem", "w4", "download", f"{B}/100m.bin", S["download"], 1, MEM_PEERS),
+           ("w4-file", "w4", "download-file", f"{B}/100m.bin", S["download"], 1, FILE_PEERS),
+           ("w5-slow", "w5", "slow", f"{A.slow}/slow?ms={S['slow_ms']}", S["slow_n"], S["slow_n"], SLOW_PEERS),
+           ("w6-cancel", "w6", "cancel", f"{B}/drip/10m.json", S["cancel"], 1, ["raw-curl", "nc-capi"]),
+           ("w7-callgrind", "w7", "seq", f"{B}/tiny.json", S["callgrind_n"], 1, ["raw-curl", "nc-capi"])]
+
+out = open(A.out, "w")
+
+
+def record(obj):
+    out.write(json.dumps(obj) + "\n")
+    out.flush()
+
+
+def short(r):
+    if "skipped" in r:
+        return "skipped: " + r["skipped"]
+    if "error" in r:
+        return "ERROR: " + r["error"][-200:]
+    if "ir_per_req" in r:
+        return f"{r['ir_per_req']:,.0f} instructions/request ({r['ir_total']:,} for {r['n']})"
+    s = f"ok {r.get('ok')}/{r.get('n')} in {r.get('secs', 0):.2f}s  {r.get('rps', 0):,.0f} req/s"
+    if r.get("mbps"):
+        s += f"  {r['mbps']:,.1f} MB/s"
+    s += f"  cpu {r.get('cpu_us_per_req', 0):,.1f} us/req"
+    if "p99_us" in r:
+        s += f"  p50 {r['p50_us']:.0f} us p99 {r['p99_us']:.0f} us"
+    if "rss_per_req_kb" in r:
+        s += f"  rss/req {r['rss_per_req_kb']:.1f} kB"
+    if r.get("first_error"):
+        s += f"  [{r['first_error'][:120]}]"
+    return s
+
+
+def warmup(wl, n):
+    """untimed requests first: sequential and concurrent runs only, at most a tenth
+    of the timed ones (the 10 MB parse would otherwise spend minutes warming up)"""
+    return min(S["warmup"], max(1, n // 10)) if wl in ("seq", "conc") else 0
+
+
+def run_peer(peer, wl, url, n, c, key):
+    """one peer process; returns its result dict"""
+    argv = list(PEERS[peer])
+    tl = S["time_limit"]
+    if peer == "curl-cli":
+        return run_curl_cli(wl, url, n, c, key)
+    argv += ["--workload", wl, "--url", url, "-n", str(n), "-c", str(c),
+             "--warmup", str(warmup(wl, n)), "--time-limit", str(tl)]
+    if wl == "download-file":
+        argv += ["--out", os.path.join(A.tmp, f"download-{peer}.bin")]
+    if wl == "cancel":
+        argv += ["--delay-us", str(S["cancel_delay_us"])]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [os.path.join(HERE, "python"),
+                                                   os.environ.get("NETCORE_BINDING_PATH", "")] if p)
+    try:
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=tl + 120,
+                           env=env, text=True)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timed out after {tl + 120} s"}
+    finally:
+        if wl == "download-file":
+            try:
+                os.remove(os.path.join(A.tmp, f"download-{peer}.bin"))
+            except OSError:
+                pass
+    lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
+    if p.returncode != 0 or not lines:
+        why = f"exit {p.returncode}" + (" (killed by signal %d)" % -p.returncode if p.returncode < 0 else "")
+        if lines:
+            why += "; its result line: " + lines[-1][:300]
+        return {"error": f"{why}: {(p.stderr or '').strip()[-600:]}"}
+    res = json.loads(lines[-1])
+    if p.stderr.strip():
+        res["stderr"] = p.stderr.strip()[-400:]
+    return res
+
+
+def run_curl_cli(wl, url, n, c, key):
+    """the curl command line: URL globbing for N requests in one process (one
+    connection reused), --parallel for concurrency; it does not parse JSON"""
+    if wl in ("seq", "conc"):
+        argv = ["curl", "-s", "-S", "-w", "%{stderr}%{http_code}\\n", f"{url}?i=[1-{n}]"]
+        if wl == "conc":
+            argv[1:1] = ["--parallel", "--parallel-max", str(c), "--parallel-immediate"]
+        r0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()
+        p = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                           timeout=S["time_limit"] + 120)
+        secs = time.monotonic() - t0
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        codes = p.stderr.split()
+        ok = sum(1 for x in codes if x == "200")
+        size = os.path.getsize(os.path.join(ROOT, "build", "bench", "www", url.rsplit("/", 1)[1]))
+        cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+        return {"peer": "curl-cli", "workload": wl, "url": url, "n": n, "c": c, "ok": ok, "errors": n - ok,
+                "bytes": ok * size, "secs": secs, "rps": n / secs, "mbps": ok * size / secs / 1e6,
+                "cpu_us_per_req": cpu * 1e6 / n, "note": "no JSON parse",
+                "first_error": None if ok == n else f"exit {p.returncode}, {n - ok} non-200"}
+    if wl == "download-file":
+        dest = os.path.join(A.tmp, "download-curl-cli.bin")
+        ok, nbytes = 0, 0
+        r0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()
+        for _ in range(n):
+            p = subprocess.run(["curl", "-s", "-S", "-f", "-o", dest, url], timeout=S["time_limit"])
+            if p.returncode == 0:
+                ok += 1
+                nbytes += os.path.getsize(dest)
+        secs = time.monotonic() - t0
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        os.remove(dest)
+        return {"peer": "curl-cli", "workload": wl, "url": url, "n": n, "c": 1, "ok": ok, "errors": n - ok,
+                "bytes": nbytes, "secs": secs, "rps": n / secs, "mbps": nbytes / secs / 1e6,
+                "cpu_us_per_req": ((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)) * 1e6 / n}
+    return {"skipped": "does not apply to the curl command line"}
+
+
+def collected(stderr):
+    m = re.findall(r"Collected\s*:\s*([0-9]+)", stderr)
+    return int(m[-1]) if m else None
+
+
+def run_callgrind(peer, url, n):
+    """instruction counts (valgrind --tool=callgrind, every thread) of N sequential
+    requests minus the same program doing 0 requests (start-up and client set-up)"""
+    totals = {}
+    for count in (n, 0):
+        argv = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={A.tmp}/callgrind.{peer}.{count}",
+                *PEERS[peer], "--workload", "seq", "--url", url, "-n", str(count), "--warmup", "0",
+                "--time-limit", "3000"]
+        try:
+            p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=3000)
+        except subprocess.TimeoutExpired:
+            return {"error": "callgrind timed out"}
+        ir = collected(p.stderr)
+        lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
+        res = json.loads(lines[-1]) if lines else {}
+        if p.returncode != 0 or ir is None:
+            return {"error": f"callgrind exit {p.returncode}: {p.stderr.strip()[-400:]}"}
+        if count and res.get("ok") != count:
+            return {"error": f"callgrind run: {res.get('ok')}/{count} ok ({res.get('first_error')})"}
+        totals[count] = ir
+    return {"peer": peer, "workload": "callgrind", "url": url, "n": n, "ir_total": totals[n],
+            "ir_base": totals[0], "ir_per_req": (totals[n] - totals[0]) / n}
+
+
+def versions():
+    """versions of the servers and peers, for the record"""
+    v = {}
+    def out(argv):
+        try:
+            p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=30)
+            return p.stdout.strip().split("\n")[0]
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+    v["nginx"] = (out(["nginx", "-v"]) or out(["/usr/sbin/nginx", "-v"]) or "").replace("nginx version: ", "")
+    v["python-peers"] = out([PY, "-c", "import requests, httpx, aiohttp, pycurl; print("
+                                "f'requests {requests.__version__}, httpx {httpx.__version__}, "
+                                "aiohttp {aiohttp.__version__}, ' + pycurl.version.split(' OpenSSL')[0])"])
+    resolved = os.path.join(HERE, "swift", "Package.resolved")
+    if os.path.exists(resolved):
+        try:
+            pins = json.load(open(resolved)).get("pins", [])
+            v["async-http-client"] = next((p["state"].get("version") for p in pins
+                                           if p.get("identity") == "async-http-client"), None)
+        except (ValueError, KeyError):
+            pass
+    v["swift"] = out(["swift", "--version"])
+    return v
+
+
+meta = {
+    "meta": {
+        "quick": QUICK, "sizes": S, "rounds": A.rounds, "cores": os.cpu_count(),
+        "pinned": A.pinned == "1", "machine": platform.machine(), "kernel": platform.release(),
+        "python": platform.python_version(), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "curl": subprocess.run(["curl", "--version"], stdout=subprocess.PIPE, text=True).stdout.split("\n")[0].split(" (")[0],
+        "git": subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
+                              text=True).stdout.strip(),
+        "git_dirty": bool(subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--", "Sources", "include"],
+                                         stdout=subprocess.PIPE, text=True).stdout.strip()),
+        "notes": notes,
+        "nc_max_connections_per_host": int(os.environ.get("BENCH_NC_MAX_CONNECTIONS_PER_HOST") or 0),
+        "versions": versions(),
+    }
+}
+record(meta)
+t_all = time.monotonic()
+for key, group, wl, url, n, c, peers in MATRIX:
+    if group not in wanted_workloads:
+        continue
+    for rnd in range(A.rounds):
+        order = [p for p in peers if p in wanted_peers]
+        k = rnd % max(1, len(order))
+        order = order[k:] + order[:k]  # rotate so no peer always runs first
+        for peer in order:
+            t0 = time.monotonic()
+            if PEERS.get(peer) is None:
+                res = {"skipped": notes.get(peer, "peer not available")}
+            elif key == "w7-callgrind":
+                res = run_callgrind(peer, url, n)
+            else:
+                n_peer = n // SCALE_DOWN.get(peer, 1) if group in ("w1", "w2") else n
+                res = run_peer(peer, wl, url, n_peer, c, key)
+            res.update({"key": key, "group": group, "peer": peer, "round": rnd,
+                        "wall": round(time.monotonic() - t0, 3)})
+            res.setdefault("n", n)
+            res.setdefault("c", c)
+            record(res)
+            print(f"{key:13s} {peer:17s} {short(res)}", flush=True)
+record({"meta_end": {"elapsed": round(time.monotonic() - t_all, 1)}})

@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+"""Turns the benchmark's result lines (build/bench/results.jsonl, written by
+bench/driver.py) into one table of absolute figures, ratios to raw libcurl and
+the issue's targets (met / missed / n/a), printed and written as
+bench/results/latest.json (+ latest.md).
+
+Ratios: peer / raw-curl of the same workload, for every metric (so > 1 is better
+for req/s and MB/s, < 1 is better for CPU, RSS, latency and instructions).
+With several rounds the median of each metric is kept.
+
+Usage: report.py RESULTS.jsonl [--json OUT.json] [--md OUT.md] [--elapsed S]
+"""
+import argparse
+import json
+import statistics
+import sys
+
+ap = argparse.ArgumentParser()
+ap.add_argument("results")
+ap.add_argument("--json")
+ap.add_argument("--md")
+ap.add_argument("--elapsed", type=float)
+A = ap.parse_args()
+
+META, END, RUNS = {}, {}, {}
+for line in open(A.results):
+    line = line.strip()
+    if not line:
+        continue
+    r = json.loads(line)
+    if "meta" in r:
+        META = r["meta"]
+    elif "meta_end" in r:
+        END = r["meta_end"]
+    else:
+        RUNS.setdefault((r["key"], r["peer"]), []).append(r)
+
+METRICS = ["rps", "mbps", "cpu_us_per_req", "rss_peak_kb", "rss_per_req_kb", "p50_us", "p99_us", "max_us",
+           "return_p50_us", "return_p99_us", "ir_per_req", "ir_total", "secs", "ok", "errors"]
+
+
+def merged(key, peer):
+    """one dict per (workload, peer): medians over rounds; status skipped/error"""
+    runs = RUNS.get((key, peer))
+    if not runs:
+        return None
+    good = [r for r in runs if "skipped" not in r and "error" not in r]
+    if not good:
+        r = runs[0]
+        return {"status": "skipped" if "skipped" in r else "error",
+                "why": r.get("skipped") or r.get("error")}
+    out = {"status": "ok", "rounds": len(good)}
+    for m in METRICS:
+        vals = [r[m] for r in good if isinstance(r.get(m), (int, float))]
+        if vals:
+            out[m] = statistics.median(vals)
+    if any(r.get("first_error") for r in good):
+        out["first_error"] = next(r["first_error"] for r in good if r.get("first_error"))
+    for k in ("note", "n", "c", "samples", "not_called", "not_cancelled"):
+        if k in good[0]:
+            out[k] = good[0][k]
+    if out.get("errors"):
+        out["status"] = "errors"
+    return out
+
+
+KEYS = []
+for (key, peer) in RUNS:
+    if key not in KEYS:
+        KEYS.append(key)
+RESULTS = {}
+for key in KEYS:
+    RESULTS[key] = {}
+    peers = [p for (k, p) in RUNS if k == key]
+    for p in peers:
+        RESULTS[key][p] = merged(key, p)
+    raw = RESULTS[key].get("raw-curl")
+    for p, m in RESULTS[key].items():
+        if m and m["status"] != "skipped" and m["status"] != "error" and raw and raw.get("status") in ("ok", "errors"):
+            m["ratio_to_raw"] = {k: m[k] / raw[k] for k in METRICS
+                                 if k in m and isinstance(raw.get(k), (int, float)) and raw[k] and
+                                 k not in ("ok", "errors", "secs", "ir_total")}
+
+
+def get(key, peer, metric):
+    m = RESULTS.get(key, {}).get(peer)
+    if not m or m["status"] not in ("ok", "errors"):
+        return None
+    return m.get(metric)
+
+
+# ---------------------------------------------------------------- targets
+TARGETS = []
+
+
+def target(name, value, threshold, op, why_missing=""):
+    """value op threshold -> met/missed; None value -> n/a"""
+    if value is None:
+        TARGETS.append({"target": name, "value": None, "threshold": threshold, "status": "n/a",
+                        "note": why_missing})
+        return
+    met = value >= threshold if op == ">=" else value <= threshold
+    TARGETS.append({"target": name, "value": value, "threshold": threshold, "op": op,
+                    "status": "met" if met else "missed"})
+
+
+def ratio(key, peer, metric, base="raw-curl"):
+    a, b = get(key, peer, metric), get(key, base, metric)
+    return a / b if a is not None and b else None
+
+
+def na(key, peer):
+    m = RESULTS.get(key, {}).get(peer)
+    if m is None:
+        return "not run"
+    return m.get("why") or m.get("first_error") or ""
+
+
+for key, label in (("w1-seq", "1"), ("w2-c16", "16"), ("w2-c64", "64"), ("w2-c256", "256")):
+    target(f"C API throughput ×raw, concurrency {label}", ratio(key, "nc-capi", "rps"), 0.97, ">=",
+           na(key, "nc-capi"))
+for key, label in (("w1-seq", "1"), ("w2-c16", "16"), ("w2-c64", "64"), ("w2-c256", "256")):
+    target(f"C API CPU/request ×raw, concurrency {label}", ratio(key, "nc-capi", "cpu_us_per_req"), 1.10, "<=",
+           na(key, "nc-capi"))
+target("C API instructions/request ×raw (callgrind, 1,000 sequential)",
+       ratio("w7-callgrind", "nc-capi", "ir_per_req"), 1.10, "<=", na("w7-callgrind", "nc-capi"))
+target("sync (nc_client_send_sync) ×raw, sequential", ratio("w1-seq", "nc-sync", "rps"), 0.95, ">=",
+       na("w1-seq", "nc-sync"))
+for key, label in (("w1-seq", "1"), ("w2-c16", "16")):
+    target(f"Swift async ×raw, concurrency {label}", ratio(key, "nc-swift-async", "rps"), 0.85, ">=",
+           na(key, "nc-swift-async"))
+    target(f"Swift async ×AsyncHTTPClient, concurrency {label}",
+           ratio(key, "nc-swift-async", "rps", "ahc"), 2.0, ">=", na(key, "nc-swift-async") or na(key, "ahc"))
+target("Python sync ×requests.Session, sequential", ratio("w1-seq", "py-netcore", "rps", "requests"), 5.0, ">=",
+       na("w1-seq", "py-netcore"))
+target("Python sync ×pycurl, sequential", ratio("w1-seq", "py-netcore", "rps", "pycurl"), 1.0, ">=",
+       na("w1-seq", "py-netcore"))
+target("Python asyncio ×httpx async, concurrency 64",
+       ratio("w2-c64", "py-netcore-async", "rps", "httpx-async"), 2.0, ">=", na("w2-c64", "py-netcore-async"))
+target("Python asyncio ×aiohttp, concurrency 64",
+       ratio("w2-c64", "py-netcore-async", "rps", "aiohttp"), 1.0, ">=", na("w2-c64", "py-netcore-async"))
+for size in ("1k", "100k", "10m"):
+    target(f"fetch + envelope parse {size} ×raw jansson (MB/s)", ratio(f"w3-{size}", "nc-capi", "mbps"), 0.9, ">=",
+           na(f"w3-{size}", "nc-capi"))
+target("100 MB download to memory ×raw (MB/s)", ratio("w4-mem", "nc-capi", "mbps"), 0.95, ">=",
+       na("w4-mem", "nc-capi"))
+slow = RESULTS.get("w5-slow", {}).get("nc-capi")
+target("in flight against the slow route: errors", None if not slow or slow["status"] in ("skipped", "error")
+       else slow.get("errors", 0), 0, "<=", na("w5-slow", "nc-capi"))
+target("in flight: RSS/request ×raw", ratio("w5-slow", "nc-capi", "rss_per_req_kb"), 1.25, "<=",
+       na("w5-slow", "nc-capi"))
+p99 = get("w6-cancel", "nc-capi", "p99_us")
+target("cancellation p99 (nc_task_cancel -> callback returned), ms", None if p99 is None else p99 / 1000, 1.0,
+       "<=", na("w6-cancel", "nc-capi"))
+
+# ---------------------------------------------------------------- tables
+SECTIONS = [
+    ("w1-seq", "1) sequential small GETs, one keep-alive connection (envelope checked)",
+     [("req/s", "rps", "{:,.0f}", True), ("CPU µs/req", "cpu_us_per_req", "{:,.1f}", True)]),
+]
+for c in (16, 64, 256):
+    SECTIONS.append((f"w2-c{c}", f"2) small GETs, {c} concurrent",
+                     [("req/s", "rps", "{:,.0f}", True), ("CPU µs/req", "cpu_us_per_req", "{:,.1f}", True)]))
+for size, label in (("1k", "1 KB"), ("100k", "100 KB"), ("10m", "10 MB")):
+    SECTIONS.append((f"w3-{size}", f"3) fetch + envelope parse, {label} body",
+                     [("MB/s", "mbps", "{:,.1f}", True), ("req/s", "rps", "{:,.1f}", False),
+                      ("CPU µs/req", "cpu_us_per_req", "{:,.0f}", True)]))
+SECTIONS += [
+    ("w4-mem", "4) 100 MB download to memory",
+     [("MB/s", "mbps", "{:,.0f}", True), ("peak RSS MB", "rss_peak_kb", "{:,.0f}", True)]),
+    ("w4-file", "4) 100 MB download to a file",
+     [("MB/s", "mbps", "{:,.0f}", True)]),
+    ("w5-slow", "5) requests in flight at once against the slow route",
+     [("ok", "ok", "{:,.0f}", False), ("errors", "errors", "{:,.0f}", False), ("secs", "secs", "{:,.1f}", False),
+      ("RSS kB/request", "rss_per_req_kb", "{:,.1f}", True)]),
+    ("w6-cancel", "6) cancellation latency mid-transfer (µs)",
+     [("samples", "ok", "{:,.0f}", False), ("p50", "p50_us", "{:,.0f}", True), ("p99", "p99_us", "{:,.0f}", True),
+      ("max", "max_us", "{:,.0f}", False)]),
+    ("w7-callgrind", "7) instructions per request (callgrind, 1,000 sequential, minus start-up)",
+     [("Ir/request", "ir_per_req", "{:,.0f}", True), ("Ir total", "ir_total", "{:,.0f}", False)]),
+]
+
+
+def fmt_value(m, metric, f):
+    v = m.get(metric)
+    if v is None:
+        return "—"
+    if metric == "rss_peak_kb":
+        v = v / 1024
+    return f.format(v)
+
+
+def render(md):
+    lines = []
+    out = lines.append
+    q = "quick" if META.get("quick") else "full"
+    out(("# " if md else "") + f"libnetcore benchmark — {q} mode, {META.get('started', '')}, git {META.get('git', '')}"
+        + (" (+ uncommitted changes)" if META.get("git_dirty") else ""))
+    out(f"{META.get('cores')} cores, client pinned to core 1 and servers to core 0: {META.get('pinned')}; "
+        f"{META.get('curl', '')}; rounds: {META.get('rounds')}"
+        + (f"; run took {A.elapsed:.0f} s" if A.elapsed else ""))
+    ver = META.get("versions") or {}
+    if ver:
+        out("versions: " + "; ".join(f"{k}: {v}" for k, v in ver.items() if v))
+    if META.get("nc_max_connections_per_host"):
+        out(f"libnetcore limits.max_connections_per_host = {META['nc_max_connections_per_host']} "
+            "(BENCH_NC_MAX_CONNECTIONS_PER_HOST; the standard bench config uses 0)")
+    out("")
+    for key, title, cols in SECTIONS:
+        if key not in RESULTS:
+            continue
+        head = ["peer"]
+        for name, metric, f, with_ratio in cols:
+            head.append(name)
+            if with_ratio:
+                head.append("×raw")
+        head.append("note")
+        rows = []
+        for peer, m in RESULTS[key].items():
+            if m is None:
+                continue
+            row = [peer]
+            if m["status"] in ("skipped", "error"):
+                for name, metric, f, with_ratio in cols:
+                    row += ["—"] + (["—"] if with_ratio else [])
+                row.append(("skipped: " if m["status"] == "skipped" else "ERROR: ") + str(m["why"])[:110])
+            else:
+                for name, metric, f, with_ratio in cols:
+                    row.append(fmt_value(m, metric, f))
+                    if with_ratio:
+                        r = m.get("ratio_to_raw", {}).get(metric)
+                        row.append("—" if r is None else f"{r:.2f}")
+                note = m.get("note", "")
+                raw_n = (RESULTS[key].get("raw-curl") or {}).get("n")
+                if m.get("n") and raw_n and m["n"] != raw_n and key != "w5-slow":
+                    note = (note + "; " if note else "") + f"n={m['n']:,}"
+                if m.get("first_error"):
+                    note = (note + "; " if note else "") + m["first_error"][:110]
+                row.append(note)
+            rows.append(row)
+        n = next((m.get("n") for m in RESULTS[key].values() if m and m.get("n")), None)
+        out(("## " if md else "") + title + (f" (n={n:,})" if n else ""))
+        out(table(head, rows, md))
+        out("")
+    out(("## " if md else "") + "targets")
+    rows = []
+    for t in TARGETS:
+        v = t["value"]
+        rows.append([t["target"], "—" if v is None else f"{v:.3g}", f"{t.get('op', '')} {t['threshold']}",
+                     t["status"].upper() if t["status"] == "missed" else t["status"], t.get("note", "")[:100]])
+    out(table(["target", "measured", "threshold", "status", "note"], rows, md))
+    met = sum(t["status"] == "met" for t in TARGETS)
+    missed = sum(t["status"] == "missed" for t in TARGETS)
+    out("")
+    out(f"targets: {met} met, {missed} missed, {len(TARGETS) - met - missed} n/a")
+    if META.get("notes"):
+        out("")
+        out(("## " if md else "") + "notes")
+        for p, why in META["notes"].items():
+            out(f"- {p}: {why}")
+    return "\n".join(lines)
+
+
+def table(head, rows, md):
+    if md:
+        t = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+        t += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+        return "\n".join(t)
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
+    def line(r):
+        return "  ".join(str(c).ljust(w) if i == 0 or i == len(r) - 1 else str(c).rjust(w)
+                         for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+    return "\n".join([line(head), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+print(render(False))
+if A.md:
+    with open(A.md, "w") as f:
+        f.write(render(True) + "\n")
+if A.json:
+    with open(A.json, "w") as f:
+        json.dump({"meta": META, "elapsed_s": A.elapsed, "driver_elapsed_s": END.get("elapsed"),
+                   "results": RESULTS, "targets": TARGETS}, f, indent=1, sort_keys=False)
+        f.write("\n")

@@ -1,0 +1,114 @@
+// libnetcore's Swift async API peer: `try await client.send(request)` with the
+// envelope on, the same requests as the other peers (bench/README.md). Success =
+// no error thrown and the business data available (`response.data`).
+import BenchCommon
+import NetCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+let args = BenchArgs()
+let peer = "nc-swift-async"
+// Same bench configuration as the C peer: no per-host connection cap (0, or
+// $BENCH_NC_MAX_CONNECTIONS_PER_HOST), bodies up to 1 GiB.
+let maxConn = getenv("BENCH_NC_MAX_CONNECTIONS_PER_HOST").flatMap { Int(String(cString: $0)) } ?? 0
+let config = """
+{"envelope":{},"timeout_ms":300000,"connect_timeout_ms":10000,
+ "limits":{"max_connections_per_host":\(maxConn),"max_response_bytes":1073741824}}
+"""
+let client: NetClient
+do { client = try NetClient(json: config) } catch {
+    print("{\"peer\":\"\(peer)\",\"workload\":\"\(args.workload)\",\"skipped\":\"client: \(error)\"}")
+    exit(1)
+}
+
+enum Outcome: Sendable { case ok(Int), failed(String) }
+
+func fetch(_ request: Request, raw: Bool) async -> Outcome {
+    do {
+        let response = try await client.send(request)
+        if !raw && response.data == nil { return .failed("no data") }
+        return .ok(response.body.count)
+    } catch {
+        return .failed("\(error)")
+    }
+}
+
+struct Tally: Sendable {
+    var ok = 0, errors = 0, bytes = 0
+    var firstError: String? = nil
+    mutating func add(_ o: Outcome) {
+        switch o {
+        case .ok(let b): ok += 1; bytes += b
+        case .failed(let e): errors += 1; if firstError == nil { firstError = e }
+        }
+    }
+    mutating func merge(_ t: Tally) {
+        ok += t.ok; errors += t.errors; bytes += t.bytes
+        if firstError == nil { firstError = t.firstError }
+    }
+}
+
+let raw = args.workload == "download"
+var request: Request
+do {
+    request = try Request(method: "GET", target: args.url)
+} catch {
+    print("{\"peer\":\"\(peer)\",\"workload\":\"\(args.workload)\",\"skipped\":\"bad url\"}")
+    exit(1)
+}
+if raw { request.envelope = false }
+let req = request
+
+func worker(count: Int) async -> Tally {
+    var t = Tally()
+    for _ in 0..<count { t.add(await fetch(req, raw: raw)) }
+    return t
+}
+
+/// `n` requests with `c` in flight: c child tasks, each doing its share in sequence.
+func runWindow(n: Int, c: Int) async -> Tally {
+    await withTaskGroup(of: Tally.self) { group in
+        for i in 0..<c {
+            let share = n / c + (i < n % c ? 1 : 0)
+            if share > 0 { group.addTask { await worker(count: share) } }
+        }
+        var total = Tally()
+        for await t in group { total.merge(t) }
+        return total
+    }
+}
+
+switch args.workload {
+case "seq", "conc", "download":
+    let c = args.workload == "conc" ? args.c : 1
+    if args.warmup > 0 { _ = await runWindow(n: max(args.warmup, c), c: c) }
+    let cpu0 = cpuSeconds(), t0 = now()
+    let t = await runWindow(n: args.n, c: c)
+    let secs = now() - t0, cpu = cpuSeconds() - cpu0
+    emitRun(peer: peer, args: args, ok: t.ok, errors: t.errors, bytes: t.bytes, secs: secs, cpu: cpu,
+            firstError: t.firstError)
+
+case "slow":
+    let base = procStatusKB("VmRSS")
+    resetPeakRSS()
+    let cpu0 = cpuSeconds(), t0 = now()
+    let t = await withTaskGroup(of: Outcome.self) { group in
+        for _ in 0..<args.n { group.addTask { await fetch(req, raw: false) } }
+        var total = Tally()
+        for await o in group { total.add(o) }
+        return total
+    }
+    let secs = now() - t0, cpu = cpuSeconds() - cpu0
+    let peak = procStatusKB("VmHWM")
+    emitRun(peer: peer, args: args, ok: t.ok, errors: t.errors, bytes: t.bytes, secs: secs, cpu: cpu,
+            firstError: t.firstError,
+            extra: [("rss_base_kb", base),
+                    ("rss_per_req_kb", Double(max(0, peak - base)) / Double(max(1, args.n)))])
+
+default:
+    emit([("peer", peer), ("workload", args.workload), ("skipped", "n/a for this peer")])
+}
+client.shutdown()
