@@ -131,3 +131,23 @@ public func emitRun(peer: String, args: BenchArgs, ok: Int, errors: Int, bytes: 
     f += extra
     emit(f)
 }
+
+/// One request's result in a peer: bytes received, or why it failed.
+public enum Outcome: Sendable { case ok(Int), failed(String) }
+
+/// Results of many requests, merged across workers.
+public struct Tally: Sendable {
+    public var ok = 0, errors = 0, bytes = 0
+    public var firstError: String? = nil
+    public init() {}
+    public mutating func add(_ o: Outcome) {
+        switch o {
+        case .ok(let b): ok += 1; bytes += b
+        case .failed(let e): errors += 1; if firstError == nil { firstError = e }
+        }
+    }
+    public mutating func merge(_ t: Tally) {
+        ok += t.ok; errors += t.errors; bytes += t.bytes
+        if firstError == nil { firstError = t.firstError }
+    }
+}

@@ -17,7 +17,6 @@ config.connectionPool = .init(idleTimeout: .seconds(120),
 config.timeout = .init(connect: .seconds(10), read: .seconds(120))
 let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: config)
 
-enum Outcome: Sendable { case ok(Int), failed(String) }
 
 /// What a careful Swift user does: parse the body with JSONSerialization and check
 /// the envelope (object, code == 0, a data member).
@@ -41,21 +40,6 @@ func fetch(_ url: String, parse: Bool) async -> Outcome {
         return .ok(body.readableBytes)
     } catch {
         return .failed("\(error)")
-    }
-}
-
-struct Tally: Sendable {
-    var ok = 0, errors = 0, bytes = 0
-    var firstError: String? = nil
-    mutating func add(_ o: Outcome) {
-        switch o {
-        case .ok(let b): ok += 1; bytes += b
-        case .failed(let e): errors += 1; if firstError == nil { firstError = e }
-        }
-    }
-    mutating func merge(_ t: Tally) {
-        ok += t.ok; errors += t.errors; bytes += t.bytes
-        if firstError == nil { firstError = t.firstError }
     }
 }
 

@@ -24,7 +24,6 @@ do { client = try NetClient(json: config) } catch {
     exit(1)
 }
 
-enum Outcome: Sendable { case ok(Int), failed(String) }
 
 func fetch(_ request: Request, raw: Bool) async -> Outcome {
     do {
@@ -33,21 +32,6 @@ func fetch(_ request: Request, raw: Bool) async -> Outcome {
         return .ok(response.body.count)
     } catch {
         return .failed("\(error)")
-    }
-}
-
-struct Tally: Sendable {
-    var ok = 0, errors = 0, bytes = 0
-    var firstError: String? = nil
-    mutating func add(_ o: Outcome) {
-        switch o {
-        case .ok(let b): ok += 1; bytes += b
-        case .failed(let e): errors += 1; if firstError == nil { firstError = e }
-        }
-    }
-    mutating func merge(_ t: Tally) {
-        ok += t.ok; errors += t.errors; bytes += t.bytes
-        if firstError == nil { firstError = t.firstError }
     }
 }
 
