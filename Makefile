@@ -15,7 +15,8 @@ EXAMPLE_LIBS   := -L$(LIBDIR) -Wl,-rpath,'$$ORIGIN/../lib' -lnetcore -ljansson
 EXAMPLES := $(patsubst examples/c/%.c,$(BUILD)/bin/%,$(wildcard examples/c/*.c))
 
 SWIFT_RELEASE_FLAGS := -c release --product netcore -Xswiftc -static-stdlib \
-	-Xlinker --version-script=$(CURDIR)/include/netcore.map -Xlinker -soname=$(SONAME)
+	-Xlinker --version-script=$(CURDIR)/include/netcore.map -Xlinker -soname=$(SONAME) \
+	-Xcc -gdwarf-4
 
 .PHONY: deps lib examples demo test test-swift test-c test-python test-tsan test-asan valgrind bench clean
 

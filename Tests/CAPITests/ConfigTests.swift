@@ -104,6 +104,8 @@ private func rejected(_ json: String) -> (rc: nc_status, wroteClient: Bool, erro
         (#"{"environments":{"dev":"http://127.0.0.1:1"},"environment":"prod"}"#, "environment"),
         (#"{"environment":"prod"}"#, "environment"),
         (#"{"callbacks":"threads"}"#, "callbacks"),
+        (#"{"compression":"yes"}"#, "compression"),
+        (#"{"compression":1}"#, "compression"),
         (#"{"envelope":{"status":"status"}}"#, "envelope.ok_status"),
     ])
     func wrongKeysAndTypesAreRefusedNamingTheKey(json: String, key: String) {

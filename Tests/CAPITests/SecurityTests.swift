@@ -211,6 +211,25 @@ import Testing
         #expect(collectors.allSatisfy { $0.calls == 1 && $0.outcome?.response?.dataJSON == #"{"slept_ms":20}"# })
     }
 
+    @Test func compressionIsAskedForByDefaultAndOffOnRequest() throws {
+        let asked = try fetch(config(), "/echo")
+        #expect((asked.echo?["headers"] as? [String: Any])?["accept-encoding"] as? String == "gzip, deflate")
+        let off = try fetch(config(base: server.baseURL, envelope: Envelope.a, #""compression":false"#), "/echo")
+        #expect(off.error == nil, "\(off)")
+        #expect((off.echo?["headers"] as? [String: Any])?["accept-encoding"] == nil)
+        let plain = try fetch(config(base: server.baseURL, envelope: Envelope.a, #""compression":false"#), "/gzip")
+        #expect(plain.response?.object?["compressed"] as? Bool == false)
+        // A request's own header wins, and is sent once.
+        let own = try fetch(config(), "/echo") { #expect($0.header("Accept-Encoding", "identity") == NC_OK) }
+        #expect((own.echo?["headers"] as? [String: Any])?["accept-encoding"] as? String == "identity")
+        // Asking by header with compression off still gets the body decompressed.
+        let byHeader = try fetch(config(base: server.baseURL, envelope: Envelope.a, #""compression":false"#), "/gzip") {
+            #expect($0.header("Accept-Encoding", "gzip") == NC_OK)
+        }
+        #expect(byHeader.response?.object?["compressed"] as? Bool == true)
+        #expect(byHeader.response?.body.first == UInt8(ascii: "{"))
+    }
+
     @Test func gzipBodyIsDecompressed() throws {
         let o = try fetch(config(), "/gzip")
         #expect(o.error == nil, "\(o)")

@@ -85,7 +85,19 @@ import Testing
         try r.setHeader("user-agent", "mine")
         try r.setHeader("X-Empty", "")
         let p = try prepare(r, #"{"base_url":"http://h.test","headers":{"User-Agent":"app/1","X-App":"2"}}"#)
-        #expect(headerLines(p) == ["user-agent: mine", "X-App: 2", "X-Empty;"])
+        #expect(headerLines(p) == ["Accept-Encoding: gzip, deflate", "user-agent: mine", "X-App: 2", "X-Empty;"])
+    }
+
+    @Test func compressionAddsAcceptEncodingUnlessOffOrTheRequestSetsOne() throws {
+        var r = try Request(method: "GET", target: "/s")
+        #expect(headerLines(try prepare(r)) == ["Accept-Encoding: gzip, deflate"])
+        #expect(try prepare(r).decodesContent)
+        let off = try prepare(r, #"{"base_url":"http://h.test","compression":false}"#)
+        #expect(headerLines(off) == [])
+        #expect(!off.decodesContent)
+        try r.setHeader("accept-encoding", "identity")
+        #expect(headerLines(try prepare(r)) == ["accept-encoding: identity"])
+        #expect(headerLines(try prepare(r, #"{"base_url":"http://h.test","compression":false}"#)) == ["accept-encoding: identity"])
     }
 
     @Test func rawBodyKeepsItsContentTypeUnlessAHeaderSetsOne() throws {

@@ -20,9 +20,10 @@ static const char *PEER_SYNC = "nc-sync";
 
 /* Bench configuration: envelope on, no per-host connection cap (the default is 8;
  * $BENCH_NC_MAX_CONNECTIONS_PER_HOST overrides the 0 = unlimited used here), bodies
- * up to 1 GiB (the 100 MB download), generous timeouts. */
+ * up to 1 GiB (the 100 MB download), generous timeouts, and compression off so the
+ * request bytes are the raw peer's (no Accept-Encoding; bench/README.md). */
 static const char *CONFIG_FMT =
-    "{\"envelope\":{},\"timeout_ms\":300000,\"connect_timeout_ms\":10000,"
+    "{\"envelope\":{},\"compression\":false,\"timeout_ms\":300000,\"connect_timeout_ms\":10000,"
     "\"limits\":{\"max_connections_per_host\":%ld,\"max_response_bytes\":1073741824}}";
 
 typedef struct {

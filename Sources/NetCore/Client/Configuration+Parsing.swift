@@ -47,6 +47,8 @@ private struct ConfigReader {
                 config.timeoutMs = Int64(try integer(value, key, in: 0...Int(Int32.max)))
             case "connect_timeout_ms":
                 config.connectTimeoutMs = Int64(try integer(value, key, in: 0...Int(Int32.max)))
+            case "compression":
+                config.compression = try boolean(value, key)
             case "envelope":
                 config.envelope = value.pointee.type == JSON_NULL ? nil : try envelope(value)
             case "limits":
@@ -177,6 +179,14 @@ private struct ConfigReader {
             throw ConfigError(message: "Configuration key '\(key)' contains a NUL character.")
         }
         return s
+    }
+
+    func boolean(_ v: UnsafeMutablePointer<json_t>, _ key: String) throws -> Bool {
+        switch v.pointee.type {
+        case JSON_TRUE: return true
+        case JSON_FALSE: return false
+        default: throw ConfigError(message: "Configuration key '\(key)' must be true or false, got \(JSON.typeName(v)).")
+        }
     }
 
     func optionalString(_ v: UnsafeMutablePointer<json_t>, _ key: String) throws -> String? {

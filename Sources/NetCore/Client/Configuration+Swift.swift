@@ -15,6 +15,7 @@ extension Configuration {
                 environment: String? = nil,
                 headers: HTTPHeaders = HTTPHeaders(),
                 credentialHeaders: [String] = [],
+                compression: Bool = true,
                 envelope: EnvelopeSchema? = nil,
                 timeoutMs: Int64 = 15_000,
                 connectTimeoutMs: Int64 = 5_000,
@@ -26,6 +27,7 @@ extension Configuration {
         self.environment = environment
         self.headers = headers
         self.credentialHeaders = credentialHeaders
+        self.compression = compression
         self.envelope = envelope
         self.timeoutMs = timeoutMs
         self.connectTimeoutMs = connectTimeoutMs

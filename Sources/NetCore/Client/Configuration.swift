@@ -16,6 +16,9 @@ public struct Configuration: Sendable {
     public var timeoutMs: Int64 = 15_000
     /// Time allowed to connect, ms; 0 = libcurl's default (300 s). Default 5000.
     public var connectTimeoutMs: Int64 = 5_000
+    /// Ask for compressed responses ("Accept-Encoding: gzip, deflate") and
+    /// decompress them. A request's own Accept-Encoding header wins. Default true.
+    public var compression: Bool = true
     /// Envelope schema; nil = raw mode. Default nil (key absent or null).
     public var envelope: EnvelopeSchema? = nil
     public var limits = Limits()

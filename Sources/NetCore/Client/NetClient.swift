@@ -57,8 +57,12 @@ public final class NetClient: @unchecked Sendable {
     /// Starts sending; `completion` runs exactly once (on the transfer thread, or in
     /// `dispatch()` in queue mode). Nil if the client is shutting down (then
     /// `completion` never runs).
-    public func send(_ request: Request, completion: @escaping @Sendable (Response?, NetError?) -> Void) -> Transfer? {
-        start(request, inline: false, completion)
+    ///
+    /// `cache` keeps the request's resolved form for the next send of the same,
+    /// unchanged request (see PreparedCache).
+    public func send(_ request: Request, cache: PreparedCache? = nil,
+                     completion: @escaping @Sendable (Response?, NetError?) -> Void) -> Transfer? {
+        start(request, cache: cache, inline: false, completion)
     }
 
     /// Why a synchronous send could not start.
@@ -69,18 +73,19 @@ public final class NetClient: @unchecked Sendable {
     }
 
     /// Sends and waits. The result's response is set whenever one was received.
-    public func sendSync(_ request: Request) -> Result<(Response?, NetError?), SyncRefusal> {
+    public func sendSync(_ request: Request, cache: PreparedCache? = nil) -> Result<(Response?, NetError?), SyncRefusal> {
         if loop.isCallbackThread { return .failure(.insideCallback) }
-        guard let t = start(request, inline: true, { _, _ in }) else { return .failure(.shuttingDown) }
+        guard let t = start(request, cache: cache, inline: true, { _, _ in }) else { return .failure(.shuttingDown) }
         loop.wait(t)
         return .success(t.result)
     }
 
-    private func start(_ request: Request, inline: Bool,
+    private func start(_ request: Request, cache: PreparedCache?, inline: Bool,
                        _ completion: @escaping (Response?, NetError?) -> Void) -> Transfer? {
         let prepared: PreparedRequest?
         let preset: NetError?
-        switch PreparedRequest.make(request, currentSettings) {
+        let settings = currentSettings
+        switch cache?.prepared(request, settings) ?? PreparedRequest.make(request, settings) {
         case .success(let p): prepared = p; preset = nil
         case .failure(let e): prepared = nil; preset = e
         }
@@ -105,5 +110,13 @@ public final class NetClient: @unchecked Sendable {
 /// when the environment or a default header changes.
 final class ClientSettings: Sendable {
     let config: Configuration
-    init(config: Configuration) { self.config = config }
+    /// Worked out once per snapshot rather than per request.
+    let baseURL: String?
+    let credentialHeaderNames: Set<String>
+
+    init(config: Configuration) {
+        self.config = config
+        baseURL = config.activeBaseURL
+        credentialHeaderNames = config.credentialHeaderNames
+    }
 }

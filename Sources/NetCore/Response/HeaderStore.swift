@@ -1,64 +1,88 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Response header lines of the final response, stored as "name\0value\0" in one
-/// buffer so C callers can borrow NUL-terminated strings that live as long as the
-/// response. Filled by libcurl's header callback; a new status line (redirect,
-/// 100 Continue) starts over.
+/// The header lines of a final response. libcurl's header callback (ncsink.c)
+/// stores them raw ("Name: value\r\n" each); the first lookup indexes them in
+/// place, turning each line into "name\0value\0" so C callers can borrow
+/// NUL-terminated strings that live as long as the response. Responses whose
+/// headers are never read never pay for the parse.
+///
+/// Threads: any; the one-time index is built under a lock.
 public final class HeaderStore: @unchecked Sendable {
-    private let buffer = ByteBuffer()
-    /// Byte offsets of each (name, value) pair in `buffer`.
-    private var offsets: [(name: Int, value: Int)] = []
-    /// Raw bytes received for the current response's headers.
-    private(set) var receivedBytes = 0
+    /// The raw lines (malloc'd, owned, NUL-terminated); nil when there are none.
+    private let raw: UnsafeMutablePointer<CChar>?
+    private let rawCount: Int
+    /// Byte offsets of each (name, value) pair in `raw`, made on first use.
+    private let index = Mutex<[(name: Int, value: Int)]?>(nil)
 
-    init() {}
-
-    public var count: Int { offsets.count }
-
-    /// Records one raw header line from libcurl ("Name: value\r\n", a status line
-    /// or the blank line ending the block). False if memory is short.
-    func add(line: UnsafeRawBufferPointer) -> Bool {
-        receivedBytes += line.count
-        guard let base = line.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return true }
-        var end = line.count
-        while end > 0 && (base[end - 1] == 0x0A || base[end - 1] == 0x0D) { end -= 1 }
-        if end >= 5 && memcmp(base, "HTTP/", 5) == 0 {
-            reset()
-            receivedBytes = line.count
-            return true
-        }
-        if end == 0 { return true }
-        // Folded continuation lines (obsolete) are ignored; so are lines without ':'.
-        if base[0] == 0x20 || base[0] == 0x09 { return true }
-        guard let colon = (0..<end).first(where: { base[$0] == UInt8(ascii: ":") }), colon > 0 else { return true }
-        var vStart = colon + 1
-        while vStart < end && (base[vStart] == 0x20 || base[vStart] == 0x09) { vStart += 1 }
-        var vEnd = end
-        while vEnd > vStart && (base[vEnd - 1] == 0x20 || base[vEnd - 1] == 0x09) { vEnd -= 1 }
-        let nameOffset = buffer.count
-        var zero: UInt8 = 0
-        guard buffer.append(base, colon), buffer.append(&zero, 1) else { return false }
-        let valueOffset = buffer.count
-        guard buffer.append(base + vStart, vEnd - vStart), buffer.append(&zero, 1) else { return false }
-        offsets.append((nameOffset, valueOffset))
-        return true
+    /// No headers.
+    init() {
+        raw = nil
+        rawCount = 0
     }
 
-    private func reset() {
-        offsets.removeAll(keepingCapacity: true)
-        // Keep the storage; later lines overwrite from the start.
-        buffer.truncate()
+    /// Takes ownership of `lines` (from malloc, `count` bytes plus a NUL).
+    init(adopting lines: UnsafeMutablePointer<CChar>?, count: Int) {
+        raw = count > 0 ? lines : nil
+        rawCount = count > 0 ? count : 0
+        if count <= 0 { free(lines) }
+    }
+
+    deinit { free(raw) }
+
+    public var count: Int { offsets { $0.count } }
+
+    /// Runs `body` with the index, building it on first use.
+    private func offsets<T>(_ body: ([(name: Int, value: Int)]) -> T) -> T {
+        index.withLock { state in
+            if let made = state { return body(made) }
+            let made = buildIndex()
+            state = made
+            return body(made)
+        }
+    }
+
+    /// Splits the raw lines in place. Lines without ':' (or with an empty name) and
+    /// obsolete folded continuation lines are left out.
+    private func buildIndex() -> [(name: Int, value: Int)] {
+        guard let raw else { return [] }
+        var result: [(name: Int, value: Int)] = []
+        let bytes = UnsafeMutableRawPointer(raw).assumingMemoryBound(to: UInt8.self)
+        var start = 0
+        while start < rawCount {
+            var end = start
+            while end < rawCount && bytes[end] != 0x0A { end += 1 }
+            let next = end + 1
+            var lineEnd = end
+            while lineEnd > start && (bytes[lineEnd - 1] == 0x0D || bytes[lineEnd - 1] == 0x0A) { lineEnd -= 1 }
+            defer { start = next }
+            guard lineEnd > start, bytes[start] != 0x20, bytes[start] != 0x09 else { continue }
+            var colon = start
+            while colon < lineEnd && bytes[colon] != UInt8(ascii: ":") { colon += 1 }
+            guard colon < lineEnd, colon > start else { continue }
+            var vStart = colon + 1
+            while vStart < lineEnd && (bytes[vStart] == 0x20 || bytes[vStart] == 0x09) { vStart += 1 }
+            var vEnd = lineEnd
+            while vEnd > vStart && (bytes[vEnd - 1] == 0x20 || bytes[vEnd - 1] == 0x09) { vEnd -= 1 }
+            // The value's terminator lands at or before the line's '\r'/'\n' (or the
+            // buffer's final NUL), so no later line is touched.
+            bytes[colon] = 0
+            bytes[vEnd] = 0
+            result.append((start, vStart))
+        }
+        return result
     }
 
     /// The first value of header `name` (case-insensitive), borrowed.
     public func value(_ name: UnsafePointer<CChar>) -> UnsafePointer<CChar>? {
-        let base = UnsafeRawPointer(buffer.pointer)
-        for (n, v) in offsets where strcasecmp(base.advanced(by: n).assumingMemoryBound(to: CChar.self), name) == 0 {
-            return base.advanced(by: v).assumingMemoryBound(to: CChar.self)
+        guard let raw else { return nil }
+        let base = UnsafePointer(raw)
+        return offsets { list in
+            for (n, v) in list where strcasecmp(base + n, name) == 0 { return base + v }
+            return nil
         }
-        return nil
     }
 
     public func value(_ name: String) -> String? {
@@ -66,16 +90,17 @@ public final class HeaderStore: @unchecked Sendable {
     }
 
     /// Header `index` as borrowed C strings.
-    public func entry(_ index: Int) -> (name: UnsafePointer<CChar>, value: UnsafePointer<CChar>)? {
-        guard index >= 0, index < offsets.count else { return nil }
-        let base = UnsafeRawPointer(buffer.pointer)
-        let (n, v) = offsets[index]
-        return (base.advanced(by: n).assumingMemoryBound(to: CChar.self),
-                base.advanced(by: v).assumingMemoryBound(to: CChar.self))
+    public func entry(_ i: Int) -> (name: UnsafePointer<CChar>, value: UnsafePointer<CChar>)? {
+        guard let raw else { return nil }
+        let base = UnsafePointer(raw)
+        return offsets { list in
+            guard i >= 0, i < list.count else { return nil }
+            return (base + list[i].name, base + list[i].value)
+        }
     }
 
     /// Every header as Swift strings, in order.
     public var all: [(name: String, value: String)] {
-        (0..<offsets.count).compactMap { i in entry(i).map { (String(cString: $0.name), String(cString: $0.value)) } }
+        (0..<count).compactMap { i in entry(i).map { (String(cString: $0.name), String(cString: $0.value)) } }
     }
 }

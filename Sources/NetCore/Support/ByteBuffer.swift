@@ -26,6 +26,13 @@ public final class ByteBuffer: @unchecked Sendable {
         }
     }
 
+    /// Takes ownership of `base` (from malloc, `capacity` bytes, NUL at `count`).
+    init(adopting base: UnsafeMutablePointer<UInt8>?, count: Int, capacity: Int) {
+        self.base = base
+        self.count = base == nil ? 0 : count
+        self.capacity = base == nil ? 0 : capacity
+    }
+
     deinit { free(base) }
 
     /// Makes room for `total` bytes (+1 for the NUL). False if memory is short.

@@ -28,12 +28,7 @@ public final class Transfer: @unchecked Sendable {
 
     // Transfer thread only.
     var easy: EasyHandle?
-    var body = ByteBuffer()
-    var headers = HeaderStore()
-    var abortReason: AbortReason?
     var result: (Response?, NetError?) = (nil, nil)
-
-    enum AbortReason { case tooLarge, headersTooLarge, noMemory }
 
     init(prepared: PreparedRequest?, presetError: NetError?, loop: TransferLoop,
          deliversInline: Bool, deliver: @escaping Deliver) {
@@ -48,61 +43,26 @@ public final class Transfer: @unchecked Sendable {
     /// from another thread), with its real result if it had begun, else with
     /// `NetError.cancelled`. Idempotent.
     public func cancel() { loop.cancel(self) }
-
-    // MARK: libcurl callbacks (transfer thread)
-
-    static let writeCallback: ncshim_data_fn = { ptr, size, nmemb, userdata in
-        guard let userdata else { return 0 }
-        let t = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
-        let (n, overflow) = size.multipliedReportingOverflow(by: nmemb)
-        guard !overflow, let ptr else { return 0 }
-        return t.receive(body: UnsafeRawPointer(ptr), n) ? n : 0
-    }
-
-    static let headerCallback: ncshim_data_fn = { ptr, size, nmemb, userdata in
-        guard let userdata else { return 0 }
-        let t = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
-        let (n, overflow) = size.multipliedReportingOverflow(by: nmemb)
-        guard !overflow, let ptr else { return 0 }
-        return t.receive(headerLine: UnsafeRawBufferPointer(start: ptr, count: n)) ? n : 0
-    }
-
-    private func receive(body bytes: UnsafeRawPointer, _ n: Int) -> Bool {
-        guard let limits = prepared?.limits else { return false }
-        if body.count == 0, let easy {
-            // Size the buffer once from Content-Length (bounded by the limit).
-            var expected: curl_off_t = -1
-            if ncshim_easy_getinfo_off(easy.handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &expected) == CURLE_OK,
-               expected > 0 {
-                if expected > limits.maxResponseBytes { abortReason = .tooLarge; return false }
-                body.reserve(Int(expected))
-            }
-        }
-        let (total, overflow) = body.count.addingReportingOverflow(n)
-        if overflow || total > limits.maxResponseBytes { abortReason = .tooLarge; return false }
-        if !body.append(bytes, n) { abortReason = .noMemory; return false }
-        return true
-    }
-
-    private func receive(headerLine line: UnsafeRawBufferPointer) -> Bool {
-        guard let limits = prepared?.limits else { return false }
-        if !headers.add(line: line) { abortReason = .noMemory; return false }
-        if headers.count > limits.maxHeaderCount || headers.receivedBytes > limits.maxHeaderBytes {
-            abortReason = .headersTooLarge
-            return false
-        }
-        return true
-    }
 }
 
-/// A libcurl easy handle with its error buffer; pooled and reused by the loop.
+/// A libcurl easy handle with its error buffer and the sink its response bytes
+/// go to (ncsink.c); pooled and reused by the loop.
 final class EasyHandle {
     let handle: UnsafeMutableRawPointer
     let errorBuffer: UnsafeMutablePointer<CChar>
+    let sink: UnsafeMutablePointer<ncsink>
+    /// CURLOPT_ACCEPT_ENCODING is set (libcurl decompresses); changed only when a
+    /// transfer needs the other state, since libcurl copies the string each time.
+    var decodesContent = false
 
     init?() {
         guard let h = curl_easy_init() else { return nil }
+        guard let s = ncsink_new(h) else {
+            curl_easy_cleanup(h)
+            return nil
+        }
         handle = h
+        sink = s
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         // Options that are the same for every transfer on this handle.
@@ -115,15 +75,40 @@ final class EasyHandle {
         _ = ncshim_easy_setopt_long(h, CURLOPT_SSL_VERIFYHOST, 2)
         // Redirects are followed by TransferLoop.finish(), see Redirect.swift.
         _ = ncshim_easy_setopt_long(h, CURLOPT_FOLLOWLOCATION, 0)
-        // Transparent gzip/deflate/br, whatever libcurl supports.
-        _ = ncshim_easy_setopt_ptr(h, CURLOPT_ACCEPT_ENCODING, CurlGlobal.empty)
-        _ = ncshim_easy_setopt_data_fn(h, CURLOPT_WRITEFUNCTION, Transfer.writeCallback)
-        _ = ncshim_easy_setopt_data_fn(h, CURLOPT_HEADERFUNCTION, Transfer.headerCallback)
+        // Response bytes go to the sink, in C (ncsink.c).
+        _ = ncshim_easy_setopt_data_fn(h, CURLOPT_WRITEFUNCTION, ncsink_write)
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_WRITEDATA, s)
+        _ = ncshim_easy_setopt_data_fn(h, CURLOPT_HEADERFUNCTION, ncsink_header)
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_HEADERDATA, s)
     }
 
     deinit {
         curl_easy_cleanup(handle)
+        ncsink_free(sink)
         errorBuffer.deallocate()
+    }
+
+    /// Empties the sink and arms it with `limits` for the next transfer.
+    func arm(_ limits: Configuration.Limits) {
+        ncsink_reset(sink, curl_off_t(clamping: limits.maxResponseBytes),
+                     Int(clamping: limits.maxHeaderCount), Int(clamping: limits.maxHeaderBytes))
+    }
+
+    /// Why the sink refused bytes, if it did.
+    var abortReason: Int32 { sink.pointee.abort_reason }
+
+    /// The received body, handed over (the sink starts a new one).
+    func takeBody() -> ByteBuffer {
+        var len = 0, cap = 0
+        let p = ncsink_take_body(sink, &len, &cap)
+        return ByteBuffer(adopting: p, count: len, capacity: cap)
+    }
+
+    /// The received header lines, handed over.
+    func takeHeaders() -> HeaderStore {
+        var len = 0
+        let p = ncsink_take_head(sink, &len)
+        return HeaderStore(adopting: p, count: len)
     }
 
     var errorDetail: String { String(cString: errorBuffer) }

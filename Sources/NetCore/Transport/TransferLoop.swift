@@ -241,13 +241,18 @@ final class TransferLoop: @unchecked Sendable {
         let h = easy.handle
         let me = Unmanaged.passUnretained(t).toOpaque()
         easy.errorBuffer[0] = 0
+        easy.arm(p.limits)
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_URL, p.url.pointer)
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_PRIVATE, me)
-        _ = ncshim_easy_setopt_ptr(h, CURLOPT_WRITEDATA, me)
-        _ = ncshim_easy_setopt_ptr(h, CURLOPT_HEADERDATA, me)
         _ = ncshim_easy_setopt_long(h, CURLOPT_TIMEOUT_MS, Int(clamping: p.timeoutMs))
         _ = ncshim_easy_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, Int(clamping: p.connectTimeoutMs))
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_HTTPHEADER, p.headerList)
+        if easy.decodesContent != p.decodesContent {
+            // Decompression is on when Accept-Encoding is sent; the header line itself
+            // comes from the request's list, which suppresses libcurl's own.
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_ACCEPT_ENCODING, p.decodesContent ? CurlGlobal.empty : nil)
+            easy.decodesContent = p.decodesContent
+        }
         // Back to a plain GET (HTTPGET also clears NOBODY and a previous POST),
         // then the method of this transfer.
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_CUSTOMREQUEST, nil)
@@ -309,25 +314,24 @@ final class TransferLoop: @unchecked Sendable {
         _ = ncshim_easy_getinfo_long(easy.handle, CURLINFO_RESPONSE_CODE, &status)
         // libcurl follows no redirects here (see Redirect.swift): the URL that
         // answered is this hop's.
-        let detail = code == CURLE_OK ? "" : easy.errorDetail
-        let reason = t.abortReason
-        stop(t, easy, multi)
-        let body = t.body, headers = t.headers
         if code != CURLE_OK {
+            let detail = easy.errorDetail
+            let reason = easy.abortReason
+            stop(t, easy, multi)
             let error: NetError
             switch reason {
-            case .tooLarge?: error = NetError.responseTooLarge(limit: p.limits.maxResponseBytes).attempted(1)
-            case .headersTooLarge?: error = NetError.headersTooLarge(countLimit: p.limits.maxHeaderCount, byteLimit: p.limits.maxHeaderBytes).attempted(1)
-            case .noMemory?: error = NetError.internalError("Out of memory while receiving the response.").attempted(1)
-            case nil: error = TransportErrors.error(code: code, detail: detail, method: p.method, url: String(cString: p.url.pointer))
+            case Int32(NCSINK_BODY_TOO_LARGE): error = NetError.responseTooLarge(limit: p.limits.maxResponseBytes).attempted(1)
+            case Int32(NCSINK_HEADERS_TOO_LARGE): error = NetError.headersTooLarge(countLimit: p.limits.maxHeaderCount, byteLimit: p.limits.maxHeaderBytes).attempted(1)
+            case Int32(NCSINK_NO_MEMORY): error = NetError.internalError("Out of memory while receiving the response.").attempted(1)
+            default: error = TransportErrors.error(code: code, detail: detail, method: p.method, url: String(cString: p.url.pointer))
             }
             complete(t, nil, error)
             return
         }
+        let body = easy.takeBody(), headers = easy.takeHeaders()
+        stop(t, easy, multi)
         if Redirect.statuses.contains(status), p.limits.maxRedirects > 0,
            let location = headers.value("location"), !location.isEmpty {
-            t.body = ByteBuffer()
-            t.headers = HeaderStore()
             follow(t, p, location: location, status: status, multi)
             return
         }
@@ -357,7 +361,6 @@ final class TransferLoop: @unchecked Sendable {
         case .success(let next):
             t.redirects += 1
             t.prepared = p.redirected(to: next.url, status: status, crossOrigin: next.crossOrigin)
-            t.abortReason = nil
             launch(t, multi)
         }
     }

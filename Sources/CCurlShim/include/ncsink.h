@@ -1,0 +1,57 @@
+/*
+ * ncsink — where libcurl's write and header callbacks put a response's bytes.
+ *
+ * One sink belongs to one pooled easy handle (CURLOPT_WRITEDATA/HEADERDATA point
+ * at it for the handle's whole life). The callbacks are plain C so that receiving a
+ * response costs a memcpy per chunk and per header line, not a trip through Swift.
+ * Headers are kept as the raw lines of the current response ("Name: value\r\n"
+ * each, no status line, no blank line); the Swift HeaderStore indexes them on
+ * first use. Limits are checked as bytes arrive; a breach aborts the transfer
+ * (the callback returns 0, libcurl ends with CURLE_WRITE_ERROR) and records why.
+ *
+ * Threads: a sink is used by the thread that drives its easy handle only.
+ */
+#ifndef NETCORE_NCSINK_H
+#define NETCORE_NCSINK_H
+
+#include <curl/curl.h>
+#include <stddef.h>
+
+enum {
+    NCSINK_OK = 0,
+    NCSINK_BODY_TOO_LARGE = 1,
+    NCSINK_HEADERS_TOO_LARGE = 2,
+    NCSINK_NO_MEMORY = 3
+};
+
+typedef struct ncsink {
+    CURL *easy;                 /* to read Content-Length (borrowed) */
+    unsigned char *body;        /* malloc'd, NUL-terminated when non-NULL */
+    size_t body_len, body_cap;
+    char *head;                 /* malloc'd raw header lines, NUL-terminated when non-NULL */
+    size_t head_len, head_cap;
+    size_t head_lines;          /* header lines of the current response */
+    size_t head_bytes;          /* bytes of the current response's header block */
+    curl_off_t max_body;        /* limits of the running transfer */
+    size_t max_header_count, max_header_bytes;
+    int abort_reason;           /* NCSINK_*: why a callback refused, else NCSINK_OK */
+} ncsink;
+
+/* A new, empty sink for `easy` (NULL when out of memory). */
+ncsink *ncsink_new(CURL *easy);
+/* Frees the sink and any buffer it still owns. NULL is a no-op. */
+void ncsink_free(ncsink *s);
+/* Prepares for the next transfer: empties both buffers (keeping small ones for
+ * reuse) and sets the limits. */
+void ncsink_reset(ncsink *s, curl_off_t max_body, size_t max_header_count, size_t max_header_bytes);
+/* Hands the body buffer to the caller (who frees it with free()); the sink starts
+ * a new one. *len and *cap receive its length and capacity; NULL when empty. */
+unsigned char *ncsink_take_body(ncsink *s, size_t *len, size_t *cap);
+/* Hands the header lines to the caller (free() them); NULL when there are none. */
+char *ncsink_take_head(ncsink *s, size_t *len);
+
+/* CURLOPT_WRITEFUNCTION / CURLOPT_HEADERFUNCTION with the sink as userdata. */
+size_t ncsink_write(char *ptr, size_t size, size_t nmemb, void *userdata);
+size_t ncsink_header(char *ptr, size_t size, size_t nmemb, void *userdata);
+
+#endif

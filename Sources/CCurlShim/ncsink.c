@@ -1,0 +1,122 @@
+#include "ncsink.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Buffers up to this size are kept by the sink for the next transfer. */
+#define NCSINK_KEEP (64 * 1024)
+
+ncsink *ncsink_new(CURL *easy) {
+    ncsink *s = calloc(1, sizeof *s);
+    if (s) s->easy = easy;
+    return s;
+}
+
+void ncsink_free(ncsink *s) {
+    if (!s) return;
+    free(s->body);
+    free(s->head);
+    free(s);
+}
+
+void ncsink_reset(ncsink *s, curl_off_t max_body, size_t max_header_count, size_t max_header_bytes) {
+    if (s->body_cap > NCSINK_KEEP) { free(s->body); s->body = NULL; s->body_cap = 0; }
+    if (s->head_cap > NCSINK_KEEP) { free(s->head); s->head = NULL; s->head_cap = 0; }
+    s->body_len = 0;
+    s->head_len = 0;
+    s->head_lines = 0;
+    s->head_bytes = 0;
+    s->max_body = max_body;
+    s->max_header_count = max_header_count;
+    s->max_header_bytes = max_header_bytes;
+    s->abort_reason = NCSINK_OK;
+}
+
+unsigned char *ncsink_take_body(ncsink *s, size_t *len, size_t *cap) {
+    unsigned char *p = s->body_len ? s->body : NULL;
+    *len = p ? s->body_len : 0;
+    *cap = p ? s->body_cap : 0;
+    if (p) { s->body = NULL; s->body_cap = 0; s->body_len = 0; }
+    return p;
+}
+
+char *ncsink_take_head(ncsink *s, size_t *len) {
+    char *p = s->head_len ? s->head : NULL;
+    *len = p ? s->head_len : 0;
+    if (p) { s->head = NULL; s->head_cap = 0; s->head_len = 0; }
+    return p;
+}
+
+/* Room for `need` more bytes plus a NUL; 0 when out of memory or on overflow. */
+static int grow(void **buf, size_t *cap, size_t len, size_t need) {
+    if (need > (size_t)-1 - len - 1) return 0;
+    size_t want = len + need + 1;
+    if (want <= *cap) return 1;
+    size_t c = *cap ? *cap : 256;
+    while (c < want) c = c > ((size_t)-1) / 2 ? want : c * 2;
+    void *p = realloc(*buf, c);
+    if (!p) return 0;
+    *buf = p;
+    *cap = c;
+    return 1;
+}
+
+size_t ncsink_write(char *ptr, size_t size, size_t nmemb, void *userdata) {
+    ncsink *s = userdata;
+    if (!s || (nmemb && size > (size_t)-1 / nmemb)) return 0;
+    size_t n = size * nmemb;
+    if (n == 0) return 0;
+    if (s->body_len == 0) {
+        /* Size the buffer once from Content-Length (bounded by the limit). */
+        curl_off_t expected = -1;
+        if (curl_easy_getinfo(s->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &expected) == CURLE_OK &&
+            expected > 0) {
+            if (expected > s->max_body) { s->abort_reason = NCSINK_BODY_TOO_LARGE; return 0; }
+            if (!grow((void **)&s->body, &s->body_cap, 0, (size_t)expected)) {
+                s->abort_reason = NCSINK_NO_MEMORY;
+                return 0;
+            }
+        }
+    }
+    if (n > (size_t)-1 - s->body_len || (curl_off_t)(s->body_len + n) > s->max_body) {
+        s->abort_reason = NCSINK_BODY_TOO_LARGE;
+        return 0;
+    }
+    if (!grow((void **)&s->body, &s->body_cap, s->body_len, n)) {
+        s->abort_reason = NCSINK_NO_MEMORY;
+        return 0;
+    }
+    memcpy(s->body + s->body_len, ptr, n);
+    s->body_len += n;
+    s->body[s->body_len] = 0;
+    return n;
+}
+
+size_t ncsink_header(char *ptr, size_t size, size_t nmemb, void *userdata) {
+    ncsink *s = userdata;
+    if (!s || (nmemb && size > (size_t)-1 / nmemb)) return 0;
+    size_t n = size * nmemb;
+    if (n >= 5 && memcmp(ptr, "HTTP/", 5) == 0) {
+        /* A new response (a redirect hop, 100 Continue): start over. */
+        s->head_len = 0;
+        s->head_lines = 0;
+        s->head_bytes = n;
+        if (s->head) s->head[0] = 0;
+        return n;
+    }
+    s->head_bytes += n;
+    if (n == 0 || ptr[0] == '\r' || ptr[0] == '\n') return n;   /* end of the block */
+    s->head_lines++;
+    if (s->head_lines > s->max_header_count || s->head_bytes > s->max_header_bytes) {
+        s->abort_reason = NCSINK_HEADERS_TOO_LARGE;
+        return 0;
+    }
+    if (!grow((void **)&s->head, &s->head_cap, s->head_len, n)) {
+        s->abort_reason = NCSINK_NO_MEMORY;
+        return 0;
+    }
+    memcpy(s->head + s->head_len, ptr, n);
+    s->head_len += n;
+    s->head[s->head_len] = 0;
+    return n;
+}
