@@ -38,7 +38,7 @@ public func nc_response_body(_ response: OpaquePointer?, _ len_out: UnsafeMutabl
 
 @c @implementation
 public func nc_response_json(_ response: OpaquePointer?) -> UnsafeMutablePointer<json_t>? {
-    jsonPointer(borrow(response, as: Response.self)?.json?.opaque)
+    jsonPointer(borrow(response, as: Response.self)?.jsonHandle)
 }
 
 @c @implementation

@@ -113,9 +113,11 @@ final class ClientSettings: Sendable {
     /// Worked out once per snapshot rather than per request.
     let baseURL: String?
     let credentialHeaderNames: Set<String>
+    let envelope: CompiledEnvelope?
 
     init(config: Configuration) {
         self.config = config
+        envelope = config.envelope.map(CompiledEnvelope.init)
         baseURL = config.activeBaseURL
         credentialHeaderNames = config.credentialHeaderNames
     }

@@ -15,7 +15,7 @@ final class PreparedRequest: @unchecked Sendable {
     let body: ByteBuffer?
     let timeoutMs: Int64
     let connectTimeoutMs: Int64
-    let envelope: EnvelopeSchema?
+    let envelope: CompiledEnvelope?
     let limits: Configuration.Limits
     /// The merged headers the lines were built from (kept for redirects).
     let headers: HTTPHeaders
@@ -27,7 +27,7 @@ final class PreparedRequest: @unchecked Sendable {
     private let compression: Bool
 
     private init(method: String, url: String, headers: HTTPHeaders, body: ByteBuffer?,
-                 timeoutMs: Int64, connectTimeoutMs: Int64, envelope: EnvelopeSchema?,
+                 timeoutMs: Int64, connectTimeoutMs: Int64, envelope: CompiledEnvelope?,
                  limits: Configuration.Limits, credentialHeaders: Set<String>, compression: Bool) {
         self.method = method
         self.compression = compression
@@ -125,7 +125,7 @@ final class PreparedRequest: @unchecked Sendable {
         for (name, value) in request.headers { headers.set(name, value) }
         if let contentType, !headers.contains("Content-Type") { headers.set("Content-Type", contentType) }
 
-        let envelope: EnvelopeSchema? = (request.envelope ?? true) ? settings.config.envelope : nil
+        let envelope: CompiledEnvelope? = (request.envelope ?? true) ? settings.envelope : nil
         return .success(PreparedRequest(
             method: request.method, url: url, headers: headers, body: body,
             timeoutMs: request.timeoutMs ?? settings.config.timeoutMs,

@@ -15,15 +15,32 @@ enum Classifier {
         var body: ByteBuffer
         var method: String
         var url: CString
-        var schema: EnvelopeSchema?
+        var envelope: CompiledEnvelope?
         /// The URL as text, for messages (error paths only).
         var urlText: String { String(cString: url.pointer) }
+
+        init(status: Int32, headers: HeaderStore, body: ByteBuffer, method: String, url: CString,
+             envelope: CompiledEnvelope?) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+            self.method = method
+            self.url = url
+            self.envelope = envelope
+        }
+
+        init(status: Int32, headers: HeaderStore, body: ByteBuffer, method: String, url: CString,
+             schema: EnvelopeSchema?) {
+            self.init(status: status, headers: headers, body: body, method: method, url: url,
+                      envelope: schema.map(CompiledEnvelope.init))
+        }
     }
 
     static func classify(_ input: Input) -> (Response, NetError?) {
-        guard let schema = input.schema else { return raw(input) }
+        guard let envelope = input.envelope else { return raw(input) }
+        let schema = envelope.schema
         let status = input.status
-        func response(_ json: JSONValue?, _ data: UnsafeMutablePointer<json_t>?) -> Response {
+        func response(_ json: UnsafeMutablePointer<json_t>?, _ data: UnsafeMutablePointer<json_t>?) -> Response {
             Response(status: status, headers: input.headers, body: input.body, url: input.url,
                      json: json, source: .envelope(data))
         }
@@ -34,8 +51,8 @@ enum Classifier {
         }
 
         // 5. Not JSON.
-        let root: JSONValue
-        switch JSONValue.parse(input.body.bytes) {
+        let root: UnsafeMutablePointer<json_t>   // owned until handed to a Response
+        switch JSONValue.parseOwned(input.body.bytes) {
         case .failure(let f):
             let r = response(nil, nil)
             if status >= 400 { return (r, httpError(input)) }
@@ -46,13 +63,13 @@ enum Classifier {
         }
 
         // 4. JSON but not an envelope.
-        guard root.isObject else {
+        guard root.pointee.type == JSON_OBJECT else {
             let r = response(root, nil)
             if status >= 400 { return (r, httpError(input)) }
-            return (r, withResponse(.parse(.notObject, "The response body is a JSON \(JSON.typeName(root.raw)), not an envelope object, for \(input.method) \(input.urlText). Use raw mode for this endpoint, or fix the envelope configuration."), input))
+            return (r, withResponse(.parse(.notObject, "The response body is a JSON \(JSON.typeName(root)), not an envelope object, for \(input.method) \(input.urlText). Use raw mode for this endpoint, or fix the envelope configuration."), input))
         }
-        let obj = root.raw
-        if let problem = missingOrWrongField(obj, schema) {
+        let obj = root
+        if let problem = missingOrWrongField(obj, envelope) {
             let r = response(root, nil)
             if status >= 400 { return (r, httpError(input)) }
             return (r, withResponse(problem, input))
@@ -60,17 +77,17 @@ enum Classifier {
 
         // 3. An envelope: evaluate every configured condition.
         var ok = true
-        if let f = schema.successField, let v = json_object_get(obj, f) {
+        if let f = envelope.successField, let v = json_object_get(obj, f.pointer) {
             ok = ok && v.pointee.type == JSON_TRUE
         }
-        if let f = schema.statusField, let v = json_object_get(obj, f) {
-            ok = ok && JSON.scalarText(v).map(schema.okStatuses.contains) == true
+        if let f = envelope.statusField, let v = json_object_get(obj, f.pointer) {
+            ok = ok && envelope.isOKStatus(v)
         }
-        let codeValue = schema.codeField.flatMap { json_object_get(obj, $0) }
-        if schema.checksCode, let v = codeValue {
-            ok = ok && JSON.scalarText(v).map(schema.okCodes.contains) == true
+        let codeValue = envelope.codeField.flatMap { json_object_get(obj, $0.pointer) }
+        if envelope.checksCode, let v = codeValue {
+            ok = ok && envelope.isOKCode(v)
         }
-        let dataValue = schema.dataField.flatMap { json_object_get(obj, $0) }
+        let dataValue = envelope.dataField.flatMap { json_object_get(obj, $0.pointer) }
         let data = (dataValue?.pointee.type == JSON_NULL) ? nil : dataValue
         let r = response(root, data)
         if ok { return (r, nil) }
@@ -84,20 +101,22 @@ enum Classifier {
     }
 
     /// The first configured condition field that is absent or of the wrong type.
-    private static func missingOrWrongField(_ obj: UnsafeMutablePointer<json_t>, _ schema: EnvelopeSchema) -> NetError? {
-        func check(_ field: String?, _ expected: String, _ valid: (UnsafeMutablePointer<json_t>) -> Bool) -> NetError? {
+    private static func missingOrWrongField(_ obj: UnsafeMutablePointer<json_t>, _ envelope: CompiledEnvelope) -> NetError? {
+        func check(_ field: CString?, _ expected: String, _ valid: (UnsafeMutablePointer<json_t>) -> Bool) -> NetError? {
             guard let field else { return nil }
-            guard let v = json_object_get(obj, field) else {
-                return .parse(.missingField, "The response is not a valid envelope: field '\(field)' is missing. Check the endpoint or the 'envelope' configuration.")
+            guard let v = json_object_get(obj, field.pointer) else {
+                return .parse(.missingField, "The response is not a valid envelope: field '\(String(cString: field.pointer))' is missing. Check the endpoint or the 'envelope' configuration.")
             }
             if !valid(v) {
-                return .parse(.fieldType, "The response is not a valid envelope: field '\(field)' is \(JSON.typeName(v)), expected \(expected).")
+                return .parse(.fieldType, "The response is not a valid envelope: field '\(String(cString: field.pointer))' is \(JSON.typeName(v)), expected \(expected).")
             }
             return nil
         }
-        return check(schema.successField, "boolean", { $0.pointee.type == JSON_TRUE || $0.pointee.type == JSON_FALSE })
-            ?? check(schema.statusField, "string or integer", isCodeLike)
-            ?? check(schema.checksCode ? schema.codeField : nil, "integer or string", isCodeLike)
+        if let problem = check(envelope.successField, "boolean", { $0.pointee.type == JSON_TRUE || $0.pointee.type == JSON_FALSE }) {
+            return problem
+        }
+        if let problem = check(envelope.statusField, "string or integer", isCodeLike) { return problem }
+        return check(envelope.checksCode ? envelope.codeField : nil, "integer or string", isCodeLike)
     }
 
     private static func isCodeLike(_ v: UnsafeMutablePointer<json_t>) -> Bool {

@@ -25,15 +25,20 @@ public final class Response: @unchecked Sendable {
     private let source: DataSource
 
     /// What is made on first use (the parsed body in raw mode, the data as text).
-    private struct Lazy {
-        var parsed: JSONValue?
+    /// Unchecked: the pointer is only reached under `lazy`'s lock, and the value it
+    /// points to is never modified.
+    private struct Lazy: @unchecked Sendable {
+        /// The whole body parsed (+1 reference owned by the response).
+        var parsed: UnsafeMutablePointer<json_t>?
         var parseDone = false
         var dataText: CString?
     }
     private let lazy: Mutex<Lazy>
 
+    /// `json`: the parsed body, if the caller parsed it; the response takes over
+    /// that reference.
     init(status: Int32, headers: HeaderStore, body: ByteBuffer, url: CString,
-         json: JSONValue?, source: DataSource, fromCache: Bool = false) {
+         json: UnsafeMutablePointer<json_t>?, source: DataSource, fromCache: Bool = false) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -43,12 +48,25 @@ public final class Response: @unchecked Sendable {
         lazy = Mutex(Lazy(parsed: json, parseDone: json != nil))
     }
 
+    deinit {
+        lazy.withLock { state in
+            if let p = state.parsed { json_decref(p) }
+        }
+    }
+
     /// The whole body as JSON, parsed once on first use; nil if it is not JSON.
-    public var json: JSONValue? {
+    public var json: JSONValue? { jsonPointer.map { JSONValue(borrowing: $0) } }
+
+    /// The parsed body as a borrowed jansson pointer (valid while `self` lives), for
+    /// the C boundary; nil if the body is not JSON.
+    public var jsonHandle: OpaquePointer? { jsonPointer.map { OpaquePointer($0) } }
+
+    /// The parsed body, borrowed (valid while `self` lives).
+    var jsonPointer: UnsafeMutablePointer<json_t>? {
         lazy.withLock { state in
             if !state.parseDone {
                 state.parseDone = true
-                if case .success(let v) = JSONValue.parse(body.bytes) { state.parsed = v }
+                if case .success(let v) = JSONValue.parseOwned(body.bytes) { state.parsed = v }
             }
             return state.parsed
         }
@@ -59,10 +77,10 @@ public final class Response: @unchecked Sendable {
     public var dataPointer: OpaquePointer? {
         switch source {
         case .envelope(let member):
-            _ = json // keeps the document alive via `parsed` (already set)
+            // The member lives as long as the document, which `lazy.parsed` holds.
             return OpaquePointer(member ?? JSON.null)
         case .body:
-            return json.map { $0.opaque }
+            return jsonPointer.map { OpaquePointer($0) }
         }
     }
 

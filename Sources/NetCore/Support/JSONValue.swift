@@ -25,6 +25,11 @@ public final class JSONValue: @unchecked Sendable {
 
     /// Parses JSON text (any value, not only objects).
     public static func parse(_ bytes: UnsafeRawBufferPointer) -> Result<JSONValue, JSONParseFailure> {
+        parseOwned(bytes).map { JSONValue(owning: $0) }
+    }
+
+    /// Parses JSON text into a jansson value the caller owns (+1; json_decref it).
+    static func parseOwned(_ bytes: UnsafeRawBufferPointer) -> Result<UnsafeMutablePointer<json_t>, JSONParseFailure> {
         var err = json_error_t()
         let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
         let emptyText: StaticString = ""
@@ -35,7 +40,7 @@ public final class JSONValue: @unchecked Sendable {
             }
             return .failure(JSONParseFailure(line: Int(err.line), column: Int(err.column), reason: text))
         }
-        return .success(JSONValue(owning: value))
+        return .success(value)
     }
 
     public static func parse(_ string: String) -> Result<JSONValue, JSONParseFailure> {

@@ -28,6 +28,8 @@ public final class Transfer: @unchecked Sendable {
 
     // Transfer thread only.
     var easy: EasyHandle?
+    /// Index in the loop's list of transfers in the multi handle; -1 when not there.
+    var activeSlot = -1
     var result: (Response?, NetError?) = (nil, nil)
 
     init(prepared: PreparedRequest?, presetError: NetError?, loop: TransferLoop,

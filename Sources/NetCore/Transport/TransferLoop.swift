@@ -23,7 +23,8 @@ final class TransferLoop: @unchecked Sendable {
 
     // Loop thread only.
     private var thread: pthread_t?
-    private var active: [ObjectIdentifier: Transfer] = [:]
+    /// Transfers in the multi handle; each knows its slot (`activeSlot`).
+    private var active: [Transfer] = []
     private var easyPool: [EasyHandle] = []
     private var messages: [(Transfer, UnsafeMutableRawPointer, CURLcode)] = []
     /// A callback queued a submission: skip the next poll (loop thread only).
@@ -181,7 +182,7 @@ final class TransferLoop: @unchecked Sendable {
             for t in newOnes { start(t, multi, stopping: stopping) }
             newOnes.removeAll(keepingCapacity: true)
             for t in cancelled {
-                if let easy = t.easy, active[ObjectIdentifier(t)] != nil {
+                if let easy = t.easy, t.activeSlot >= 0 {
                     let sent = attempts(t, easy)
                     stop(t, easy, multi)
                     complete(t, nil, NetError.cancelled.attempted(sent))
@@ -189,7 +190,7 @@ final class TransferLoop: @unchecked Sendable {
             }
             cancelled.removeAll(keepingCapacity: true)
             if stopping {
-                for t in Array(active.values) {
+                for t in active.reversed() {
                     var sent: Int32 = 0
                     if let easy = t.easy {
                         sent = attempts(t, easy)
@@ -231,7 +232,8 @@ final class TransferLoop: @unchecked Sendable {
             complete(t, nil, NetError.internalError("libcurl refused the transfer.").attempted(t.redirects > 0 ? 1 : 0))
             return
         }
-        active[ObjectIdentifier(t)] = t
+        t.activeSlot = active.count
+        active.append(t)
     }
 
     /// Sets what changes from one transfer to the next. Fixed options are set once
@@ -284,7 +286,15 @@ final class TransferLoop: @unchecked Sendable {
     /// Takes a transfer out of the multi handle and recycles its easy handle.
     private func stop(_ t: Transfer, _ easy: EasyHandle, _ multi: UnsafeMutableRawPointer) {
         _ = curl_multi_remove_handle(multi, easy.handle)
-        active[ObjectIdentifier(t)] = nil
+        let slot = t.activeSlot
+        if slot >= 0 && slot < active.count {
+            let last = active.removeLast()
+            if slot < active.count {
+                active[slot] = last
+                last.activeSlot = slot
+            }
+        }
+        t.activeSlot = -1
         t.easy = nil
         if easyPool.count < 64 { easyPool.append(easy) }
     }
@@ -302,7 +312,7 @@ final class TransferLoop: @unchecked Sendable {
         }
         for (t, h, code) in messages {
             // A callback earlier in this batch may have cancelled it already.
-            guard active[ObjectIdentifier(t)] != nil, let easy = t.easy, easy.handle == h else { continue }
+            guard t.activeSlot >= 0, let easy = t.easy, easy.handle == h else { continue }
             finish(t, easy, code, multi)
         }
         messages.removeAll(keepingCapacity: true)
@@ -337,7 +347,7 @@ final class TransferLoop: @unchecked Sendable {
         }
         let (response, error) = Classifier.classify(.init(
             status: Int32(clamping: status), headers: headers, body: body,
-            method: p.method, url: p.url, schema: p.envelope))
+            method: p.method, url: p.url, envelope: p.envelope))
         complete(t, response, error)
     }
 
@@ -396,7 +406,7 @@ final class TransferLoop: @unchecked Sendable {
     /// since waiting for the loop would wait for ourselves.
     private func cancelOnLoopThread(_ t: Transfer) {
         guard let multi = monitor.withLock({ self.multi }) else { return }
-        if let easy = t.easy, active[ObjectIdentifier(t)] != nil {
+        if let easy = t.easy, t.activeSlot >= 0 {
             let sent = attempts(t, easy)
             stop(t, easy, multi)
             complete(t, nil, NetError.cancelled.attempted(sent))
