@@ -510,7 +510,12 @@ NC_API nc_status nc_client_send(nc_client *client, const nc_request *request,
                                 nc_complete_fn fn, void *userdata, nc_task **task_out);
 
 /**
- * Sends `request` and blocks until it ends.
+ * Sends `request` and blocks until it ends. The transfer runs on the calling
+ * thread (no hand-off to the transfer thread), on a connection the client keeps
+ * alive for later synchronous sends: threads sending at the same time each use a
+ * connection of their own, which max_connections_per_host does not count.
+ * nc_client_free() from another thread ends a send in progress with
+ * NC_CLIENT_SHUTDOWN.
  *
  * Ownership: `request` is borrowed. *response_out receives a new response
  *   (release with nc_response_free()) whenever one was received: on success and on

@@ -75,6 +75,29 @@ import Testing
         }
     }
 
+    @Test func sequentialSendsReuseOneConnectionSyncAndAsync() throws {
+        let server = try privateServer()
+        defer { server.stop() }
+        _ = try fetch("{}", server.url("/_stats/reset"))
+        let client = try TestClient(config(base: server.baseURL))
+        for i in 0..<30 {
+            let o = try client.sync("/echo?i=\(i)")
+            #expect(o.rc == NC_OK, "\(o)")
+        }
+        for _ in 0..<10 {
+            let c = Collector()
+            client.send(try Request("GET", "/echo"), c, task: false)
+            #expect(c.wait())
+            #expect(c.outcome?.error == nil)
+        }
+        client.free()
+        // One connection for the synchronous sends (their lane), one for the transfer
+        // thread, one for this /_stats request.
+        let stats = serverStats(server)
+        #expect(stats.paths["/echo"] == 40)
+        #expect(stats.connections == 3, "\(stats)")
+    }
+
     @Test func manyClientsAtOnce() throws {
         let server = MockServer.shared
         let results = (0..<8).map { _ in Box<String?>(nil) }

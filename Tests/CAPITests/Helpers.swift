@@ -385,12 +385,13 @@ let collectFn: nc_complete_fn = { response, error, userdata in
 // MARK: - Mock server helpers
 
 /// The mock server's request counters (GET /_stats), fetched with a separate raw client.
-func serverStats(_ server: MockServer) -> (total: Int, paths: [String: Int]) {
+func serverStats(_ server: MockServer) -> (total: Int, paths: [String: Int], connections: Int) {
     guard let outcome = try? fetch("{}", server.url("/_stats")),
           let object = foundationJSON(outcome.response?.dataJSON) as? [String: Any] else {
-        return (-1, [:])
+        return (-1, [:], -1)
     }
-    return ((object["total"] as? Int) ?? -1, (object["paths"] as? [String: Int]) ?? [:])
+    return ((object["total"] as? Int) ?? -1, (object["paths"] as? [String: Int]) ?? [:],
+            (object["connections"] as? Int) ?? -1)
 }
 
 /// Waits until the server has seen `count` requests to `path`.

@@ -31,7 +31,9 @@ Routes (JSON is compact, Content-Type application/json; charset=utf-8)
   /login /profile     token login (password "secret") / bearer-protected profile
   /redirect?to=U&status=302, /redirect/chain?n=K, /redirect/loop
   /gzip /etag /flaky?key=K&fails=F&status=S&retry_after=R /headers/many?n=N /cookie
-  /_stats (GET counters, not counted), /_stats/reset (zero counters, not counted)
+  /_stats (GET counters, not counted), /_stats/reset (zero counters, not counted);
+                      "connections" counts TCP connections accepted (the /_stats
+                      call's own included)
   anything else       404 {"error":"not found","path":P}
 """
 import argparse
@@ -317,14 +319,15 @@ def route_cookie(h):
 
 def route_stats(h):
     with h.server.lock:
-        snapshot = {"total": h.server.total, "paths": dict(h.server.paths)}
+        snapshot = {"total": h.server.total, "paths": dict(h.server.paths),
+                    "connections": h.server.connections}
     h.send_json(200, snapshot)
 
 
 def route_stats_reset(h):
     with h.server.lock:
-        h.server.total, h.server.paths = 0, {}
-    h.send_json(200, {"total": 0, "paths": {}})
+        h.server.total, h.server.paths, h.server.connections = 0, {}, 0
+    h.send_json(200, {"total": 0, "paths": {}, "connections": 0})
 
 
 def route_not_found(h):
@@ -356,6 +359,11 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, fmt, *args):
         if self.server.verbose:
             sys.stderr.write(f"[mock] {self.address_string()} {fmt % args}\n")
+
+    def setup(self):
+        super().setup()
+        with self.server.lock:
+            self.server.connections += 1
 
     def handle(self):
         try:
@@ -455,6 +463,7 @@ class MockHTTPServer(ThreadingHTTPServer):
         self.stopping = threading.Event()
         self.lock = threading.Lock()
         self.total, self.paths, self.flaky = 0, {}, {}
+        self.connections = 0
         super().__init__(address, Handler)
 
     def server_bind(self):

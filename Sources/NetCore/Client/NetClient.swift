@@ -62,7 +62,7 @@ public final class NetClient: @unchecked Sendable {
     /// unchanged request (see PreparedCache).
     public func send(_ request: Request, cache: PreparedCache? = nil,
                      completion: @escaping @Sendable (Response?, NetError?) -> Void) -> Transfer? {
-        start(request, cache: cache, inline: false, completion)
+        start(request, cache: cache, completion)
     }
 
     /// Why a synchronous send could not start.
@@ -73,15 +73,22 @@ public final class NetClient: @unchecked Sendable {
     }
 
     /// Sends and waits. The result's response is set whenever one was received.
+    /// It runs on the calling thread (see TransferLoop+Sync.swift).
     public func sendSync(_ request: Request, cache: PreparedCache? = nil) -> Result<(Response?, NetError?), SyncRefusal> {
         if loop.isCallbackThread { return .failure(.insideCallback) }
-        guard let t = start(request, cache: cache, inline: true, { _, _ in }) else { return .failure(.shuttingDown) }
-        loop.wait(t)
+        let t = transfer(request, cache: cache, { _, _ in })
+        guard loop.runSync(t) else { return .failure(.shuttingDown) }
         return .success(t.result)
     }
 
-    private func start(_ request: Request, cache: PreparedCache?, inline: Bool,
+    private func start(_ request: Request, cache: PreparedCache?,
                        _ completion: @escaping (Response?, NetError?) -> Void) -> Transfer? {
+        let t = transfer(request, cache: cache, completion)
+        return loop.submit(t) ? t : nil
+    }
+
+    private func transfer(_ request: Request, cache: PreparedCache?,
+                          _ completion: @escaping (Response?, NetError?) -> Void) -> Transfer {
         let prepared: PreparedRequest?
         let preset: NetError?
         let settings = currentSettings
@@ -89,9 +96,7 @@ public final class NetClient: @unchecked Sendable {
         case .success(let p): prepared = p; preset = nil
         case .failure(let e): prepared = nil; preset = e
         }
-        let t = Transfer(prepared: prepared, presetError: preset, loop: loop,
-                         deliversInline: inline, deliver: completion)
-        return loop.submit(t) ? t : nil
+        return Transfer(prepared: prepared, presetError: preset, loop: loop, deliver: completion)
     }
 
     /// Queue mode: readable while completions wait; -1 in loop mode.

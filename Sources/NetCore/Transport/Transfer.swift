@@ -18,8 +18,6 @@ public final class Transfer: @unchecked Sendable {
     /// Set when the request could not be built: completes with it, sends nothing.
     let presetError: NetError?
     let deliver: Deliver
-    /// Delivered on the transfer thread even in queue mode (sync sends).
-    let deliversInline: Bool
     let loop: TransferLoop
 
     // Guarded by loop.monitor.
@@ -33,11 +31,10 @@ public final class Transfer: @unchecked Sendable {
     var result: (Response?, NetError?) = (nil, nil)
 
     init(prepared: PreparedRequest?, presetError: NetError?, loop: TransferLoop,
-         deliversInline: Bool, deliver: @escaping Deliver) {
+         deliver: @escaping Deliver) {
         self.prepared = prepared
         self.presetError = presetError
         self.loop = loop
-        self.deliversInline = deliversInline
         self.deliver = deliver
     }
 

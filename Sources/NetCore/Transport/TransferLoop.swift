@@ -1,4 +1,5 @@
 import CCurlShim
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,7 +18,13 @@ final class TransferLoop: @unchecked Sendable {
     private var multi: UnsafeMutableRawPointer?
     private var pending: [Transfer] = []
     private var cancels: [Transfer] = []
-    private var shuttingDown = false
+    private(set) var shuttingDown = false
+    /// Synchronous sends' lanes (TransferLoop+Sync.swift): idle ones, and those in use.
+    var idleLanes: [SyncLane] = []
+    var busyLanes: [SyncLane] = []
+
+    /// Set once by shutdown(); read by synchronous sends without the lock.
+    let syncStopping = Atomic<Bool>(false)
     private var completed: [Transfer] = []      // queue mode: waiting for dispatch()
     private var dispatchThread: pthread_t?      // queue mode: thread inside dispatch()
 
@@ -113,13 +120,6 @@ final class TransferLoop: @unchecked Sendable {
         if let multi { curl_multi_wakeup(multi) }
     }
 
-    /// Blocks until `t` has completed. Not from the loop thread.
-    func wait(_ t: Transfer) {
-        monitor.lock()
-        while !t.done { monitor.wait() }
-        monitor.unlock()
-    }
-
     /// Stops the loop: every transfer completes with `NetError.shutdown`; returns
     /// after the loop thread has exited. Queued completions (queue mode) then run
     /// on the calling thread. False (nothing done) from inside a callback.
@@ -133,6 +133,7 @@ final class TransferLoop: @unchecked Sendable {
         shuttingDown = true
         if let multi { curl_multi_wakeup(multi) }
         monitor.unlock()
+        stopSyncLanes()
         if let thread { pthread_join(thread, nil) }
         if mode == .queue { _ = dispatch(force: true) }
         monitor.withLock {
@@ -183,7 +184,7 @@ final class TransferLoop: @unchecked Sendable {
             newOnes.removeAll(keepingCapacity: true)
             for t in cancelled {
                 if let easy = t.easy, t.activeSlot >= 0 {
-                    let sent = attempts(t, easy)
+                    let sent = t.attempts(easy)
                     stop(t, easy, multi)
                     complete(t, nil, NetError.cancelled.attempted(sent))
                 }
@@ -193,7 +194,7 @@ final class TransferLoop: @unchecked Sendable {
                 for t in active.reversed() {
                     var sent: Int32 = 0
                     if let easy = t.easy {
-                        sent = attempts(t, easy)
+                        sent = t.attempts(easy)
                         stop(t, easy, multi)
                     }
                     complete(t, nil, NetError.shutdown.attempted(sent))
@@ -225,7 +226,7 @@ final class TransferLoop: @unchecked Sendable {
             return
         }
         t.easy = easy
-        configure(easy, for: t, prepared)
+        easy.configure(for: t, prepared)
         guard curl_multi_add_handle(multi, easy.handle) == CURLM_OK else {
             t.easy = nil
             easyPool.append(easy)
@@ -234,53 +235,6 @@ final class TransferLoop: @unchecked Sendable {
         }
         t.activeSlot = active.count
         active.append(t)
-    }
-
-    /// Sets what changes from one transfer to the next. Fixed options are set once
-    /// per easy handle (EasyHandle.init); handles are reused without curl_easy_reset,
-    /// so every option set here is set on every transfer.
-    private func configure(_ easy: EasyHandle, for t: Transfer, _ p: PreparedRequest) {
-        let h = easy.handle
-        let me = Unmanaged.passUnretained(t).toOpaque()
-        easy.errorBuffer[0] = 0
-        easy.arm(p.limits)
-        _ = ncshim_easy_setopt_ptr(h, CURLOPT_URL, p.url.pointer)
-        _ = ncshim_easy_setopt_ptr(h, CURLOPT_PRIVATE, me)
-        _ = ncshim_easy_setopt_long(h, CURLOPT_TIMEOUT_MS, Int(clamping: p.timeoutMs))
-        _ = ncshim_easy_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, Int(clamping: p.connectTimeoutMs))
-        _ = ncshim_easy_setopt_ptr(h, CURLOPT_HTTPHEADER, p.headerList)
-        if easy.decodesContent != p.decodesContent {
-            // Decompression is on when Accept-Encoding is sent; the header line itself
-            // comes from the request's list, which suppresses libcurl's own.
-            _ = ncshim_easy_setopt_ptr(h, CURLOPT_ACCEPT_ENCODING, p.decodesContent ? CurlGlobal.empty : nil)
-            easy.decodesContent = p.decodesContent
-        }
-        // Back to a plain GET (HTTPGET also clears NOBODY and a previous POST),
-        // then the method of this transfer.
-        _ = ncshim_easy_setopt_ptr(h, CURLOPT_CUSTOMREQUEST, nil)
-        _ = ncshim_easy_setopt_long(h, CURLOPT_HTTPGET, 1)
-        if p.method == "HEAD" {
-            _ = ncshim_easy_setopt_long(h, CURLOPT_NOBODY, 1)
-        } else if let body = p.body {
-            // POSTFIELDS makes libcurl send POST; any other method is named explicitly.
-            _ = ncshim_easy_setopt_off(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
-            _ = ncshim_easy_setopt_ptr(h, CURLOPT_POSTFIELDS, body.pointer)
-            if p.method != "POST" { _ = ncshim_easy_setopt_ptr(h, CURLOPT_CUSTOMREQUEST, p.methodC.pointer) }
-        } else if p.method == "POST" {
-            _ = ncshim_easy_setopt_off(h, CURLOPT_POSTFIELDSIZE_LARGE, 0)
-            _ = ncshim_easy_setopt_ptr(h, CURLOPT_POSTFIELDS, CurlGlobal.empty)
-        } else if p.method != "GET" {
-            _ = ncshim_easy_setopt_ptr(h, CURLOPT_CUSTOMREQUEST, p.methodC.pointer)
-        }
-    }
-
-    /// 1 if the request (or an earlier redirect hop) reached the network, else 0:
-    /// a transfer may wait in the multi handle for a free connection.
-    private func attempts(_ t: Transfer, _ easy: EasyHandle) -> Int32 {
-        if t.redirects > 0 { return 1 }
-        var sent: Int = 0
-        _ = ncshim_easy_getinfo_long(easy.handle, CURLINFO_REQUEST_SIZE, &sent)
-        return sent > 0 ? 1 : 0
     }
 
     /// Takes a transfer out of the multi handle and recycles its easy handle.
@@ -318,67 +272,19 @@ final class TransferLoop: @unchecked Sendable {
         messages.removeAll(keepingCapacity: true)
     }
 
+    /// Ends the current hop of `t`: completes it, or sends the next hop of a redirect.
     private func finish(_ t: Transfer, _ easy: EasyHandle, _ code: CURLcode, _ multi: UnsafeMutableRawPointer) {
-        guard let p = t.prepared else { return }
-        var status: Int = 0
-        _ = ncshim_easy_getinfo_long(easy.handle, CURLINFO_RESPONSE_CODE, &status)
-        // libcurl follows no redirects here (see Redirect.swift): the URL that
-        // answered is this hop's.
-        if code != CURLE_OK {
-            let detail = easy.errorDetail
-            let reason = easy.abortReason
-            stop(t, easy, multi)
-            let error: NetError
-            switch reason {
-            case Int32(NCSINK_BODY_TOO_LARGE): error = NetError.responseTooLarge(limit: p.limits.maxResponseBytes).attempted(1)
-            case Int32(NCSINK_HEADERS_TOO_LARGE): error = NetError.headersTooLarge(countLimit: p.limits.maxHeaderCount, byteLimit: p.limits.maxHeaderBytes).attempted(1)
-            case Int32(NCSINK_NO_MEMORY): error = NetError.internalError("Out of memory while receiving the response.").attempted(1)
-            default: error = TransportErrors.error(code: code, detail: detail, method: p.method, url: String(cString: p.url.pointer))
-            }
-            complete(t, nil, error)
-            return
-        }
-        let body = easy.takeBody(), headers = easy.takeHeaders()
+        let hop = t.conclude(easy, code)
         stop(t, easy, multi)
-        if Redirect.statuses.contains(status), p.limits.maxRedirects > 0,
-           let location = headers.value("location"), !location.isEmpty {
-            follow(t, p, location: location, status: status, multi)
-            return
-        }
-        let (response, error) = Classifier.classify(.init(
-            status: Int32(clamping: status), headers: headers, body: body,
-            method: p.method, url: p.url, envelope: p.envelope))
-        complete(t, response, error)
-    }
-
-    /// Sends the next hop of a redirect, or fails the transfer as libcurl would
-    /// (47 too many redirects, 1 unsupported scheme, 3 malformed Location).
-    private func follow(_ t: Transfer, _ p: PreparedRequest, location: String, status: Int,
-                        _ multi: UnsafeMutableRawPointer) {
-        func fail(_ code: CURLcode, _ detail: String) {
-            complete(t, nil, TransportErrors.error(code: code, detail: detail, method: p.method,
-                                                   url: String(cString: p.url.pointer)))
-        }
-        guard t.redirects < p.limits.maxRedirects else {
-            fail(CURLE_TOO_MANY_REDIRECTS, "Maximum (\(p.limits.maxRedirects)) redirects followed")
-            return
-        }
-        switch Redirect.resolve(location, from: p.url.pointer) {
-        case .failure(.scheme(let scheme)):
-            fail(CURLE_UNSUPPORTED_PROTOCOL, "redirect to a '\(scheme)' URL refused")
-        case .failure(.malformed(let text)):
-            fail(CURLE_URL_MALFORMAT, "redirect Location '\(text)' is not a valid URL")
-        case .success(let next):
-            t.redirects += 1
-            t.prepared = p.redirected(to: next.url, status: status, crossOrigin: next.crossOrigin)
-            launch(t, multi)
+        switch hop {
+        case .done(let response, let error): complete(t, response, error)
+        case .redirect: launch(t, multi)
         }
     }
 
-    /// Delivers the single completion: now (loop mode, inline transfers) or via the
-    /// queue (queue mode).
+    /// Delivers the single completion: now (loop mode) or via the queue (queue mode).
     private func complete(_ t: Transfer, _ response: Response?, _ error: NetError?) {
-        if mode == .queue && !t.deliversInline {
+        if mode == .queue {
             t.result = (response, error)
             monitor.lock()
             let wasEmpty = completed.isEmpty
@@ -390,7 +296,6 @@ final class TransferLoop: @unchecked Sendable {
             monitor.unlock()
             return
         }
-        if t.deliversInline { t.result = (response, error) }
         t.deliver(response, error)
         markDone(t)
     }
@@ -407,7 +312,7 @@ final class TransferLoop: @unchecked Sendable {
     private func cancelOnLoopThread(_ t: Transfer) {
         guard let multi = monitor.withLock({ self.multi }) else { return }
         if let easy = t.easy, t.activeSlot >= 0 {
-            let sent = attempts(t, easy)
+            let sent = t.attempts(easy)
             stop(t, easy, multi)
             complete(t, nil, NetError.cancelled.attempted(sent))
             return

@@ -1,0 +1,117 @@
+import CCurlShim
+
+/// One hop of a transfer: the request (or a redirect of it) sent on one easy
+/// handle. Shared by the client's transfer loop (TransferLoop.swift) and by
+/// synchronous sends driven on the caller's thread (TransferLoop+Sync.swift).
+enum HopResult {
+    /// The transfer is over with this result.
+    case done(Response?, NetError?)
+    /// A redirect is to be followed: `Transfer.prepared` is now the next hop.
+    case redirect
+}
+
+extension EasyHandle {
+    /// Sets what changes from one transfer to the next. Fixed options are set once
+    /// per easy handle (EasyHandle.init); handles are reused without curl_easy_reset,
+    /// so every option set here is set on every transfer.
+    func configure(for t: Transfer, _ p: PreparedRequest) {
+        let h = handle
+        let me = Unmanaged.passUnretained(t).toOpaque()
+        errorBuffer[0] = 0
+        arm(p.limits)
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_URL, p.url.pointer)
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_PRIVATE, me)
+        _ = ncshim_easy_setopt_long(h, CURLOPT_TIMEOUT_MS, Int(clamping: p.timeoutMs))
+        _ = ncshim_easy_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, Int(clamping: p.connectTimeoutMs))
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_HTTPHEADER, p.headerList)
+        if decodesContent != p.decodesContent {
+            // Decompression is on when Accept-Encoding is sent; the header line itself
+            // comes from the request's list, which suppresses libcurl's own.
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_ACCEPT_ENCODING, p.decodesContent ? CurlGlobal.empty : nil)
+            decodesContent = p.decodesContent
+        }
+        // Back to a plain GET (HTTPGET also clears NOBODY and a previous POST),
+        // then the method of this transfer.
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_CUSTOMREQUEST, nil)
+        _ = ncshim_easy_setopt_long(h, CURLOPT_HTTPGET, 1)
+        if p.method == "HEAD" {
+            _ = ncshim_easy_setopt_long(h, CURLOPT_NOBODY, 1)
+        } else if let body = p.body {
+            // POSTFIELDS makes libcurl send POST; any other method is named explicitly.
+            _ = ncshim_easy_setopt_off(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_POSTFIELDS, body.pointer)
+            if p.method != "POST" { _ = ncshim_easy_setopt_ptr(h, CURLOPT_CUSTOMREQUEST, p.methodC.pointer) }
+        } else if p.method == "POST" {
+            _ = ncshim_easy_setopt_off(h, CURLOPT_POSTFIELDSIZE_LARGE, 0)
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_POSTFIELDS, CurlGlobal.empty)
+        } else if p.method != "GET" {
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_CUSTOMREQUEST, p.methodC.pointer)
+        }
+    }
+}
+
+extension Transfer {
+    /// 1 if the request (or an earlier redirect hop) reached the network, else 0:
+    /// a transfer may wait in the multi handle for a free connection.
+    func attempts(_ easy: EasyHandle) -> Int32 {
+        if redirects > 0 { return 1 }
+        var sent: Int = 0
+        _ = ncshim_easy_getinfo_long(easy.handle, CURLINFO_REQUEST_SIZE, &sent)
+        return sent > 0 ? 1 : 0
+    }
+
+    /// What the hop that just ended on `easy` (with libcurl's `code`) means: takes
+    /// the received bytes from the sink, classifies the response, or prepares the
+    /// next hop of a redirect. Reads `easy` only; the caller takes it out of its
+    /// multi handle afterwards.
+    func conclude(_ easy: EasyHandle, _ code: CURLcode) -> HopResult {
+        guard let p = prepared else {
+            return .done(nil, NetError.internalError("A transfer ended without its request.").attempted(1))
+        }
+        if code != CURLE_OK {
+            let error: NetError
+            switch easy.abortReason {
+            case Int32(NCSINK_BODY_TOO_LARGE): error = NetError.responseTooLarge(limit: p.limits.maxResponseBytes).attempted(1)
+            case Int32(NCSINK_HEADERS_TOO_LARGE): error = NetError.headersTooLarge(countLimit: p.limits.maxHeaderCount, byteLimit: p.limits.maxHeaderBytes).attempted(1)
+            case Int32(NCSINK_NO_MEMORY): error = NetError.internalError("Out of memory while receiving the response.").attempted(1)
+            default: error = TransportErrors.error(code: code, detail: easy.errorDetail, method: p.method, url: String(cString: p.url.pointer))
+            }
+            return .done(nil, error)
+        }
+        var status: Int = 0
+        _ = ncshim_easy_getinfo_long(easy.handle, CURLINFO_RESPONSE_CODE, &status)
+        // libcurl follows no redirects (see Redirect.swift): the URL that answered
+        // is this hop's.
+        let body = easy.takeBody(), headers = easy.takeHeaders()
+        if Redirect.statuses.contains(status), p.limits.maxRedirects > 0,
+           let location = headers.value("location"), !location.isEmpty {
+            return follow(p, location: location, status: status)
+        }
+        let (response, error) = Classifier.classify(.init(
+            status: Int32(clamping: status), headers: headers, body: body,
+            method: p.method, url: p.url, envelope: p.envelope))
+        return .done(response, error)
+    }
+
+    /// Prepares the next hop of a redirect, or fails the transfer as libcurl would
+    /// (47 too many redirects, 1 unsupported scheme, 3 malformed Location).
+    private func follow(_ p: PreparedRequest, location: String, status: Int) -> HopResult {
+        func fail(_ code: CURLcode, _ detail: String) -> HopResult {
+            .done(nil, TransportErrors.error(code: code, detail: detail, method: p.method,
+                                             url: String(cString: p.url.pointer)))
+        }
+        guard redirects < p.limits.maxRedirects else {
+            return fail(CURLE_TOO_MANY_REDIRECTS, "Maximum (\(p.limits.maxRedirects)) redirects followed")
+        }
+        switch Redirect.resolve(location, from: p.url.pointer) {
+        case .failure(.scheme(let scheme)):
+            return fail(CURLE_UNSUPPORTED_PROTOCOL, "redirect to a '\(scheme)' URL refused")
+        case .failure(.malformed(let text)):
+            return fail(CURLE_URL_MALFORMAT, "redirect Location '\(text)' is not a valid URL")
+        case .success(let next):
+            redirects += 1
+            prepared = p.redirected(to: next.url, status: status, crossOrigin: next.crossOrigin)
+            return .redirect
+        }
+    }
+}
