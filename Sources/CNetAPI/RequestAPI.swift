@@ -4,8 +4,6 @@ import NetCore
 /// The object behind an `nc_request *`: a mutable Request value.
 final class RequestBox {
     var request: Request
-    /// The resolved form from the last send, reused while the request is unchanged.
-    let cache = PreparedCache()
     init(_ request: Request) { self.request = request }
 }
 
@@ -37,7 +35,6 @@ private func edit(_ request: OpaquePointer?, _ change: (inout Request) throws(Re
         return ncInvalidArgument
     }
     box.request = copy
-    box.cache.reset()
     return ncOK
 }
 

@@ -8,7 +8,7 @@ public func nc_client_send(_ client: OpaquePointer?, _ request: OpaquePointer?, 
     guard let c = borrow(client, as: NetClient.self), let r = borrow(request, as: RequestBox.self),
           let fn else { return ncInvalidArgument }
     let target = UnsafeTransfer(value: (fn, userdata))
-    let task = c.send(r.request, cache: r.cache) { response, error in
+    let task = c.send(r.request) { response, error in
         let (fn, userdata) = target.value
         let responseHandle = response.map { unretained($0) }
         if let error {
@@ -30,7 +30,7 @@ public func nc_client_send_sync(_ client: OpaquePointer?, _ request: OpaquePoint
     guard let c = borrow(client, as: NetClient.self), let r = borrow(request, as: RequestBox.self) else {
         return ncInvalidArgument
     }
-    switch c.sendSync(r.request, cache: r.cache) {
+    switch c.sendSync(r.request) {
     case .failure:
         return ncInvalidState
     case .success(let (response, error)):

@@ -12,6 +12,27 @@ import Testing
 
     func url(_ p: PreparedRequest) -> String { String(cString: p.url.pointer) }
 
+    @Test func aResolvedFormIsReusedUntilTheValueOrTheSettingsChange() throws {
+        let settings = try settings(#"{"base_url":"http://h.test/api"}"#)
+        func resolved(_ r: Request, _ s: ClientSettings) throws -> PreparedRequest { try r.prepared.prepared(r, s).get() }
+        var a = try Request(method: "GET", target: "/a")
+        let first = try resolved(a, settings)
+        #expect(try resolved(a, settings) === first)
+        // A changed copy gets its own form; the original keeps its own.
+        var b = a
+        try b.setQuery("x", "1")
+        #expect(url(try resolved(b, settings)) == "http://h.test/api/a?x=1")
+        #expect(try resolved(a, settings) === first)
+        #expect(url(try resolved(a, settings)) == "http://h.test/api/a")
+        // Any change, and a new settings snapshot, resolve again.
+        a.timeoutMs = 5
+        let second = try resolved(a, settings)
+        #expect(second !== first)
+        #expect(second.timeoutMs == 5)
+        let other = try self.settings(#"{"base_url":"http://other.test"}"#)
+        #expect(url(try resolved(a, other)) == "http://other.test/a")
+    }
+
     func headerLines(_ p: PreparedRequest) -> [String] {
         var out: [String] = []
         var node = p.headerList

@@ -22,22 +22,24 @@ extension NetClient {
     /// Sends `request` and waits for its result without blocking a thread.
     public func send(_ request: Request) async throws(NetError) -> Response {
         if Task.isCancelled { throw NetError.cancelled }
-        let state = PendingTransfer()
+        // The transfer exists before it is submitted, so the cancellation handler
+        // (which may run first, or at the same time on another thread) always has
+        // it: a cancel requested before submission is applied when the loop starts it.
+        let t = transfer(request) { _, _ in }
         let outcome: Result<Response, NetError> = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Response, NetError>, Never>) in
-                let transfer = self.send(request) { response, error in
+            // Unsafe (unchecked) continuation: the transfer loop resumes it exactly
+            // once, which the C API's exactly-once tests hold it to.
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<Response, NetError>, Never>) in
+                t.deliver = { response, error in
                     continuation.resume(returning: NetClient.outcome(response, error))
                 }
-                guard let transfer else {
+                if !self.loop.submit(t) {
                     // Shutting down: the completion will never run.
                     continuation.resume(returning: .failure(.shutdown))
-                    return
                 }
-                // The task may have been cancelled before the transfer existed.
-                if state.attach(transfer) { transfer.loop.requestCancel(transfer) }
             }
         } onCancel: {
-            if let transfer = state.cancel() { transfer.loop.requestCancel(transfer) }
+            t.loop.requestCancel(t)
         }
         return try outcome.get()
     }
@@ -59,31 +61,5 @@ extension NetClient {
         }
         if let response { return .success(response) }
         return .failure(.internalError("The request completed with neither a response nor an error."))
-    }
-}
-
-/// The transfer of one async send, shared with its cancellation handler, which can
-/// run on another thread at any moment — even before `send` has returned the
-/// transfer. Whoever comes second cancels.
-private final class PendingTransfer: @unchecked Sendable {
-    private let lock = Lock()
-    private var transfer: Transfer?
-    private var cancelled = false
-
-    /// Records the started transfer; true if the task was cancelled already (the
-    /// caller must then cancel the transfer itself).
-    func attach(_ t: Transfer) -> Bool {
-        lock.withLock {
-            transfer = t
-            return cancelled
-        }
-    }
-
-    /// Marks the task cancelled; returns the transfer to cancel, if it has started.
-    func cancel() -> Transfer? {
-        lock.withLock {
-            cancelled = true
-            return transfer
-        }
     }
 }

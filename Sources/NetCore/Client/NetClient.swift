@@ -57,12 +57,8 @@ public final class NetClient: @unchecked Sendable {
     /// Starts sending; `completion` runs exactly once (on the transfer thread, or in
     /// `dispatch()` in queue mode). Nil if the client is shutting down (then
     /// `completion` never runs).
-    ///
-    /// `cache` keeps the request's resolved form for the next send of the same,
-    /// unchanged request (see PreparedCache).
-    public func send(_ request: Request, cache: PreparedCache? = nil,
-                     completion: @escaping @Sendable (Response?, NetError?) -> Void) -> Transfer? {
-        start(request, cache: cache, completion)
+    public func send(_ request: Request, completion: @escaping @Sendable (Response?, NetError?) -> Void) -> Transfer? {
+        start(request, completion)
     }
 
     /// Why a synchronous send could not start.
@@ -74,25 +70,25 @@ public final class NetClient: @unchecked Sendable {
 
     /// Sends and waits. The result's response is set whenever one was received.
     /// It runs on the calling thread (see TransferLoop+Sync.swift).
-    public func sendSync(_ request: Request, cache: PreparedCache? = nil) -> Result<(Response?, NetError?), SyncRefusal> {
+    public func sendSync(_ request: Request) -> Result<(Response?, NetError?), SyncRefusal> {
         if loop.isCallbackThread { return .failure(.insideCallback) }
-        let t = transfer(request, cache: cache, { _, _ in })
+        let t = transfer(request, { _, _ in })
         guard loop.runSync(t) else { return .failure(.shuttingDown) }
         return .success(t.result)
     }
 
-    private func start(_ request: Request, cache: PreparedCache?,
+    private func start(_ request: Request,
                        _ completion: @escaping (Response?, NetError?) -> Void) -> Transfer? {
-        let t = transfer(request, cache: cache, completion)
+        let t = transfer(request, completion)
         return loop.submit(t) ? t : nil
     }
 
-    private func transfer(_ request: Request, cache: PreparedCache?,
+    func transfer(_ request: Request,
                           _ completion: @escaping (Response?, NetError?) -> Void) -> Transfer {
         let prepared: PreparedRequest?
         let preset: NetError?
         let settings = currentSettings
-        switch cache?.prepared(request, settings) ?? PreparedRequest.make(request, settings) {
+        switch request.prepared.prepared(request, settings) {
         case .success(let p): prepared = p; preset = nil
         case .failure(let e): prepared = nil; preset = e
         }

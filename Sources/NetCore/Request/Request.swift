@@ -1,23 +1,30 @@
 /// One HTTP request as the caller describes it; `NetClient.send` copies it, so a
 /// request value can be changed and sent again.
+///
+/// Sending the same, unchanged value again reuses its resolved form (`prepared`):
+/// every change gives the value a new, empty cache, so copies never see each
+/// other's.
 public struct Request: Sendable {
+    /// The resolved form of this value, filled by its first send (see PreparedCache).
+    private(set) var prepared = PreparedCache()
+
     /// Upper-cased HTTP method token.
-    public private(set) var method: String
+    public private(set) var method: String { didSet { prepared = PreparedCache() } }
     /// A path joined to the client's base URL, or an absolute http(s) URL.
-    public private(set) var target: String
-    public private(set) var headers = HTTPHeaders()
+    public private(set) var target: String { didSet { prepared = PreparedCache() } }
+    public private(set) var headers = HTTPHeaders() { didSet { prepared = PreparedCache() } }
     /// Query parameters in order; names may repeat.
-    public private(set) var query: [(name: String, value: String)] = []
+    public private(set) var query: [(name: String, value: String)] = [] { didSet { prepared = PreparedCache() } }
     /// Parameters (a JSON object, nulls dropped when encoded).
-    public private(set) var params: JSONValue? = nil
-    public var encoding: ParameterEncoding = .default
+    public private(set) var params: JSONValue? = nil { didSet { prepared = PreparedCache() } }
+    public var encoding: ParameterEncoding = .default { didSet { prepared = PreparedCache() } }
     /// A raw body, sent as is (exclusive with `params`).
-    public private(set) var body: ByteBuffer? = nil
-    public private(set) var contentType: String? = nil
+    public private(set) var body: ByteBuffer? = nil { didSet { prepared = PreparedCache() } }
+    public private(set) var contentType: String? = nil { didSet { prepared = PreparedCache() } }
     /// Total timeout in ms overriding the client's (0 = none); nil = the client's.
-    public var timeoutMs: Int64? = nil
+    public var timeoutMs: Int64? = nil { didSet { prepared = PreparedCache() } }
     /// Envelope validation on/off overriding the client's; nil = the client's.
-    public var envelope: Bool? = nil
+    public var envelope: Bool? = nil { didSet { prepared = PreparedCache() } }
 
     /// Fails with `.invalidArgument` for a method that is not a token or a target
     /// with spaces, control characters or a scheme other than http/https.

@@ -17,7 +17,9 @@ public final class Transfer: @unchecked Sendable {
     var redirects: Int32 = 0
     /// Set when the request could not be built: completes with it, sends nothing.
     let presetError: NetError?
-    let deliver: Deliver
+    /// The completion. Set before the transfer is submitted and not changed after
+    /// (the async API fills it in once it has its continuation).
+    var deliver: Deliver
     let loop: TransferLoop
 
     // Guarded by loop.monitor.

@@ -19,6 +19,10 @@ final class TransferLoop: @unchecked Sendable {
     private var pending: [Transfer] = []
     private var cancels: [Transfer] = []
     private(set) var shuttingDown = false
+    /// The loop thread is in (or about to enter) curl_multi_poll: new work must wake it.
+    private var polling = false
+    /// A wake-up was sent during the current poll.
+    private var wakeSent = false
     /// Synchronous sends' lanes (TransferLoop+Sync.swift): idle ones, and those in use.
     var idleLanes: [SyncLane] = []
     var busyLanes: [SyncLane] = []
@@ -34,8 +38,6 @@ final class TransferLoop: @unchecked Sendable {
     private var active: [Transfer] = []
     private var easyPool: [EasyHandle] = []
     private var messages: [(Transfer, UnsafeMutableRawPointer, CURLcode)] = []
-    /// A callback queued a submission: skip the next poll (loop thread only).
-    private var submittedFromLoop = false
 
     /// Queue mode's notification descriptor (eventfd), -1 in loop mode.
     let eventFD: Int32
@@ -75,16 +77,19 @@ final class TransferLoop: @unchecked Sendable {
         monitor.lock()
         defer { monitor.unlock() }
         guard !shuttingDown, let multi else { return false }
-        let wasEmpty = pending.isEmpty
         pending.append(t)
-        if isCurrentThread(thread) {
-            // From a callback: the loop looks at the queue before it polls again.
-            submittedFromLoop = true
-        } else if wasEmpty {
-            // A non-empty queue means a wake-up is already on its way.
+        wake(multi)
+        return true
+    }
+
+    /// Wakes the loop thread if it sleeps in curl_multi_poll. A loop that is busy
+    /// (or a submission from a callback, on the loop thread itself) needs none: the
+    /// loop looks at its queues before it polls again. Call with the monitor held.
+    private func wake(_ multi: UnsafeMutableRawPointer) {
+        if polling && !wakeSent {
+            wakeSent = true
             curl_multi_wakeup(multi)
         }
-        return true
     }
 
     /// True when the caller runs inside one of this client's callbacks.
@@ -117,7 +122,7 @@ final class TransferLoop: @unchecked Sendable {
         if t.done || t.cancelRequested { return }
         t.cancelRequested = true
         cancels.append(t)
-        if let multi { curl_multi_wakeup(multi) }
+        if let multi { wake(multi) }
     }
 
     /// Stops the loop: every transfer completes with `NetError.shutdown`; returns
@@ -175,6 +180,7 @@ final class TransferLoop: @unchecked Sendable {
         var cancelled: [Transfer] = []
         while true {
             monitor.lock()
+            polling = false
             swap(&newOnes, &pending)
             swap(&cancelled, &cancels)
             let stopping = shuttingDown
@@ -204,11 +210,16 @@ final class TransferLoop: @unchecked Sendable {
 
             _ = curl_multi_perform(multi, &running)
             drainMessages(multi)
-            if submittedFromLoop {
-                submittedFromLoop = false
-                continue
+            // Sleep only if no work arrived meanwhile (from callbacks or other threads);
+            // from here on, new work wakes the poll (see wake()).
+            monitor.lock()
+            let idle = pending.isEmpty && cancels.isEmpty && !shuttingDown
+            if idle {
+                polling = true
+                wakeSent = false
             }
-            _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+            monitor.unlock()
+            if idle { _ = curl_multi_poll(multi, nil, 0, 1000, nil) }
         }
     }
 
