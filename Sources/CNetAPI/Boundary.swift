@@ -47,11 +47,6 @@ func jsonPointer(_ p: OpaquePointer?) -> UnsafeMutablePointer<json_t>? {
     p.map { UnsafeMutablePointer<json_t>($0) }
 }
 
-/// Carries a C pointer into a @Sendable closure; the C caller owns its thread-safety.
-struct UnsafeTransfer<T>: @unchecked Sendable {
-    let value: T
-}
-
 let ncOK: nc_status = 0
 let ncInvalidArgument: nc_status = 1
 let ncInvalidState: nc_status = 2

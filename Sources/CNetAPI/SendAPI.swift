@@ -7,17 +7,8 @@ public func nc_client_send(_ client: OpaquePointer?, _ request: OpaquePointer?, 
                            _ task_out: UnsafeMutablePointer<OpaquePointer?>?) -> nc_status {
     guard let c = borrow(client, as: NetClient.self), let r = borrow(request, as: RequestBox.self),
           let fn else { return ncInvalidArgument }
-    let target = UnsafeTransfer(value: (fn, userdata))
-    let task = c.send(r.request) { response, error in
-        let (fn, userdata) = target.value
-        let responseHandle = response.map { unretained($0) }
-        if let error {
-            let box = ErrorBox(error)
-            withExtendedLifetime(box) { fn(responseHandle, unretained(box), userdata) }
-        } else {
-            fn(responseHandle, nil, userdata)
-        }
-    }
+    let task = c.send(r.request, foreign: (unsafeBitCast(fn, to: UnsafeRawPointer.self), userdata),
+                      completion: callC)
     guard let task else { return ncInvalidState }
     task_out?.pointee = retained(task)
     return ncOK
@@ -49,4 +40,19 @@ public func nc_task_cancel(_ task: OpaquePointer?) {
 @c @implementation
 public func nc_task_free(_ task: OpaquePointer?) {
     release(task, as: Transfer.self)
+}
+
+/// The completion of nc_client_send: calls the C function kept in the transfer's
+/// `foreign` words with borrowed handles. Captures nothing (no allocation per send).
+private func callC(_ transfer: Transfer, _ response: Response?, _ error: NetError?) {
+    guard let fnWord = transfer.foreign.0 else { return }
+    let fn = unsafeBitCast(fnWord, to: (@convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void).self)
+    let userdata = transfer.foreign.1
+    let responseHandle = response.map { unretained($0) }
+    if let error {
+        let box = ErrorBox(error)
+        withExtendedLifetime(box) { fn(responseHandle, unretained(box), userdata) }
+    } else {
+        fn(responseHandle, nil, userdata)
+    }
 }

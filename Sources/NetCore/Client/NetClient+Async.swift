@@ -25,12 +25,12 @@ extension NetClient {
         // The transfer exists before it is submitted, so the cancellation handler
         // (which may run first, or at the same time on another thread) always has
         // it: a cancel requested before submission is applied when the loop starts it.
-        let t = transfer(request) { _, _ in }
+        let t = transfer(request) { _, _, _ in }
         let outcome: Result<Response, NetError> = await withTaskCancellationHandler {
             // Unsafe (unchecked) continuation: the transfer loop resumes it exactly
             // once, which the C API's exactly-once tests hold it to.
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<Response, NetError>, Never>) in
-                t.deliver = { response, error in
+                t.deliver = { _, response, error in
                     continuation.resume(returning: NetClient.outcome(response, error))
                 }
                 if !self.loop.submit(t) {

@@ -58,7 +58,18 @@ public final class NetClient: @unchecked Sendable {
     /// `dispatch()` in queue mode). Nil if the client is shutting down (then
     /// `completion` never runs).
     public func send(_ request: Request, completion: @escaping @Sendable (Response?, NetError?) -> Void) -> Transfer? {
-        start(request, completion)
+        let t = transfer(request) { _, response, error in completion(response, error) }
+        return loop.submit(t) ? t : nil
+    }
+
+    /// `send(_:completion:)` for language boundaries: `completion` should capture
+    /// nothing and find what it needs in `transfer.foreign`, which holds the two
+    /// words given here (the C API passes its function pointer and userdata). Same
+    /// exactly-once contract.
+    public func send(_ request: Request, foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?),
+                     completion: @escaping Transfer.Deliver) -> Transfer? {
+        let t = transfer(request, foreign: foreign, completion)
+        return loop.submit(t) ? t : nil
     }
 
     /// Why a synchronous send could not start.
@@ -72,19 +83,13 @@ public final class NetClient: @unchecked Sendable {
     /// It runs on the calling thread (see TransferLoop+Sync.swift).
     public func sendSync(_ request: Request) -> Result<(Response?, NetError?), SyncRefusal> {
         if loop.isCallbackThread { return .failure(.insideCallback) }
-        let t = transfer(request, { _, _ in })
+        let t = transfer(request) { _, _, _ in }
         guard loop.runSync(t) else { return .failure(.shuttingDown) }
         return .success(t.result)
     }
 
-    private func start(_ request: Request,
-                       _ completion: @escaping (Response?, NetError?) -> Void) -> Transfer? {
-        let t = transfer(request, completion)
-        return loop.submit(t) ? t : nil
-    }
-
-    func transfer(_ request: Request,
-                          _ completion: @escaping (Response?, NetError?) -> Void) -> Transfer {
+    func transfer(_ request: Request, foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?) = (nil, nil),
+                  _ completion: @escaping Transfer.Deliver) -> Transfer {
         let prepared: PreparedRequest?
         let preset: NetError?
         let settings = currentSettings
@@ -92,7 +97,7 @@ public final class NetClient: @unchecked Sendable {
         case .success(let p): prepared = p; preset = nil
         case .failure(let e): prepared = nil; preset = e
         }
-        return Transfer(prepared: prepared, presetError: preset, loop: loop, deliver: completion)
+        return Transfer(prepared: prepared, presetError: preset, loop: loop, foreign: foreign, deliver: completion)
     }
 
     /// Queue mode: readable while completions wait; -1 in loop mode.

@@ -38,23 +38,18 @@ enum Classifier {
 
     static func classify(_ input: Input) -> (Response, NetError?) {
         guard let envelope = input.envelope else { return raw(input) }
-        let schema = envelope.schema
         let status = input.status
-        func response(_ json: UnsafeMutablePointer<json_t>?, _ data: UnsafeMutablePointer<json_t>?) -> Response {
-            Response(status: status, headers: input.headers, body: input.body, url: input.url,
-                     json: json, source: .envelope(data))
-        }
 
         // 2. Nothing to validate.
         if status == 204 || status == 304 || ((200..<300).contains(status) && input.body.count == 0) {
-            return (response(nil, nil), nil)
+            return (response(input, nil, nil), nil)
         }
 
         // 5. Not JSON.
         let root: UnsafeMutablePointer<json_t>   // owned until handed to a Response
         switch JSONValue.parseOwned(input.body.bytes) {
         case .failure(let f):
-            let r = response(nil, nil)
+            let r = response(input, nil, nil)
             if status >= 400 { return (r, httpError(input)) }
             let what = input.body.count == 0 ? "The response body is empty" : "The response body is not valid JSON (line \(f.line), column \(f.column): \(f.reason))"
             return (r, withResponse(.parse(.invalidJSON, "\(what) for \(input.method) \(input.urlText). Check the endpoint, or send the request in raw mode if it does not return JSON."), input))
@@ -64,13 +59,13 @@ enum Classifier {
 
         // 4. JSON but not an envelope.
         guard root.pointee.type == JSON_OBJECT else {
-            let r = response(root, nil)
+            let r = response(input, root, nil)
             if status >= 400 { return (r, httpError(input)) }
             return (r, withResponse(.parse(.notObject, "The response body is a JSON \(JSON.typeName(root)), not an envelope object, for \(input.method) \(input.urlText). Use raw mode for this endpoint, or fix the envelope configuration."), input))
         }
         let obj = root
         if let problem = missingOrWrongField(obj, envelope) {
-            let r = response(root, nil)
+            let r = response(input, root, nil)
             if status >= 400 { return (r, httpError(input)) }
             return (r, withResponse(problem, input))
         }
@@ -89,9 +84,15 @@ enum Classifier {
         }
         let dataValue = envelope.dataField.flatMap { json_object_get(obj, $0.pointer) }
         let data = (dataValue?.pointee.type == JSON_NULL) ? nil : dataValue
-        let r = response(root, data)
+        let r = response(input, root, data)
         if ok { return (r, nil) }
-        return (r, apiError(obj, schema, codeValue: codeValue, data: data, input))
+        return (r, apiError(obj, envelope.schema, codeValue: codeValue, data: data, input))
+    }
+
+    private static func response(_ input: Input, _ json: UnsafeMutablePointer<json_t>?,
+                                 _ data: UnsafeMutablePointer<json_t>?) -> Response {
+        Response(status: input.status, headers: input.headers, body: input.body, url: input.url,
+                 json: json, source: .envelope(data))
     }
 
     private static func raw(_ input: Input) -> (Response, NetError?) {

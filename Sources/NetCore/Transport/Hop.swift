@@ -19,8 +19,13 @@ extension EasyHandle {
         let me = Unmanaged.passUnretained(t).toOpaque()
         errorBuffer[0] = 0
         arm(p.limits)
-        _ = ncshim_easy_setopt_ptr(h, CURLOPT_URL, p.url.pointer)
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_PRIVATE, me)
+        // The same resolved request as this handle's last transfer (a request sent
+        // again): every option below is still set, as libcurl keeps options
+        // between transfers. Saves the setopts and libcurl's copy of the URL.
+        if configuredFor === p { return }
+        configuredFor = p
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_URL, p.url.pointer)
         _ = ncshim_easy_setopt_long(h, CURLOPT_TIMEOUT_MS, Int(clamping: p.timeoutMs))
         _ = ncshim_easy_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, Int(clamping: p.connectTimeoutMs))
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_HTTPHEADER, p.headerList)

@@ -9,7 +9,9 @@ import Glibc
 /// Threads: receive state is touched only by the client's transfer thread;
 /// `done` and `cancelRequested` are guarded by the loop's monitor.
 public final class Transfer: @unchecked Sendable {
-    typealias Deliver = (Response?, NetError?) -> Void
+    /// The completion, given the transfer itself (whose `foreign` words a
+    /// non-capturing completion reads), the response and the error.
+    public typealias Deliver = (Transfer, Response?, NetError?) -> Void
 
     /// What is being sent; replaced by each redirect hop (transfer thread only).
     var prepared: PreparedRequest?
@@ -20,11 +22,16 @@ public final class Transfer: @unchecked Sendable {
     /// The completion. Set before the transfer is submitted and not changed after
     /// (the async API fills it in once it has its continuation).
     var deliver: Deliver
+    /// Two words for a completion that is not a Swift closure — the C API's function
+    /// pointer and userdata — so a send allocates no closure context.
+    public private(set) var foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?) = (nil, nil)
     let loop: TransferLoop
 
     // Guarded by loop.monitor.
     var done = false
     var cancelRequested = false
+    /// Set by the loop thread when it takes the transfer with a cancel already asked.
+    var cancelledBeforeStart = false
 
     // Transfer thread only.
     var easy: EasyHandle?
@@ -33,7 +40,8 @@ public final class Transfer: @unchecked Sendable {
     var result: (Response?, NetError?) = (nil, nil)
 
     init(prepared: PreparedRequest?, presetError: NetError?, loop: TransferLoop,
-         deliver: @escaping Deliver) {
+         foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?) = (nil, nil), deliver: @escaping Deliver) {
+        self.foreign = foreign
         self.prepared = prepared
         self.presetError = presetError
         self.loop = loop
@@ -55,6 +63,9 @@ final class EasyHandle {
     /// CURLOPT_ACCEPT_ENCODING is set (libcurl decompresses); changed only when a
     /// transfer needs the other state, since libcurl copies the string each time.
     var decodesContent = false
+    /// The resolved request whose options are set on the handle (see configure()).
+    /// Held strongly so its address cannot be reused by another one while set.
+    var configuredFor: PreparedRequest?
 
     init?() {
         guard let h = curl_easy_init() else { return nil }
@@ -87,6 +98,12 @@ final class EasyHandle {
         curl_easy_cleanup(handle)
         ncsink_free(sink)
         errorBuffer.deallocate()
+    }
+
+    /// Back to the pool: a large request body is not kept alive for a possible
+    /// resend (the next transfer then sets every option again).
+    func parked() {
+        if let p = configuredFor, (p.body?.count ?? 0) > 65_536 { configuredFor = nil }
     }
 
     /// Empties the sink and arms it with `limits` for the next transfer.

@@ -23,6 +23,8 @@ final class TransferLoop: @unchecked Sendable {
     private var polling = false
     /// A wake-up was sent during the current poll.
     private var wakeSent = false
+    /// Threads in cancel() waiting for a completion (markDone wakes them).
+    private var doneWaiters = 0
     /// Synchronous sends' lanes (TransferLoop+Sync.swift): idle ones, and those in use.
     var idleLanes: [SyncLane] = []
     var busyLanes: [SyncLane] = []
@@ -35,9 +37,20 @@ final class TransferLoop: @unchecked Sendable {
     // Loop thread only.
     private var thread: pthread_t?
     /// Transfers in the multi handle; each knows its slot (`activeSlot`).
-    private var active: [Transfer] = []
-    private var easyPool: [EasyHandle] = []
-    private var messages: [(Transfer, UnsafeMutableRawPointer, CURLcode)] = []
+    /// Loop-thread state behind a pointer: reached without the runtime's dynamic
+    /// exclusivity checks that class properties cost on every access (the loop
+    /// thread is its only user, so accesses cannot overlap).
+    private struct LoopState {
+        /// Transfers in the multi handle; each knows its slot (`activeSlot`).
+        var active: [Transfer] = []
+        var easyPool: [EasyHandle] = []
+        var messages: [(Transfer, UnsafeMutableRawPointer, CURLcode)] = []
+    }
+    private let state: UnsafeMutablePointer<LoopState> = {
+        let p = UnsafeMutablePointer<LoopState>.allocate(capacity: 1)
+        p.initialize(to: LoopState())
+        return p
+    }()
 
     /// Queue mode's notification descriptor (eventfd), -1 in loop mode.
     let eventFD: Int32
@@ -68,6 +81,8 @@ final class TransferLoop: @unchecked Sendable {
 
     deinit {
         if eventFD >= 0 { close(eventFD) }
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 
     // MARK: called from any thread
@@ -106,7 +121,9 @@ final class TransferLoop: @unchecked Sendable {
         // In queue mode the completion runs at the next dispatch(): do not wait.
         // Inside dispatch() the transfer may be the one running: do not wait.
         if mode == .queue || isCurrentThread(dispatchThread) { return }
+        doneWaiters += 1
         while !t.done { monitor.wait() }
+        doneWaiters -= 1
     }
 
     /// Asks the loop thread to cancel `t` and returns at once, from any thread
@@ -145,7 +162,7 @@ final class TransferLoop: @unchecked Sendable {
             if let multi { curl_multi_cleanup(multi) }
             multi = nil
         }
-        easyPool.removeAll()
+        state.pointee.easyPool.removeAll()
         return true
     }
 
@@ -163,7 +180,7 @@ final class TransferLoop: @unchecked Sendable {
         dispatchThread = pthread_self()
         monitor.unlock()
         for t in batch {
-            t.deliver(t.result.0, t.result.1)
+            t.deliver(t, t.result.0, t.result.1)
             t.result = (nil, nil)
             markDone(t)
         }
@@ -184,6 +201,8 @@ final class TransferLoop: @unchecked Sendable {
             swap(&newOnes, &pending)
             swap(&cancelled, &cancels)
             let stopping = shuttingDown
+            // Cancels asked for before now; later ones arrive through `cancels`.
+            for t in newOnes where t.cancelRequested { t.cancelledBeforeStart = true }
             monitor.unlock()
 
             for t in newOnes { start(t, multi, stopping: stopping) }
@@ -197,7 +216,7 @@ final class TransferLoop: @unchecked Sendable {
             }
             cancelled.removeAll(keepingCapacity: true)
             if stopping {
-                for t in active.reversed() {
+                for t in state.pointee.active.reversed() {
                     var sent: Int32 = 0
                     if let easy = t.easy {
                         sent = t.attempts(easy)
@@ -226,13 +245,13 @@ final class TransferLoop: @unchecked Sendable {
     private func start(_ t: Transfer, _ multi: UnsafeMutableRawPointer, stopping: Bool) {
         if stopping { complete(t, nil, .shutdown); return }
         if let e = t.presetError { complete(t, nil, e); return }
-        if monitor.withLock({ t.cancelRequested }) { complete(t, nil, .cancelled); return }
+        if t.cancelledBeforeStart { complete(t, nil, .cancelled); return }
         launch(t, multi)
     }
 
     /// Puts `t` (its current hop) into the multi handle.
     private func launch(_ t: Transfer, _ multi: UnsafeMutableRawPointer) {
-        guard let prepared = t.prepared, let easy = easyPool.popLast() ?? EasyHandle() else {
+        guard let prepared = t.prepared, let easy = state.pointee.easyPool.popLast() ?? EasyHandle() else {
             complete(t, nil, NetError.internalError("libcurl could not create a transfer (out of memory).").attempted(t.redirects > 0 ? 1 : 0))
             return
         }
@@ -240,28 +259,29 @@ final class TransferLoop: @unchecked Sendable {
         easy.configure(for: t, prepared)
         guard curl_multi_add_handle(multi, easy.handle) == CURLM_OK else {
             t.easy = nil
-            easyPool.append(easy)
+            state.pointee.easyPool.append(easy)
             complete(t, nil, NetError.internalError("libcurl refused the transfer.").attempted(t.redirects > 0 ? 1 : 0))
             return
         }
-        t.activeSlot = active.count
-        active.append(t)
+        t.activeSlot = state.pointee.active.count
+        state.pointee.active.append(t)
     }
 
     /// Takes a transfer out of the multi handle and recycles its easy handle.
     private func stop(_ t: Transfer, _ easy: EasyHandle, _ multi: UnsafeMutableRawPointer) {
         _ = curl_multi_remove_handle(multi, easy.handle)
         let slot = t.activeSlot
-        if slot >= 0 && slot < active.count {
-            let last = active.removeLast()
-            if slot < active.count {
-                active[slot] = last
+        if slot >= 0 && slot < state.pointee.active.count {
+            let last = state.pointee.active.removeLast()
+            if slot < state.pointee.active.count {
+                state.pointee.active[slot] = last
                 last.activeSlot = slot
             }
         }
         t.activeSlot = -1
         t.easy = nil
-        if easyPool.count < 64 { easyPool.append(easy) }
+        easy.parked()
+        if state.pointee.easyPool.count < 64 { state.pointee.easyPool.append(easy) }
     }
 
     private func drainMessages(_ multi: UnsafeMutableRawPointer) {
@@ -273,14 +293,14 @@ final class TransferLoop: @unchecked Sendable {
             guard msg.pointee.msg == CURLMSG_DONE, let h = msg.pointee.easy_handle else { continue }
             var priv: UnsafeMutableRawPointer? = nil
             guard ncshim_easy_getinfo_ptr(h, CURLINFO_PRIVATE, &priv) == CURLE_OK, let priv else { continue }
-            messages.append((Unmanaged<Transfer>.fromOpaque(priv).takeUnretainedValue(), h, ncshim_msg_result(msg)))
+            state.pointee.messages.append((Unmanaged<Transfer>.fromOpaque(priv).takeUnretainedValue(), h, ncshim_msg_result(msg)))
         }
-        for (t, h, code) in messages {
+        for (t, h, code) in state.pointee.messages {
             // A callback earlier in this batch may have cancelled it already.
             guard t.activeSlot >= 0, let easy = t.easy, easy.handle == h else { continue }
             finish(t, easy, code, multi)
         }
-        messages.removeAll(keepingCapacity: true)
+        state.pointee.messages.removeAll(keepingCapacity: true)
     }
 
     /// Ends the current hop of `t`: completes it, or sends the next hop of a redirect.
@@ -307,14 +327,14 @@ final class TransferLoop: @unchecked Sendable {
             monitor.unlock()
             return
         }
-        t.deliver(response, error)
+        t.deliver(t, response, error)
         markDone(t)
     }
 
     private func markDone(_ t: Transfer) {
         monitor.lock()
         t.done = true
-        monitor.broadcast()
+        if doneWaiters > 0 { monitor.broadcast() }
         monitor.unlock()
     }
 
