@@ -309,3 +309,35 @@ def test_version():
     assert netcore.library_version() == "0.1.0"
     assert netcore.library_version_number() >> 16 == 0
     assert netcore.__version__
+
+
+# -- plain requests are cached per thread (netcore._request.plain_request) -------
+
+def test_plain_requests_follow_each_client_and_thread(server):
+    import threading
+    # The same plain call alternates between two clients on one thread: each
+    # resolves it against its own base URL (prefix /api or none).
+    with netcore.Client({"base_url": server.base_url + "/api", "envelope": {}}) as a, \
+            netcore.Client({"base_url": server.base_url, "envelope": {}}) as b:
+        for _ in range(3):
+            assert a.get("/echo").data["raw_path"] == "/api/echo"
+            assert b.get("/echo").data["raw_path"] == "/echo"
+        # A plain call and one with options do not share a builder.
+        assert a.get("/echo", params={"k": "v"}).data["raw_path"] == "/api/echo?k=v"
+        assert a.get("/echo").data["raw_path"] == "/api/echo"
+        seen, errors = [], []
+
+        def worker(i):
+            try:
+                for _ in range(20):
+                    seen.append(a.get(f"/echo?t={i % 3}").data["raw_path"])
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+        threads = [threading.Thread(target=worker, args=(i,)) for i in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        assert sorted(set(seen)) == ["/api/echo?t=0", "/api/echo?t=1", "/api/echo?t=2"]
+        assert len(seen) == 120

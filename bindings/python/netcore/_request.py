@@ -4,13 +4,14 @@ from __future__ import annotations
 import ctypes
 import json as _json
 import math
+import threading
 from collections.abc import Mapping
 from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 from ._capi import C
 from .errors import InvalidArgument, StatusError
 
-__all__ = ["build_request", "cstr", "Params", "HeadersArg"]
+__all__ = ["build_request", "plain_request", "cstr", "Params", "HeadersArg"]
 
 NC_ENCODING_QUERY = 1
 NC_ENCODING_FORM = 2
@@ -192,3 +193,41 @@ def build_request(method: str, path: str, *, params: Optional[Params] = None,
     except BaseException:
         C.nc_request_free(req.value)
         raise
+
+
+# --------------------------------------------------------------------------
+# Plain requests (a method and a path, no other argument) are built once per
+# thread and sent again: that saves building the nc_request, and lets the
+# library reuse the request's resolved URL (it caches it per nc_request). Each
+# thread has its own, as an nc_request is used by one thread at a time.
+# --------------------------------------------------------------------------
+
+class _PlainRequest:
+    """An nc_request kept for reuse by one thread; freed with its cache."""
+    __slots__ = ("handle",)
+
+    def __init__(self, handle: int) -> None:
+        self.handle = handle
+
+    def __del__(self, _free: Any = C.nc_request_free) -> None:
+        _free(self.handle)
+
+
+_PLAIN_CACHE_SIZE = 64
+_plain = threading.local()
+
+
+def plain_request(method: str, path: str) -> int:
+    """The calling thread's ``nc_request`` for ``method path`` without options.
+
+    Borrowed: do not free it. Raises as :func:`build_request` does.
+    """
+    cache: Optional[Dict[Tuple[str, str], _PlainRequest]] = getattr(_plain, "cache", None)
+    if cache is None:
+        cache = _plain.cache = {}
+    entry = cache.get((method, path))
+    if entry is None:
+        if len(cache) >= _PLAIN_CACHE_SIZE:
+            cache.clear()
+        entry = cache[(method, path)] = _PlainRequest(build_request(method, path))
+    return entry.handle

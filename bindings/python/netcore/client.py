@@ -8,7 +8,7 @@ from typing import Any, Callable, Optional
 
 from ._capi import C, error_from_handle
 from ._core import ClientCore, Config, Pending, config_text, convert, report
-from ._request import HeadersArg, Params, build_request
+from ._request import HeadersArg, Params, build_request, plain_request
 from .errors import Error, InvalidState
 from .response import Response
 
@@ -217,13 +217,19 @@ class Client:
                 callbacks.
         """
         core = self._core
-        req = build_request(method, path, params=params, json=json, data=data,
-                            headers=headers, timeout=timeout, envelope=envelope)
         resp_p, err_p = ctypes.c_void_p(), ctypes.c_void_p()
-        try:
-            C.nc_client_send_sync(core.handle(), req, ctypes.byref(resp_p), ctypes.byref(err_p))
-        finally:
-            C.nc_request_free(req)
+        if (params is None and json is None and data is None and headers is None
+                and timeout is None and envelope is None):
+            # The common plain call: the thread's cached builder (see plain_request).
+            C.nc_client_send_sync(core.handle(), plain_request(method, path),
+                                  ctypes.byref(resp_p), ctypes.byref(err_p))
+        else:
+            req = build_request(method, path, params=params, json=json, data=data,
+                                headers=headers, timeout=timeout, envelope=envelope)
+            try:
+                C.nc_client_send_sync(core.handle(), req, ctypes.byref(resp_p), ctypes.byref(err_p))
+            finally:
+                C.nc_request_free(req)
         response = Response(resp_p.value) if resp_p.value else None
         if err_p.value:
             try:

@@ -4,7 +4,6 @@ from __future__ import annotations
 import ctypes
 import json as _json
 import threading
-import weakref
 from collections.abc import Mapping
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
@@ -13,6 +12,10 @@ from ._capi import C, string_at
 __all__ = ["Headers", "Response"]
 
 _UNSET: Any = object()
+# Guards the lazy reads of every response against a concurrent close(): one lock
+# for all (reads are short and rarely contended) instead of one per response.
+_LOCK = threading.Lock()
+_status = C.nc_response_status
 
 
 class Headers(Mapping[str, str]):
@@ -71,21 +74,26 @@ class Response:
     may be used from any thread.
     """
 
-    __slots__ = ("_handle", "_finalizer", "_lock", "_status", "_headers", "_body",
-                 "_data", "_from_cache", "__weakref__")
+    __slots__ = ("_handle", "_status", "_headers", "_body", "_data", "_from_cache", "__weakref__")
 
     def __init__(self, handle: int) -> None:
         """Take ownership of ``handle``, an owned ``nc_response *`` (not borrowed)."""
         if not handle:
             raise ValueError("Response needs a non-NULL nc_response handle")
         self._handle: Optional[int] = handle
-        self._finalizer = weakref.finalize(self, C.nc_response_free, handle)
-        self._lock = threading.Lock()
-        self._status = int(C.nc_response_status(handle))
-        self._from_cache = bool(C.nc_response_from_cache(handle))
+        self._status = int(_status(handle))
+        self._from_cache: Any = _UNSET
         self._headers: Any = _UNSET
         self._body: Any = _UNSET
         self._data: Any = _UNSET
+
+    def __del__(self, _free: Any = C.nc_response_free) -> None:
+        # Cheaper than a weakref.finalize per response; `_free` is bound at
+        # definition time so it is still there during interpreter shutdown.
+        handle = getattr(self, "_handle", None)
+        if handle:
+            self._handle = None
+            _free(handle)
 
     @classmethod
     def _from_borrowed(cls, handle: int) -> "Response":
@@ -95,7 +103,7 @@ class Response:
     def _read(self, attr: str, compute: Any) -> Any:
         value = getattr(self, attr)
         if value is _UNSET:
-            with self._lock:
+            with _LOCK:
                 value = getattr(self, attr)
                 if value is _UNSET:
                     if self._handle is None:
@@ -122,7 +130,7 @@ class Response:
     @property
     def from_cache(self) -> bool:
         """True if the response was served from the client's cache."""
-        return self._from_cache
+        return self._read("_from_cache", _read_from_cache)  # type: ignore[no-any-return]
 
     @property
     def headers(self) -> Headers:
@@ -174,9 +182,10 @@ class Response:
 
     def close(self) -> None:
         """Release the C response now (values already read stay available)."""
-        with self._lock:
-            self._handle = None
-        self._finalizer()
+        with _LOCK:
+            handle, self._handle = self._handle, None
+        if handle:
+            C.nc_response_free(handle)
 
     def __repr__(self) -> str:
         return f"<netcore.Response [{self._status}]>"
@@ -191,6 +200,10 @@ def _read_headers(handle: int) -> Headers:
         items.append(((name.value or b"").decode("utf-8", "replace"),
                       (value.value or b"").decode("utf-8", "replace")))
     return Headers(items)
+
+
+def _read_from_cache(handle: int) -> bool:
+    return bool(C.nc_response_from_cache(handle))
 
 
 def _read_body(handle: int) -> bytes:
