@@ -18,7 +18,7 @@ from typing import Any, Callable, Optional
 
 from ._capi import C
 from ._core import ClientCore, Config, Pending, config_text, convert, dispatch
-from ._request import HeadersArg, Params, build_request
+from ._request import HeadersArg, Params, build_request, plain_request
 from .errors import Error, InvalidState
 from .response import Response
 
@@ -199,13 +199,18 @@ class AsyncClient:
         :meth:`netcore.Client.request`. Cancelling the awaiting task cancels it."""
         loop = self._attach()
         core = self._core
-        req = build_request(method, path, params=params, json=json, data=data,
-                            headers=headers, timeout=timeout, envelope=envelope)
         fut: "asyncio.Future[Response]" = loop.create_future()
-        try:
-            task = core.send(req, _FuturePending(fut, f"{method.upper()} {path}"))
-        finally:
-            C.nc_request_free(req)
+        if (params is None and json is None and data is None and headers is None
+                and timeout is None and envelope is None):
+            # nc_client_send copies the builder: the thread's cached one is reused.
+            task = core.send(plain_request(method, path), _FuturePending(fut, f"{method.upper()} {path}"))
+        else:
+            req = build_request(method, path, params=params, json=json, data=data,
+                                headers=headers, timeout=timeout, envelope=envelope)
+            try:
+                task = core.send(req, _FuturePending(fut, f"{method.upper()} {path}"))
+            finally:
+                C.nc_request_free(req)
         try:
             return await fut
         except asyncio.CancelledError:
