@@ -55,14 +55,14 @@ extern "C" {
 /* ------------------------------------------------------------------------- */
 
 #define NC_VERSION_MAJOR 0
-#define NC_VERSION_MINOR 1
+#define NC_VERSION_MINOR 2
 #define NC_VERSION_PATCH 0
 /** 0xMMmmpp: major, minor, patch, one byte each. */
 #define NC_VERSION_NUMBER ((NC_VERSION_MAJOR << 16) | (NC_VERSION_MINOR << 8) | NC_VERSION_PATCH)
-#define NC_VERSION_STRING "0.1.0"
+#define NC_VERSION_STRING "0.2.0"
 
 /**
- * Returns the version of the loaded library as text, e.g. "0.1.0".
+ * Returns the version of the loaded library as text, e.g. "0.2.0".
  *
  * Ownership: static string; never free it. Never NULL.
  * Thread:    any thread.
@@ -472,6 +472,25 @@ NC_API nc_status nc_request_set_timeout_ms(nc_request *request, int64_t ms);
  * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, value other than 0/1).
  */
 NC_API nc_status nc_request_set_envelope(nc_request *request, int enabled);
+
+/**
+ * Streams the body of a 2xx response into the file at `path` instead of memory
+ * (for downloads: memory stays flat whatever the size). The file is created, or
+ * truncated, when the request starts (mode 0666 minus the umask) and is closed
+ * before the completion runs. Such a request is read in raw mode (no envelope
+ * check), nc_response_body() is empty, and limits.max_response_bytes does not
+ * apply to the file. Bodies of other statuses — redirect hops, HTTP errors — are
+ * kept in memory as usual (the error carries them) and the file stays empty.
+ * Failures are NC_DOMAIN_TRANSPORT 23 (CURLE_WRITE_ERROR) naming the path: the file
+ * cannot be opened (nothing is sent, attempts 0), a write fails (disk full), or
+ * closing it fails. NULL `path` goes back to memory.
+ *
+ * Ownership: `request` is borrowed; `path` (UTF-8) is copied.
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, empty path or invalid
+ *   UTF-8) and the request is unchanged.
+ */
+NC_API nc_status nc_request_set_output_file(nc_request *request, const char *path);
 
 /* ------------------------------------------------------------------------- */
 /* Sending                                                                     */

@@ -1,14 +1,20 @@
 #include "ncsink.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Buffers up to this size are kept by the sink for the next transfer. */
 #define NCSINK_KEEP (64 * 1024)
 
 ncsink *ncsink_new(CURL *easy) {
     ncsink *s = calloc(1, sizeof *s);
-    if (s) s->easy = easy;
+    if (s) {
+        s->easy = easy;
+        s->out_fd = -1;
+        s->to_file = -1;
+    }
     return s;
 }
 
@@ -19,7 +25,8 @@ void ncsink_free(ncsink *s) {
     free(s);
 }
 
-void ncsink_reset(ncsink *s, curl_off_t max_body, size_t max_header_count, size_t max_header_bytes) {
+void ncsink_reset(ncsink *s, curl_off_t max_body, size_t max_header_count, size_t max_header_bytes,
+                  int out_fd) {
     if (s->body_cap > NCSINK_KEEP) { free(s->body); s->body = NULL; s->body_cap = 0; }
     if (s->head_cap > NCSINK_KEEP) { free(s->head); s->head = NULL; s->head_cap = 0; }
     s->body_len = 0;
@@ -30,6 +37,26 @@ void ncsink_reset(ncsink *s, curl_off_t max_body, size_t max_header_count, size_
     s->max_header_count = max_header_count;
     s->max_header_bytes = max_header_bytes;
     s->abort_reason = NCSINK_OK;
+    s->out_fd = out_fd;
+    s->to_file = -1;
+    s->out_errno = 0;
+    s->out_bytes = 0;
+}
+
+/* Writes all of `p` to the sink's descriptor; 0 and out_errno set on failure. */
+static int write_out(ncsink *s, const char *p, size_t n) {
+    while (n > 0) {
+        ssize_t w = write(s->out_fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            s->out_errno = errno;
+            return 0;
+        }
+        p += w;
+        n -= (size_t)w;
+        s->out_bytes += (unsigned long long)w;
+    }
+    return 1;
 }
 
 unsigned char *ncsink_take_body(ncsink *s, size_t *len, size_t *cap) {
@@ -66,6 +93,17 @@ size_t ncsink_write(char *ptr, size_t size, size_t nmemb, void *userdata) {
     if (!s || (nmemb && size > (size_t)-1 / nmemb)) return 0;
     size_t n = size * nmemb;
     if (n == 0) return 0;
+    if (s->out_fd >= 0) {
+        if (s->to_file < 0) {
+            long status = 0;
+            curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
+            s->to_file = status >= 200 && status < 300;
+        }
+        if (s->to_file) {
+            if (!write_out(s, ptr, n)) { s->abort_reason = NCSINK_FILE_ERROR; return 0; }
+            return n;
+        }
+    }
     if (s->body_len == 0) {
         /* Size the buffer once from Content-Length (bounded by the limit). */
         curl_off_t expected = -1;

@@ -97,3 +97,13 @@ public func nc_request_set_envelope(_ request: OpaquePointer?, _ enabled: Int32)
     guard enabled == 0 || enabled == 1 else { return ncInvalidArgument }
     return edit(request) { (r: inout Request) throws(RequestError) in r.envelope = enabled == 1 }
 }
+
+@c @implementation
+public func nc_request_set_output_file(_ request: OpaquePointer?, _ path: UnsafePointer<CChar>?) -> nc_status {
+    var output: String? = nil
+    if path != nil {
+        guard let p = text(path), !p.isEmpty else { return ncInvalidArgument }
+        output = p
+    }
+    return edit(request) { (r: inout Request) throws(RequestError) in r.outputPath = output }
+}

@@ -25,5 +25,5 @@ public func nc_status_str(_ status: nc_status) -> UnsafePointer<CChar>? {
 
 /// The version as a static C string; a test checks it equals NetCoreVersion.string.
 enum NetCoreVersionText {
-    static let value: StaticString = "0.1.0"
+    static let value: StaticString = "0.2.0"
 }

@@ -655,6 +655,7 @@ static void test_null_arguments(void) {
     CHECK_INT(nc_request_set_body(NULL, "x", 1, NULL), NC_ERR_INVALID_ARGUMENT);
     CHECK_INT(nc_request_set_timeout_ms(NULL, 10), NC_ERR_INVALID_ARGUMENT);
     CHECK_INT(nc_request_set_envelope(NULL, 0), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_request_set_output_file(NULL, "/tmp/x"), NC_ERR_INVALID_ARGUMENT);
     if (CHECK_INT(nc_request_new("post", "/echo", &r), NC_OK)) {
         CHECK_INT(nc_request_set_header(r, NULL, "b"), NC_ERR_INVALID_ARGUMENT);
         CHECK_INT(nc_request_set_header(r, "a b", "b"), NC_ERR_INVALID_ARGUMENT);

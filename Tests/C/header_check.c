@@ -56,6 +56,7 @@ struct nc_api_table {
     void (*response_free)(nc_response *);
     int (*client_fd)(const nc_client *);
     nc_status (*client_dispatch)(nc_client *);
+    nc_status (*request_set_output_file)(nc_request *, const char *);
 };
 
 struct nc_api_table nc_api_check_table = {
@@ -73,10 +74,11 @@ struct nc_api_table nc_api_check_table = {
     nc_response_header_at, nc_response_body, nc_response_json, nc_response_data,
     nc_response_data_json, nc_response_from_cache, nc_response_retain,
     nc_response_free, nc_client_fd, nc_client_dispatch,
+    nc_request_set_output_file,
 };
 
 /* Every constant is an integer constant expression of the documented value. */
-typedef char nc_check_version[NC_VERSION_NUMBER == 0x000100 ? 1 : -1];
+typedef char nc_check_version[NC_VERSION_NUMBER == 0x000200 ? 1 : -1];
 typedef char nc_check_status[(NC_OK == 0 && NC_ERR_INVALID_ARGUMENT == 1 &&
                               NC_ERR_INVALID_STATE == 2 && NC_ERR_NO_MEMORY == 3 &&
                               NC_ERR_FAILED == 4) ? 1 : -1];

@@ -1,6 +1,9 @@
 import Testing
 @testable import NetCore
 import MockServerSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `try await client.send(_:)` against the real loopback server: one test per
 /// error domain, Swift task cancellation (before and during the transfer), shutdown.
@@ -40,6 +43,31 @@ import MockServerSupport
         #expect(r.status == 200)
         #expect(r.data?.text == #"{"id":7,"name":"Ada"}"#)
         #expect(r.headers.value("Content-Type")?.hasPrefix("application/json") == true)
+    }
+
+    @Test func outputPathStreamsTheBodyToAFileAndSyncDoesToo() async throws {
+        let c = try client()
+        defer { c.shutdown() }
+        let path = "/tmp/nc-swift-out-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).bin"
+        defer { unlink(path) }
+        var request = try Request(method: "GET", target: "/large?bytes=200000")
+        request.outputPath = path
+        let r = try await c.send(request)
+        #expect(r.status == 200)
+        #expect(r.body.count == 0)
+        var st = stat()
+        #expect(stat(path, &st) == 0)
+        #expect(st.st_size == 200_000)
+        // The same request again, synchronously: the file is written anew.
+        request.outputPath = path
+        guard case .success(let (response, error)) = c.sendSync(request) else {
+            Issue.record("sync send refused")
+            return
+        }
+        #expect(error == nil)
+        #expect(response?.body.count == 0)
+        #expect(stat(path, &st) == 0)
+        #expect(st.st_size == 200_000)
     }
 
     @Test func apiErrorCarriesCodeMessageDataAndTheResponse() async throws {

@@ -63,8 +63,8 @@ def send(nc, client, method, path, params=None, header=None):
 
 
 def test_version_matches_header(nc):
-    assert nc.nc_version() == b"0.1.0"
-    assert nc.nc_version_number() == 0x000100
+    assert nc.nc_version() == b"0.2.0"
+    assert nc.nc_version_number() == 0x000200
 
 
 def test_envelope_success_and_business_error(nc, server):

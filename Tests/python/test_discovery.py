@@ -91,7 +91,7 @@ def test_missing_symbol_says_the_library_is_too_old(libpath):
         _capi.bind(lib, libpath, table)
     message = str(info.value)
     assert "nc_from_the_future" in message and "too old" in message
-    assert "0.1.0" in message and libpath in message
+    assert "0.2.0" in message and libpath in message
 
 
 def test_major_version_mismatch():

@@ -306,7 +306,7 @@ def test_closed_client_refuses(base):
 
 
 def test_version():
-    assert netcore.library_version() == "0.1.0"
+    assert netcore.library_version() == "0.2.0"
     assert netcore.library_version_number() >> 16 == 0
     assert netcore.__version__
 
@@ -341,3 +341,36 @@ def test_plain_requests_follow_each_client_and_thread(server):
         assert errors == []
         assert sorted(set(seen)) == ["/api/echo?t=0", "/api/echo?t=1", "/api/echo?t=2"]
         assert len(seen) == 120
+
+
+# -- output= (nc_request_set_output_file) ---------------------------------------
+
+def test_output_streams_a_2xx_body_to_a_file(client, tmp_path):
+    unit = b"0123456789abcdef"
+    target = tmp_path / "big.bin"
+    r = client.get("/large", params={"bytes": 2_000_000}, output=target)
+    assert r.status == 200 and r.body == b""
+    data = target.read_bytes()
+    assert len(data) == 2_000_000 and data == (unit * 125_000)
+    # str paths work too, and a 404 keeps its body on the error, not in the file.
+    other = tmp_path / "missing.bin"
+    with pytest.raises(netcore.HTTPError) as info:
+        client.get("/status/404", params={"body": "text"}, output=str(other))
+    assert info.value.body and other.read_bytes() == b""
+    with pytest.raises(netcore.TransportError) as info:
+        client.get("/large", output=tmp_path / "no-such-dir" / "x.bin")
+    assert info.value.code == 23 and info.value.attempts == 0
+    with pytest.raises(netcore.InvalidArgument):
+        client.get("/large", output="")
+
+
+def test_output_with_asyncio(base, tmp_path):
+    import asyncio
+    target = tmp_path / "a.bin"
+
+    async def main():
+        async with netcore.AsyncClient({"base_url": base}) as c:
+            r = await c.aget("/large", params={"bytes": 100_000}, output=target)
+            assert r.body == b""
+    asyncio.run(main())
+    assert target.stat().st_size == 100_000

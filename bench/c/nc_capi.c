@@ -5,7 +5,8 @@
  *   seq / conc     envelope-checked GETs; success = callback without error and
  *                  nc_response_data() available (what a caller reads)
  *   download       raw mode (nc_request_set_envelope(r, 0)), body kept in memory
- *   download-file  not supported by libnetcore yet: prints a skip line
+ *   download-file  raw mode, body streamed to --out (nc_request_set_output_file);
+ *                  bytes counted from Content-Length
  *   slow           N requests sent at once (limits.max_connections_per_host = 0)
  *   cancel         send, wait --delay-us (the transfer is mid-body), then time
  *                  nc_task_cancel() -> end of the completion callback
@@ -32,6 +33,7 @@ typedef struct {
     nc_client *client;
     nc_request *req;
     int raw;         /* download: raw mode, no data access */
+    int file;        /* download-file: the body went to a file */
     long target;     /* completions wanted */
     long started, done, ok, errors;
     long long bytes;
@@ -46,6 +48,12 @@ static void note(window_t *w, const nc_error *e) {
 }
 
 static void on_done(const nc_response *resp, const nc_error *err, void *ud);
+
+/* download-file: the body is in the file; its size is the Content-Length */
+static size_t body_file_size(const nc_response *resp) {
+    const char *cl = nc_response_header(resp, "content-length");
+    return cl ? (size_t)strtoull(cl, NULL, 10) : 0;
+}
 
 /* sends one more request of the window; called with w->mu held */
 static int send_one(window_t *w) {
@@ -66,6 +74,7 @@ static void on_done(const nc_response *resp, const nc_error *err, void *ud) {
     int good = 0;
     if (!err) {
         nc_response_body(resp, &len);
+        if (w->file) len = body_file_size(resp);
         good = w->raw ? 1 : nc_response_data(resp) != NULL;
     }
     pthread_mutex_lock(&w->mu);
@@ -82,6 +91,11 @@ static nc_request *make_request(const bench_args *a, int raw) {
     nc_request *r = NULL;
     if (nc_request_new("GET", a->url, &r) != NC_OK) { fprintf(stderr, "bad url\n"); exit(1); }
     if (raw) nc_request_set_envelope(r, 0);
+    if (!strcmp(a->workload, "download-file") &&
+        (!a->out || nc_request_set_output_file(r, a->out) != NC_OK)) {
+        fprintf(stderr, "download-file needs a valid --out\n");
+        exit(1);
+    }
     return r;
 }
 
@@ -103,6 +117,7 @@ static void run_callback(const bench_args *a, nc_client *client, int raw, long c
     w.client = client;
     w.req = make_request(a, raw);
     w.raw = raw;
+    w.file = !strcmp(a->workload, "download-file");
     w.deadline = bench_now() + a->time_limit;
     if (a->warmup > 0) window_run(&w, a->warmup > c ? a->warmup : c, c);
     w.started = w.done = w.ok = w.errors = 0;
@@ -131,6 +146,7 @@ static void run_sync(const bench_args *a, nc_client *client, int raw) {
         nc_status s = nc_client_send_sync(client, r, &resp, &err);
         size_t len = 0;
         if (s == NC_OK && resp) nc_response_body(resp, &len);
+        if (s == NC_OK && resp && !strcmp(a->workload, "download-file")) len = body_file_size(resp);
         if (s == NC_OK && resp && (raw || nc_response_data(resp))) { ok++; bytes += (long long)len; }
         else {
             errors++;
@@ -235,10 +251,6 @@ int main(int argc, char **argv) {
     bench_args a = bench_parse_args(argc, argv);
     int sync = !strcmp(a.api, "sync");
     const char *peer = sync ? PEER_SYNC : PEER_CB;
-    if (!strcmp(a.workload, "download-file")) {
-        bench_skip(peer, &a, "n/a: libnetcore has no download-to-file API yet");
-        return 0;
-    }
     const char *mc = getenv("BENCH_NC_MAX_CONNECTIONS_PER_HOST");
     char config[512];
     snprintf(config, sizeof config, CONFIG_FMT, mc && *mc ? atol(mc) : 0L);
@@ -252,6 +264,10 @@ int main(int argc, char **argv) {
     if (!strcmp(a.workload, "seq")) sync ? run_sync(&a, client, 0) : run_callback(&a, client, 0, 1);
     else if (!strcmp(a.workload, "conc") && !sync) run_callback(&a, client, 0, a.c);
     else if (!strcmp(a.workload, "download")) sync ? run_sync(&a, client, 1) : run_callback(&a, client, 1, 1);
+    else if (!strcmp(a.workload, "download-file")) {
+        a.warmup = 0;   /* as the raw peer: the file is written n times, measured */
+        sync ? run_sync(&a, client, 1) : run_callback(&a, client, 1, 1);
+    }
     else if (!strcmp(a.workload, "slow") && !sync) run_slow(&a, client);
     else if (!strcmp(a.workload, "cancel") && !sync) run_cancel(&a, client);
     else bench_skip(peer, &a, "workload does not apply to this API");

@@ -4,7 +4,7 @@
  *                 envelope checked (object, integer code == 0, data member)
  *   conc          a multi handle with C easy handles, each re-added when it completes
  *   download      body to memory (no parse), realloc-doubling buffer
- *   download-file body written to --out with fwrite
+ *   download-file each body written to --out anew (fopen "wb", fwrite, fclose)
  *   slow          N easy handles added to one multi at once (all in flight)
  *   cancel        mid-transfer (first body bytes received), time curl_multi_remove_handle
  * Bodies go to a buffer reserved from the Content-Length when known (else grown by
@@ -91,10 +91,11 @@ static int finish(CURL *e, CURLcode rc, buf_t *b, int parse) {
     return 1;
 }
 
-/* seq / download / download-file: one reused easy handle */
-static void run_sequential(const bench_args *a, int parse, FILE *file) {
+/* seq / download / download-file: one reused easy handle; `out_path`: each body
+ * to that file (download-file, no warm-up) */
+static void run_sequential(const bench_args *a, int parse, const char *out_path) {
     buf_t b = {0};
-    b.file = file;
+    FILE *file = NULL;
     CURL *e = new_easy(a->url, &b);
     int fresh_buffer = !parse; /* downloads: a new buffer per body, freed after use */
     for (long i = 0; i < a->warmup; i++) {
@@ -110,8 +111,15 @@ static void run_sequential(const bench_args *a, int parse, FILE *file) {
     for (long i = 0; i < a->n && bench_now() < deadline; i++) {
         b.len = 0;
         b.seen = 0;
-        if (file) rewind(file);
-        if (finish(e, curl_easy_perform(e), &b, parse)) { ok++; bytes += (long long)b.seen; }
+        /* Each download writes a new file: created/truncated, written, closed (what
+         * a download does, and what libnetcore's output file does). */
+        if (out_path) {
+            b.file = fopen(out_path, "wb");
+            if (!b.file) { note_error("%s", "cannot open --out"); errors++; continue; }
+        }
+        int good = finish(e, curl_easy_perform(e), &b, parse);
+        if (out_path && fclose(b.file) != 0) good = 0;
+        if (good) { ok++; bytes += (long long)b.seen; }
         else errors++;
         if (fresh_buffer) { free(b.p); b = (buf_t){0}; b.file = file; b.easy = e; }
     }
@@ -288,11 +296,9 @@ int main(int argc, char **argv) {
     else if (!strcmp(a.workload, "conc")) run_conc(&a);
     else if (!strcmp(a.workload, "download")) run_sequential(&a, 0, NULL);
     else if (!strcmp(a.workload, "download-file")) {
-        FILE *f = a.out ? fopen(a.out, "wb") : NULL;
-        if (!f) { perror("--out"); return 1; }
+        if (!a.out) { fprintf(stderr, "download-file needs --out\n"); return 1; }
         a.warmup = 0;
-        run_sequential(&a, 0, f);
-        fclose(f);
+        run_sequential(&a, 0, a.out);
     }
     else if (!strcmp(a.workload, "slow")) run_slow(&a);
     else if (!strcmp(a.workload, "cancel")) run_cancel(&a);

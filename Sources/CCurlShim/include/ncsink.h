@@ -9,6 +9,10 @@
  * first use. Limits are checked as bytes arrive; a breach aborts the transfer
  * (the callback returns 0, libcurl ends with CURLE_WRITE_ERROR) and records why.
  *
+ * A sink may also write the body to a file descriptor (nc_request_set_output_file):
+ * then a 2xx body goes there as it arrives, never to memory, and the body limit does
+ * not apply to it; bodies of other statuses (redirect hops, errors) stay in memory.
+ *
  * Threads: a sink is used by the thread that drives its easy handle only.
  */
 #ifndef NETCORE_NCSINK_H
@@ -21,7 +25,8 @@ enum {
     NCSINK_OK = 0,
     NCSINK_BODY_TOO_LARGE = 1,
     NCSINK_HEADERS_TOO_LARGE = 2,
-    NCSINK_NO_MEMORY = 3
+    NCSINK_NO_MEMORY = 3,
+    NCSINK_FILE_ERROR = 4       /* writing to out_fd failed: see out_errno */
 };
 
 typedef struct ncsink {
@@ -35,6 +40,10 @@ typedef struct ncsink {
     curl_off_t max_body;        /* limits of the running transfer */
     size_t max_header_count, max_header_bytes;
     int abort_reason;           /* NCSINK_*: why a callback refused, else NCSINK_OK */
+    int out_fd;                 /* -1: the body goes to memory (borrowed descriptor) */
+    int to_file;                /* -1 not decided yet, 0 memory, 1 out_fd (by status) */
+    int out_errno;              /* errno of a failed write to out_fd */
+    unsigned long long out_bytes; /* bytes written to out_fd */
 } ncsink;
 
 /* A new, empty sink for `easy` (NULL when out of memory). */
@@ -42,8 +51,10 @@ ncsink *ncsink_new(CURL *easy);
 /* Frees the sink and any buffer it still owns. NULL is a no-op. */
 void ncsink_free(ncsink *s);
 /* Prepares for the next transfer: empties both buffers (keeping small ones for
- * reuse) and sets the limits. */
-void ncsink_reset(ncsink *s, curl_off_t max_body, size_t max_header_count, size_t max_header_bytes);
+ * reuse) and sets the limits; `out_fd` >= 0 sends a 2xx body there (borrowed: the
+ * caller closes it), -1 keeps it in memory. */
+void ncsink_reset(ncsink *s, curl_off_t max_body, size_t max_header_count, size_t max_header_bytes,
+                  int out_fd);
 /* Hands the body buffer to the caller (who frees it with free()); the sink starts
  * a new one. *len and *cap receive its length and capacity; NULL when empty. */
 unsigned char *ncsink_take_body(ncsink *s, size_t *len, size_t *cap);

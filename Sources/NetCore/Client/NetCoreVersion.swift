@@ -1,7 +1,7 @@
 /// The library version; must equal NC_VERSION_* in include/netcore.h (a test checks).
 public enum NetCoreVersion {
     public static let major: UInt32 = 0
-    public static let minor: UInt32 = 1
+    public static let minor: UInt32 = 2
     public static let patch: UInt32 = 0
     public static let string = "\(major).\(minor).\(patch)"
     /// 0xMMmmpp

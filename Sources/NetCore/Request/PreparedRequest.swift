@@ -21,6 +21,8 @@ final class PreparedRequest: @unchecked Sendable {
     let headers: HTTPHeaders
     /// Header names (lower-cased) dropped on a redirect to another origin.
     let credentialHeaders: Set<String>
+    /// Where a 2xx body is written instead of memory (Request.outputPath).
+    let outputPath: String?
     /// Accept-Encoding was sent (by the configuration, or the request's own header):
     /// libcurl is to decompress the response.
     let decodesContent: Bool
@@ -28,8 +30,10 @@ final class PreparedRequest: @unchecked Sendable {
 
     private init(method: String, url: String, headers: HTTPHeaders, body: ByteBuffer?,
                  timeoutMs: Int64, connectTimeoutMs: Int64, envelope: CompiledEnvelope?,
-                 limits: Configuration.Limits, credentialHeaders: Set<String>, compression: Bool) {
+                 limits: Configuration.Limits, credentialHeaders: Set<String>, compression: Bool,
+                 outputPath: String?) {
         self.method = method
+        self.outputPath = outputPath
         self.compression = compression
         self.decodesContent = compression || headers.contains("Accept-Encoding")
         self.methodC = CString(method)
@@ -82,7 +86,7 @@ final class PreparedRequest: @unchecked Sendable {
                                timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs,
                                envelope: envelope, limits: limits,
                                credentialHeaders: crossOrigin ? [] : credentialHeaders,
-                               compression: compression)
+                               compression: compression, outputPath: outputPath)
     }
 
     deinit { curl_slist_free_all(headerList) }
@@ -125,14 +129,15 @@ final class PreparedRequest: @unchecked Sendable {
         for (name, value) in request.headers { headers.set(name, value) }
         if let contentType, !headers.contains("Content-Type") { headers.set("Content-Type", contentType) }
 
-        let envelope: CompiledEnvelope? = (request.envelope ?? true) ? settings.envelope : nil
+        // A body written to a file is not read as an envelope: raw mode.
+        let envelope: CompiledEnvelope? = (request.envelope ?? true) && request.outputPath == nil ? settings.envelope : nil
         return .success(PreparedRequest(
             method: request.method, url: url, headers: headers, body: body,
             timeoutMs: request.timeoutMs ?? settings.config.timeoutMs,
             connectTimeoutMs: settings.config.connectTimeoutMs,
             envelope: envelope, limits: settings.config.limits,
             credentialHeaders: settings.credentialHeaderNames,
-            compression: settings.config.compression))
+            compression: settings.config.compression, outputPath: request.outputPath))
     }
 
     static func resolvedEncoding(_ request: Request) -> ParameterEncoding {

@@ -23,6 +23,11 @@ public struct Request: Sendable {
     public private(set) var contentType: String? = nil { didSet { prepared = PreparedCache() } }
     /// Total timeout in ms overriding the client's (0 = none); nil = the client's.
     public var timeoutMs: Int64? = nil { didSet { prepared = PreparedCache() } }
+    /// Write the body of a 2xx response to this file (created or truncated when the
+    /// request starts) instead of memory; the response's body is then empty, the
+    /// request is read in raw mode, and limits.max_response_bytes does not apply.
+    /// Bodies of other statuses (errors, redirect hops) stay in memory. nil = memory.
+    public var outputPath: String? = nil { didSet { prepared = PreparedCache() } }
     /// Envelope validation on/off overriding the client's; nil = the client's.
     public var envelope: Bool? = nil { didSet { prepared = PreparedCache() } }
 

@@ -1,4 +1,7 @@
 import CCurlShim
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One hop of a transfer: the request (or a redirect of it) sent on one easy
 /// handle. Shared by the client's transfer loop (TransferLoop.swift) and by
@@ -18,7 +21,7 @@ extension EasyHandle {
         let h = handle
         let me = Unmanaged.passUnretained(t).toOpaque()
         errorBuffer[0] = 0
-        arm(p.limits)
+        arm(p.limits, outputFD: t.outputFD)
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_PRIVATE, me)
         // The same resolved request as this handle's last transfer (a request sent
         // again): every option below is still set, as libcurl keeps options
@@ -79,6 +82,10 @@ extension Transfer {
             case Int32(NCSINK_BODY_TOO_LARGE): error = NetError.responseTooLarge(limit: p.limits.maxResponseBytes).attempted(1)
             case Int32(NCSINK_HEADERS_TOO_LARGE): error = NetError.headersTooLarge(countLimit: p.limits.maxHeaderCount, byteLimit: p.limits.maxHeaderBytes).attempted(1)
             case Int32(NCSINK_NO_MEMORY): error = NetError.internalError("Out of memory while receiving the response.").attempted(1)
+            case Int32(NCSINK_FILE_ERROR):
+                error = TransportErrors.error(code: CURLE_WRITE_ERROR,
+                                              detail: "writing '\(p.outputPath ?? "")': \(String(cString: strerror(easy.outputErrno)))",
+                                              method: p.method, url: String(cString: p.url.pointer))
             default: error = TransportErrors.error(code: code, detail: easy.errorDetail, method: p.method, url: String(cString: p.url.pointer))
             }
             return .done(nil, error)
@@ -88,13 +95,17 @@ extension Transfer {
         // libcurl follows no redirects (see Redirect.swift): the URL that answered
         // is this hop's.
         let body = easy.takeBody(), headers = easy.takeHeaders()
-        if Redirect.statuses.contains(status), p.limits.maxRedirects > 0,
+        if Redirect.follows(status), p.limits.maxRedirects > 0,
            let location = headers.value("location"), !location.isEmpty {
             return follow(p, location: location, status: status)
         }
         let (response, error) = Classifier.classify(.init(
             status: Int32(clamping: status), headers: headers, body: body,
             method: p.method, url: p.url, envelope: p.envelope))
+        if let path = p.outputPath, let reason = closeOutput(), error == nil {
+            return .done(nil, TransportErrors.error(code: CURLE_WRITE_ERROR, detail: "closing '\(path)': \(reason)",
+                                                    method: p.method, url: String(cString: p.url.pointer)))
+        }
         return .done(response, error)
     }
 

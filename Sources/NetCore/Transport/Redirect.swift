@@ -8,7 +8,12 @@ import Glibc
 /// credential header, not only the two libcurl knows, when the origin changes.
 struct Redirect {
     /// Statuses that carry a Location to follow.
-    static let statuses: Set<Int> = [301, 302, 303, 307, 308]
+    static func follows(_ status: Int) -> Bool {
+        switch status {
+        case 301, 302, 303, 307, 308: return true
+        default: return false
+        }
+    }
 
     let url: String
     let crossOrigin: Bool

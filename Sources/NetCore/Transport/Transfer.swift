@@ -35,6 +35,8 @@ public final class Transfer: @unchecked Sendable {
 
     // Transfer thread only.
     var easy: EasyHandle?
+    /// The output file (Request.outputPath) while the transfer runs; -1 otherwise.
+    var outputFD: Int32 = -1
     /// Index in the loop's list of transfers in the multi handle; -1 when not there.
     var activeSlot = -1
     var result: (Response?, NetError?) = (nil, nil)
@@ -46,6 +48,34 @@ public final class Transfer: @unchecked Sendable {
         self.presetError = presetError
         self.loop = loop
         self.deliver = deliver
+    }
+
+    deinit { if outputFD >= 0 { close(outputFD) } }
+
+    /// Opens (creates or truncates) the request's output file, once per transfer.
+    /// Nil on success or when there is none, else the error to complete with
+    /// (nothing was sent).
+    func openOutput() -> NetError? {
+        guard outputFD < 0, let p = prepared, let path = p.outputPath else { return nil }
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        if fd < 0 {
+            let reason = String(cString: strerror(errno))
+            var e = TransportErrors.error(code: CURLE_WRITE_ERROR, detail: "cannot open '\(path)' for writing: \(reason)",
+                                          method: p.method, url: String(cString: p.url.pointer))
+            e.attempts = 0
+            return e
+        }
+        outputFD = fd
+        return nil
+    }
+
+    /// Closes the output file, if open. An error text if closing failed (the data
+    /// may not have reached the disk).
+    func closeOutput() -> String? {
+        guard outputFD >= 0 else { return nil }
+        let rc = close(outputFD)
+        outputFD = -1
+        return rc == 0 ? nil : String(cString: strerror(errno))
     }
 
     /// Cancels the request: when this returns the completion has run (loop mode,
@@ -106,11 +136,15 @@ final class EasyHandle {
         if let p = configuredFor, (p.body?.count ?? 0) > 65_536 { configuredFor = nil }
     }
 
-    /// Empties the sink and arms it with `limits` for the next transfer.
-    func arm(_ limits: Configuration.Limits) {
+    /// Empties the sink and arms it with `limits` for the next transfer; a 2xx body
+    /// goes to `outputFD` when it is >= 0.
+    func arm(_ limits: Configuration.Limits, outputFD: Int32) {
         ncsink_reset(sink, curl_off_t(clamping: limits.maxResponseBytes),
-                     Int(clamping: limits.maxHeaderCount), Int(clamping: limits.maxHeaderBytes))
+                     Int(clamping: limits.maxHeaderCount), Int(clamping: limits.maxHeaderBytes), outputFD)
     }
+
+    /// errno of a failed write to the output file.
+    var outputErrno: Int32 { sink.pointee.out_errno }
 
     /// Why the sink refused bytes, if it did.
     var abortReason: Int32 { sink.pointee.abort_reason }

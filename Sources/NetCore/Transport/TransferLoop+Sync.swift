@@ -59,6 +59,7 @@ extension TransferLoop {
         monitor.unlock()
 
         t.result = drive(t, lane)
+        _ = t.closeOutput()
 
         monitor.lock()
         if let i = busyLanes.firstIndex(where: { $0 === lane }) { busyLanes.remove(at: i) }
@@ -79,6 +80,7 @@ extension TransferLoop {
             guard let p = t.prepared else {
                 return (nil, NetError.internalError("A transfer ended without its request.").attempted(1))
             }
+            if let e = t.openOutput() { return (nil, e) }
             t.easy = easy
             easy.configure(for: t, p)
             guard curl_multi_add_handle(lane.multi, easy.handle) == CURLM_OK else {

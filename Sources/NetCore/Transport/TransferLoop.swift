@@ -44,7 +44,9 @@ final class TransferLoop: @unchecked Sendable {
         /// Transfers in the multi handle; each knows its slot (`activeSlot`).
         var active: [Transfer] = []
         var easyPool: [EasyHandle] = []
-        var messages: [(Transfer, UnsafeMutableRawPointer, CURLcode)] = []
+        /// Finished transfers of one drainMessages() pass, each retained once by hand:
+        /// trivial elements, so emptying the list costs no per-element destroy.
+        var messages: [(Unmanaged<Transfer>, UnsafeMutableRawPointer, CURLcode)] = []
     }
     private let state: UnsafeMutablePointer<LoopState> = {
         let p = UnsafeMutablePointer<LoopState>.allocate(capacity: 1)
@@ -251,6 +253,7 @@ final class TransferLoop: @unchecked Sendable {
 
     /// Puts `t` (its current hop) into the multi handle.
     private func launch(_ t: Transfer, _ multi: UnsafeMutableRawPointer) {
+        if let e = t.openOutput() { complete(t, nil, e); return }
         guard let prepared = t.prepared, let easy = state.pointee.easyPool.popLast() ?? EasyHandle() else {
             complete(t, nil, NetError.internalError("libcurl could not create a transfer (out of memory).").attempted(t.redirects > 0 ? 1 : 0))
             return
@@ -293,9 +296,10 @@ final class TransferLoop: @unchecked Sendable {
             guard msg.pointee.msg == CURLMSG_DONE, let h = msg.pointee.easy_handle else { continue }
             var priv: UnsafeMutableRawPointer? = nil
             guard ncshim_easy_getinfo_ptr(h, CURLINFO_PRIVATE, &priv) == CURLE_OK, let priv else { continue }
-            state.pointee.messages.append((Unmanaged<Transfer>.fromOpaque(priv).takeUnretainedValue(), h, ncshim_msg_result(msg)))
+            state.pointee.messages.append((Unmanaged<Transfer>.fromOpaque(priv).retain(), h, ncshim_msg_result(msg)))
         }
-        for (t, h, code) in state.pointee.messages {
+        for (ref, h, code) in state.pointee.messages {
+            let t = ref.takeRetainedValue()
             // A callback earlier in this batch may have cancelled it already.
             guard t.activeSlot >= 0, let easy = t.easy, easy.handle == h else { continue }
             finish(t, easy, code, multi)
@@ -315,6 +319,7 @@ final class TransferLoop: @unchecked Sendable {
 
     /// Delivers the single completion: now (loop mode) or via the queue (queue mode).
     private func complete(_ t: Transfer, _ response: Response?, _ error: NetError?) {
+        _ = t.closeOutput()   // before anyone is told: the file is complete
         if mode == .queue {
             t.result = (response, error)
             monitor.lock()

@@ -60,14 +60,14 @@ from .errors import (
 )
 from .response import Headers, Response
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 #: Path (or loader name) libnetcore was loaded from.
 library_path: str = LIBRARY_PATH
 
 
 def library_version() -> str:
-    """The loaded library's version text (``nc_version()``), e.g. ``"0.1.0"``."""
+    """The loaded library's version text (``nc_version()``), e.g. ``"0.2.0"``."""
     return str(_C.nc_version().decode("ascii"))
 
 

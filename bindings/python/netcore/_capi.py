@@ -94,6 +94,7 @@ TABLE: Tuple[Signature, ...] = (
     ("nc_request_set_body", nc_status, (nc_request_p, c_char_p, c_size_t, c_char_p), CHECK),
     ("nc_request_set_timeout_ms", nc_status, (nc_request_p, c_int64), CHECK),
     ("nc_request_set_envelope", nc_status, (nc_request_p, c_int), CHECK),
+    ("nc_request_set_output_file", nc_status, (nc_request_p, c_char_p), CHECK),
     # sending
     ("nc_client_send", nc_status, (nc_client_p, nc_request_p, COMPLETE_FN, c_void_p, voidp_p),
      CHECK),

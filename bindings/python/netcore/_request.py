@@ -4,6 +4,7 @@ from __future__ import annotations
 import ctypes
 import json as _json
 import math
+import os
 import threading
 from collections.abc import Mapping
 from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
@@ -118,7 +119,8 @@ def _with_context(exc: StatusError, detail: str) -> StatusError:
 
 def build_request(method: str, path: str, *, params: Optional[Params] = None,
                   json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
-                  timeout: Optional[float] = None, envelope: Optional[bool] = None) -> int:
+                  timeout: Optional[float] = None, envelope: Optional[bool] = None,
+                  output: Any = None) -> int:
     """Create an ``nc_request`` for the arguments; the caller frees it.
 
     See :meth:`netcore.Client.request` for the meaning of each argument.
@@ -189,6 +191,11 @@ def build_request(method: str, path: str, *, params: Optional[Params] = None,
             C.nc_request_set_timeout_ms(handle, ms)
         if envelope is not None:
             C.nc_request_set_envelope(handle, 1 if envelope else 0)
+        if output is not None:
+            try:
+                C.nc_request_set_output_file(handle, os.fsencode(output))
+            except StatusError as exc:
+                raise _with_context(exc, f"output {output!r}") from None
         return handle
     except BaseException:
         C.nc_request_free(req.value)

@@ -194,19 +194,20 @@ class AsyncClient:
     async def arequest(self, method: str, path: str, *, params: Optional[Params] = None,
                        json: Any = None, data: Any = None,
                        headers: Optional[HeadersArg] = None, timeout: Optional[float] = None,
-                       envelope: Optional[bool] = None) -> Response:
+                       envelope: Optional[bool] = None, output: Any = None) -> Response:
         """Send a request and await its response; arguments, result and errors as in
         :meth:`netcore.Client.request`. Cancelling the awaiting task cancels it."""
         loop = self._attach()
         core = self._core
         fut: "asyncio.Future[Response]" = loop.create_future()
         if (params is None and json is None and data is None and headers is None
-                and timeout is None and envelope is None):
+                and timeout is None and envelope is None and output is None):
             # nc_client_send copies the builder: the thread's cached one is reused.
             task = core.send(plain_request(method, path), _FuturePending(fut, f"{method.upper()} {path}"))
         else:
             req = build_request(method, path, params=params, json=json, data=data,
-                                headers=headers, timeout=timeout, envelope=envelope)
+                                headers=headers, timeout=timeout, envelope=envelope,
+                                output=output)
             try:
                 task = core.send(req, _FuturePending(fut, f"{method.upper()} {path}"))
             finally:

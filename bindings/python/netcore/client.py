@@ -181,7 +181,7 @@ class Client:
 
     def request(self, method: str, path: str, *, params: Optional[Params] = None,
                 json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
-                timeout: Optional[float] = None, envelope: Optional[bool] = None) -> Response:
+                timeout: Optional[float] = None, envelope: Optional[bool] = None, output: Any = None) -> Response:
         """Send a request and wait for it (``nc_client_send_sync``; the GIL is released
         while waiting).
 
@@ -205,6 +205,10 @@ class Client:
                 client's ``timeout_ms``.
             envelope: ``False`` reads the response in raw mode (no envelope check),
                 ``True`` forces envelope mode, ``None`` keeps the client's setting.
+            output: a file path (str, bytes or os.PathLike): the body of a 2xx
+                response is streamed into it (created or truncated) instead of
+                memory, and ``Response.body`` is empty; raw mode; other statuses
+                keep their body in memory (``nc_request_set_output_file``).
 
         Returns:
             The :class:`~netcore.Response`.
@@ -219,13 +223,14 @@ class Client:
         core = self._core
         resp_p, err_p = ctypes.c_void_p(), ctypes.c_void_p()
         if (params is None and json is None and data is None and headers is None
-                and timeout is None and envelope is None):
+                and timeout is None and envelope is None and output is None):
             # The common plain call: the thread's cached builder (see plain_request).
             C.nc_client_send_sync(core.handle(), plain_request(method, path),
                                   ctypes.byref(resp_p), ctypes.byref(err_p))
         else:
             req = build_request(method, path, params=params, json=json, data=data,
-                                headers=headers, timeout=timeout, envelope=envelope)
+                                headers=headers, timeout=timeout, envelope=envelope,
+                                output=output)
             try:
                 C.nc_client_send_sync(core.handle(), req, ctypes.byref(resp_p), ctypes.byref(err_p))
             finally:
@@ -276,7 +281,7 @@ class Client:
     def send(self, method: str, path: str, *, callback: Optional[Callback] = None,
              params: Optional[Params] = None, json: Any = None, data: Any = None,
              headers: Optional[HeadersArg] = None, timeout: Optional[float] = None,
-             envelope: Optional[bool] = None) -> Task:
+             envelope: Optional[bool] = None, output: Any = None) -> Task:
         """Start a request and return at once (``nc_client_send``).
 
         ``callback(response, error)`` runs exactly once when the request ends — on
@@ -292,7 +297,8 @@ class Client:
         description = f"{method.upper()} {path}"
         task = Task(description)
         req = build_request(method, path, params=params, json=json, data=data,
-                            headers=headers, timeout=timeout, envelope=envelope)
+                            headers=headers, timeout=timeout, envelope=envelope,
+                                output=output)
         try:
             handle = self._core.send(req, _CallbackPending(task, callback))
         finally:
