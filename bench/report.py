@@ -144,6 +144,12 @@ for size in ("1k", "100k", "10m"):
            na(f"w3-{size}", "nc-capi"))
 target("100 MB download to memory ×raw (MB/s)", ratio("w4-mem", "nc-capi", "mbps"), 0.95, ">=",
        na("w4-mem", "nc-capi"))
+target("100 MB download to file ×raw (MB/s)", ratio("w4-file", "nc-capi", "mbps"), 0.95, ">=",
+       na("w4-file", "nc-capi"))
+# "Flat RSS": the peak stays far below the body (a quarter of it), whatever its size.
+file_rss = get("w4-file", "nc-capi", "rss_peak_kb")
+target("100 MB download to file: peak RSS, MB (flat: <= 25)", None if file_rss is None else round(file_rss / 1024, 1),
+       25, "<=", na("w4-file", "nc-capi"))
 slow = RESULTS.get("w5-slow", {}).get("nc-capi")
 target("in flight against the slow route: errors", None if not slow or slow["status"] in ("skipped", "error")
        else slow.get("errors", 0), 0, "<=", na("w5-slow", "nc-capi"))
