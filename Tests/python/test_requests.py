@@ -374,3 +374,26 @@ def test_output_with_asyncio(base, tmp_path):
             assert r.body == b""
     asyncio.run(main())
     assert target.stat().st_size == 100_000
+
+
+# -- Response.data parsed in Python agrees with the library --------------------
+
+@pytest.mark.parametrize("envelope,path,kwargs", [
+    ({}, "/env/code/ok", {}),
+    ({}, "/env/code/nodata", {}),
+    ({}, "/nocontent", {}),
+    ({}, "/env/code/ok", {"envelope": False}),
+    (SHAPE_STATUS, "/env/status/ok", {}),
+    ({"data": None}, "/env/code/ok", {}),
+    (None, "/array", {}),
+    (None, "/text", {}),
+    (None, "/empty", {}),
+    (None, "/env/code/ok", {"envelope": True}),
+])
+def test_data_found_by_the_binding_equals_the_librarys(base, envelope, path, kwargs):
+    from netcore.response import LIBRARY, _read_data
+    config = {"base_url": base} if envelope is None else {"base_url": base, "envelope": envelope}
+    with netcore.Client(config) as c:
+        r = c.get(path, **kwargs)
+        assert r._data_key is not LIBRARY
+        assert r.data == _read_data(r._handle)

@@ -29,7 +29,7 @@ from typing import Any, Callable, Dict, Iterator, Optional, Union
 from ._capi import C, COMPLETE_FN, error_from_handle
 from ._request import cstr
 from .errors import Error, InvalidState, StatusError, status_error
-from .response import Response
+from .response import LIBRARY, NO_DATA, RAW, Response
 
 __all__ = ["ClientCore", "Config", "config_text", "logger", "report"]
 
@@ -120,6 +120,7 @@ class ClientCore:
                     C.nc_error_free(err.value)
             raise status_error(status, C.nc_status_str(status).decode(), "nc_client_new")
         self._handle: Optional[int] = handle.value
+        self.data_key = _configured_data_key(config)
 
     # -- handle ---------------------------------------------------------------
     #
@@ -267,6 +268,29 @@ class ClientCore:
             hook(error)
         except Exception as exc:
             report(exc, f"on_error hook {hook!r}")
+
+
+def _configured_data_key(config: bytes) -> Any:
+    """Where Response.data is for this configuration (see response.LIBRARY)."""
+    try:
+        envelope = json.loads(config).get("envelope")
+    except (ValueError, AttributeError):
+        return LIBRARY
+    if envelope is None:
+        return RAW
+    if not isinstance(envelope, dict):
+        return LIBRARY
+    field = envelope.get("data", "data")
+    if field is None:
+        return NO_DATA
+    return field if isinstance(field, str) else LIBRARY
+
+
+def data_key(core: "ClientCore", envelope: Optional[bool], output: Any) -> Any:
+    """Where Response.data is for one request: raw when it is sent raw."""
+    if output is not None or envelope is False:
+        return RAW
+    return core.data_key
 
 
 def convert(response: Optional[int], error: Optional[int]) -> "tuple[Optional[Response], Optional[Error]]":

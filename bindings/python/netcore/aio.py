@@ -17,7 +17,7 @@ import weakref
 from typing import Any, Callable, Optional
 
 from ._capi import C
-from ._core import ClientCore, Config, Pending, config_text, convert, dispatch
+from ._core import ClientCore, Config, Pending, config_text, convert, data_key, dispatch
 from ._request import HeadersArg, Params, build_request, plain_request
 from .errors import Error, InvalidState
 from .response import Response
@@ -26,9 +26,10 @@ __all__ = ["AsyncClient"]
 
 
 class _FuturePending(Pending):
-    def __init__(self, future: "asyncio.Future[Response]", description: str) -> None:
+    def __init__(self, future: "asyncio.Future[Response]", description: str, key: Any) -> None:
         self.future = future
         self.description = description
+        self.key = key  # where a successful response's data is (_core.data_key)
 
     def complete(self, core: ClientCore, response: Optional[int], error: Optional[int]) -> None:
         fut = self.future
@@ -44,6 +45,8 @@ class _FuturePending(Pending):
         resp, err = convert(response, error)
         if err is not None:
             core.call_on_error(err)
+        elif resp is not None:
+            resp._data_key = self.key
         if on_loop_thread:
             _settle(fut, resp, err)
         else:
@@ -200,16 +203,17 @@ class AsyncClient:
         loop = self._attach()
         core = self._core
         fut: "asyncio.Future[Response]" = loop.create_future()
+        key = data_key(core, envelope, output)
         if (params is None and json is None and data is None and headers is None
                 and timeout is None and envelope is None and output is None):
             # nc_client_send copies the builder: the thread's cached one is reused.
-            task = core.send(plain_request(method, path), _FuturePending(fut, f"{method.upper()} {path}"))
+            task = core.send(plain_request(method, path), _FuturePending(fut, f"{method.upper()} {path}", key))
         else:
             req = build_request(method, path, params=params, json=json, data=data,
                                 headers=headers, timeout=timeout, envelope=envelope,
                                 output=output)
             try:
-                task = core.send(req, _FuturePending(fut, f"{method.upper()} {path}"))
+                task = core.send(req, _FuturePending(fut, f"{method.upper()} {path}", key))
             finally:
                 C.nc_request_free(req)
         try:

@@ -7,7 +7,7 @@ import weakref
 from typing import Any, Callable, Optional
 
 from ._capi import C, error_from_handle
-from ._core import ClientCore, Config, Pending, config_text, convert, report
+from ._core import ClientCore, Config, Pending, config_text, convert, data_key, report
 from ._request import HeadersArg, Params, build_request, plain_request
 from .errors import Error, InvalidState
 from .response import Response
@@ -246,6 +246,8 @@ class Client:
         if response is None:  # pragma: no cover - the library always gives one on NC_OK
             raise InvalidState("nc_client_send_sync gave neither a response nor an error",
                                status=0, status_name="NC_OK")
+        # A success: its data is where the request's mode says (parsed in Python).
+        response._data_key = data_key(core, envelope, output)
         return response
 
     def get(self, path: str, **kwargs: Any) -> Response:

@@ -12,6 +12,12 @@ from ._capi import C, string_at
 __all__ = ["Headers", "Response"]
 
 _UNSET: Any = object()
+
+# How Response.data is found (set by the client that sent the request):
+LIBRARY: Any = object()   # ask the library (nc_response_data_json): always right
+RAW: Any = object()       # raw mode: the whole body parsed as JSON
+NO_DATA: Any = object()   # envelope without a data field: always None
+# ... or a str: envelope mode, the name of the data field.
 # Guards the lazy reads of every response against a concurrent close(): one lock
 # for all (reads are short and rarely contended) instead of one per response.
 _LOCK = threading.Lock()
@@ -74,7 +80,8 @@ class Response:
     may be used from any thread.
     """
 
-    __slots__ = ("_handle", "_status", "_headers", "_body", "_data", "_from_cache", "__weakref__")
+    __slots__ = ("_handle", "_status", "_headers", "_body", "_data", "_from_cache", "_data_key",
+                 "__weakref__")
 
     def __init__(self, handle: int) -> None:
         """Take ownership of ``handle``, an owned ``nc_response *`` (not borrowed)."""
@@ -86,6 +93,7 @@ class Response:
         self._headers: Any = _UNSET
         self._body: Any = _UNSET
         self._data: Any = _UNSET
+        self._data_key: Any = LIBRARY
 
     def __del__(self, _free: Any = C.nc_response_free) -> None:
         # Cheaper than a weakref.finalize per response; `_free` is bound at
@@ -178,7 +186,15 @@ class Response:
         """The business data, as Python objects: the envelope's data field in envelope
         mode (``None`` when absent/null, or for 204 and empty bodies), the whole body
         parsed as JSON in raw mode (``None`` when it is not JSON)."""
-        return self._read("_data", _read_data)
+        if self._data_key is LIBRARY:
+            return self._read("_data", _read_data)
+        # The binding knows where the data is: parse the body once, in Python,
+        # rather than have the library re-serialise what it parsed (a second parse).
+        value = self._data
+        if value is _UNSET:
+            value = _data_from_body(self.body, self._data_key)
+            self._data = value
+        return value
 
     def close(self) -> None:
         """Release the C response now (values already read stay available)."""
@@ -210,6 +226,20 @@ def _read_body(handle: int) -> bytes:
     n = ctypes.c_size_t(0)
     ptr = C.nc_response_body(handle, ctypes.byref(n))
     return string_at(ptr, n.value)
+
+
+def _data_from_body(body: bytes, key: Any) -> Any:
+    """Response.data from the body, as the library defines it: None for an empty or
+    non-JSON body, the data field of an envelope (None when absent or null)."""
+    if not body or key is NO_DATA:
+        return None
+    try:
+        doc = _json.loads(body)
+    except ValueError:
+        return None
+    if key is RAW:
+        return doc
+    return doc.get(key) if isinstance(doc, dict) else None
 
 
 def _read_data(handle: int) -> Any:
