@@ -1,10 +1,16 @@
 import CNetCore
 import NetCore
 
-/// The object behind an `nc_request *`: a mutable Request value.
+/// The object behind an `nc_request *`: the current Request value, held in an
+/// immutable snapshot so a send can borrow it (one retain) instead of copying every
+/// field of the struct; each builder change installs a new snapshot.
 final class RequestBox {
-    var request: Request
-    init(_ request: Request) { self.request = request }
+    final class Snapshot {
+        let request: Request
+        init(_ request: Request) { self.request = request }
+    }
+    var current: Snapshot
+    init(_ request: Request) { current = Snapshot(request) }
 }
 
 @c @implementation
@@ -28,13 +34,13 @@ public func nc_request_free(_ request: OpaquePointer?) {
 @inline(__always)
 private func edit(_ request: OpaquePointer?, _ change: (inout Request) throws(RequestError) -> Void) -> nc_status {
     guard let box = borrow(request, as: RequestBox.self) else { return ncInvalidArgument }
-    var copy = box.request
+    var copy = box.current.request
     do throws(RequestError) {
         try change(&copy)
     } catch {
         return ncInvalidArgument
     }
-    box.request = copy
+    box.current = RequestBox.Snapshot(copy)
     return ncOK
 }
 

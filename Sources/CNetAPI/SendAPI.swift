@@ -7,7 +7,8 @@ public func nc_client_send(_ client: OpaquePointer?, _ request: OpaquePointer?, 
                            _ task_out: UnsafeMutablePointer<OpaquePointer?>?) -> nc_status {
     guard let c = borrow(client, as: NetClient.self), let r = borrow(request, as: RequestBox.self),
           let fn else { return ncInvalidArgument }
-    let task = c.send(r.request, foreign: (unsafeBitCast(fn, to: UnsafeRawPointer.self), userdata),
+    let snapshot = r.current
+    let task = c.send(snapshot.request, foreign: (unsafeBitCast(fn, to: UnsafeRawPointer.self), userdata),
                       completion: callC)
     guard let task else { return ncInvalidState }
     task_out?.pointee = retained(task)
@@ -21,7 +22,8 @@ public func nc_client_send_sync(_ client: OpaquePointer?, _ request: OpaquePoint
     guard let c = borrow(client, as: NetClient.self), let r = borrow(request, as: RequestBox.self) else {
         return ncInvalidArgument
     }
-    switch c.sendSync(r.request) {
+    let snapshot = r.current
+    switch c.sendSync(snapshot.request) {
     case .failure:
         return ncInvalidState
     case .success(let (response, error)):

@@ -1,35 +1,95 @@
 /// One HTTP request as the caller describes it; `NetClient.send` copies it, so a
 /// request value can be changed and sent again.
 ///
-/// Sending the same, unchanged value again reuses its resolved form (`prepared`):
-/// every change gives the value a new, empty cache, so copies never see each
-/// other's.
+/// The fields live in one storage object shared by copies until one of them
+/// changes (copy on write): handing a request to `send` costs one reference, not
+/// one per field. Sending the same, unchanged value again reuses its resolved form
+/// (`prepared`): every change gives the value a new, empty cache, so copies never
+/// see each other's.
 public struct Request: Sendable {
+    /// The fields of a request value; changed only while one value holds it.
+    private final class Storage: @unchecked Sendable {
+        var method: String
+        var target: String
+        var headers = HTTPHeaders()
+        var query: [(name: String, value: String)] = []
+        var params: JSONValue? = nil
+        var encoding: ParameterEncoding = .default
+        var body: ByteBuffer? = nil
+        var contentType: String? = nil
+        var timeoutMs: Int64? = nil
+        var outputPath: String? = nil
+        var envelope: Bool? = nil
+        /// The resolved form of this value, filled by its first send (see PreparedCache).
+        var prepared = PreparedCache()
+
+        init(method: String, target: String) {
+            self.method = method
+            self.target = target
+        }
+
+        func copy() -> Storage {
+            let c = Storage(method: method, target: target)
+            c.headers = headers
+            c.query = query
+            c.params = params
+            c.encoding = encoding
+            c.body = body
+            c.contentType = contentType
+            c.timeoutMs = timeoutMs
+            c.outputPath = outputPath
+            c.envelope = envelope
+            return c
+        }
+    }
+
+    private var storage: Storage
+
+    /// The storage, held by this value alone and with a fresh cache: every change
+    /// goes through here.
+    private mutating func changing() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        storage.prepared = PreparedCache()
+        return storage
+    }
+
     /// The resolved form of this value, filled by its first send (see PreparedCache).
-    private(set) var prepared = PreparedCache()
+    var prepared: PreparedCache { storage.prepared }
 
     /// Upper-cased HTTP method token.
-    public private(set) var method: String { didSet { prepared = PreparedCache() } }
+    public var method: String { storage.method }
     /// A path joined to the client's base URL, or an absolute http(s) URL.
-    public private(set) var target: String { didSet { prepared = PreparedCache() } }
-    public private(set) var headers = HTTPHeaders() { didSet { prepared = PreparedCache() } }
+    public var target: String { storage.target }
+    public var headers: HTTPHeaders { storage.headers }
     /// Query parameters in order; names may repeat.
-    public private(set) var query: [(name: String, value: String)] = [] { didSet { prepared = PreparedCache() } }
+    public var query: [(name: String, value: String)] { storage.query }
     /// Parameters (a JSON object, nulls dropped when encoded).
-    public private(set) var params: JSONValue? = nil { didSet { prepared = PreparedCache() } }
-    public var encoding: ParameterEncoding = .default { didSet { prepared = PreparedCache() } }
+    public var params: JSONValue? { storage.params }
+    public var encoding: ParameterEncoding {
+        get { storage.encoding }
+        set { changing().encoding = newValue }
+    }
     /// A raw body, sent as is (exclusive with `params`).
-    public private(set) var body: ByteBuffer? = nil { didSet { prepared = PreparedCache() } }
-    public private(set) var contentType: String? = nil { didSet { prepared = PreparedCache() } }
+    public var body: ByteBuffer? { storage.body }
+    public var contentType: String? { storage.contentType }
     /// Total timeout in ms overriding the client's (0 = none); nil = the client's.
-    public var timeoutMs: Int64? = nil { didSet { prepared = PreparedCache() } }
+    public var timeoutMs: Int64? {
+        get { storage.timeoutMs }
+        set { changing().timeoutMs = newValue }
+    }
     /// Write the body of a 2xx response to this file (created or truncated when the
     /// request starts) instead of memory; the response's body is then empty, the
     /// request is read in raw mode, and limits.max_response_bytes does not apply.
     /// Bodies of other statuses (errors, redirect hops) stay in memory. nil = memory.
-    public var outputPath: String? = nil { didSet { prepared = PreparedCache() } }
+    public var outputPath: String? {
+        get { storage.outputPath }
+        set { changing().outputPath = newValue }
+    }
     /// Envelope validation on/off overriding the client's; nil = the client's.
-    public var envelope: Bool? = nil { didSet { prepared = PreparedCache() } }
+    public var envelope: Bool? {
+        get { storage.envelope }
+        set { changing().envelope = newValue }
+    }
 
     /// Fails with `.invalidArgument` for a method that is not a token or a target
     /// with spaces, control characters or a scheme other than http/https.
@@ -43,26 +103,25 @@ public struct Request: Sendable {
         if HTTPValidation.hasScheme(target) && !HTTPValidation.isAbsoluteHTTP(target) {
             throw RequestError("only http:// and https:// URLs are allowed")
         }
-        self.method = method.uppercased()
-        self.target = target
+        storage = Storage(method: method.uppercased(), target: target)
     }
 
     /// Sets (replaces) a header; nil removes it.
     public mutating func setHeader(_ name: String, _ value: String?) throws(RequestError) {
         guard HTTPValidation.isToken(name) else { throw RequestError("header name must be an HTTP token") }
-        guard let value else { headers.remove(name); return }
+        guard let value else { changing().headers.remove(name); return }
         guard HTTPValidation.isHeaderValue(value) else {
             throw RequestError("header value must not contain CR, LF or control characters")
         }
-        headers.set(name, value)
+        changing().headers.set(name, value)
     }
 
     /// Appends a query parameter; nil removes every parameter of that name.
     public mutating func setQuery(_ name: String, _ value: String?) throws(RequestError) {
         guard !name.isEmpty, !name.utf8.contains(0) else { throw RequestError("query name must be non-empty") }
-        guard let value else { query.removeAll { $0.name == name }; return }
+        guard let value else { changing().query.removeAll { $0.name == name }; return }
         guard !value.utf8.contains(0) else { throw RequestError("query value must not contain NUL") }
-        query.append((name, value))
+        changing().query.append((name, value))
     }
 
     /// Sets params from a JSON object (copied). Clears a raw body.
@@ -72,9 +131,10 @@ public struct Request: Sendable {
             throw RequestError("params are nested deeper than \(Request.maxParamsDepth)")
         }
         guard let copy = object.deepCopy() else { throw RequestError("params could not be copied (out of memory)") }
-        params = copy
-        body = nil
-        contentType = nil
+        let s = changing()
+        s.params = copy
+        s.body = nil
+        s.contentType = nil
     }
 
     /// Sets params from JSON text. Clears a raw body.
@@ -90,9 +150,10 @@ public struct Request: Sendable {
         if let contentType, !HTTPValidation.isHeaderValue(contentType) {
             throw RequestError("content type must not contain CR, LF or control characters")
         }
-        body = ByteBuffer(bytes: bytes)
-        self.contentType = contentType
-        params = nil
+        let s = changing()
+        s.body = ByteBuffer(bytes: bytes)
+        s.contentType = contentType
+        s.params = nil
     }
 
     /// Parameters nested deeper than this are refused (jansson's copy and dump recurse).
