@@ -62,7 +62,7 @@ test-tsan: deps
 	swift test --sanitize=thread --scratch-path .build-tsan
 
 test-asan: deps
-	swift test --sanitize=address --scratch-path .build-asan
+	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp swift test --sanitize=address --scratch-path .build-asan
 
 valgrind: examples
 	@command -v valgrind >/dev/null || { sudo=""; [ "$$(id -u)" -ne 0 ] && sudo=sudo; $$sudo apt-get install -y -qq valgrind; }

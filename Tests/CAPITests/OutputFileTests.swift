@@ -14,8 +14,18 @@ import MockServerSupport
         return (dir.appendingPathComponent(name).path, dir)
     }
 
+    /// The file's bytes (POSIX reads: Foundation's reader leaks on empty files).
     func contents(_ path: String) -> [UInt8]? {
-        FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+        guard let f = fopen(path, "rb") else { return nil }
+        defer { fclose(f) }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = fread(&chunk, 1, chunk.count, f)
+            if n <= 0 { break }
+            out.append(contentsOf: chunk[0..<n])
+        }
+        return out
     }
 
     /// What /large?bytes=N sends: "0123456789abcdef" repeated, cut at N.

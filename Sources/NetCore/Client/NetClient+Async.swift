@@ -27,9 +27,9 @@ extension NetClient {
         // it: a cancel requested before submission is applied when the loop starts it.
         let t = transfer(request) { _, _, _ in }
         let outcome: Result<Response, NetError> = await withTaskCancellationHandler {
-            // Unsafe (unchecked) continuation: the transfer loop resumes it exactly
-            // once, which the C API's exactly-once tests hold it to.
-            await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<Response, NetError>, Never>) in
+            // A checked continuation: it also orders the loop thread's writes before the
+            // task's reads in ThreadSanitizer's eyes (an unchecked one does not).
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Response, NetError>, Never>) in
                 t.deliver = { _, response, error in
                     continuation.resume(returning: NetClient.outcome(response, error))
                 }

@@ -140,6 +140,10 @@ final class TransferLoop: @unchecked Sendable {
     private func enqueueCancel(_ t: Transfer) {
         if t.done || t.cancelRequested { return }
         t.cancelRequested = true
+        // Shutting down: the loop completes every transfer anyway. Queuing it now
+        // could outlive the loop thread and keep the transfer (and, through it,
+        // the loop) alive forever.
+        if shuttingDown { return }
         cancels.append(t)
         if let multi { wake(multi) }
     }
@@ -159,6 +163,11 @@ final class TransferLoop: @unchecked Sendable {
         monitor.unlock()
         stopSyncLanes()
         if let thread { pthread_join(thread, nil) }
+        // Nothing may stay queued behind the stopped loop (a transfer refers to it).
+        monitor.withLock {
+            pending.removeAll()
+            cancels.removeAll()
+        }
         if mode == .queue { _ = dispatch(force: true) }
         monitor.withLock {
             if let multi { curl_multi_cleanup(multi) }
