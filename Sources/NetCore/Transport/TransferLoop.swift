@@ -36,7 +36,6 @@ final class TransferLoop: @unchecked Sendable {
 
     // Loop thread only.
     private var thread: pthread_t?
-    /// Transfers in the multi handle; each knows its slot (`activeSlot`).
     /// Loop-thread state behind a pointer: reached without the runtime's dynamic
     /// exclusivity checks that class properties cost on every access (the loop
     /// thread is its only user, so accesses cannot overlap).
