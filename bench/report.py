@@ -203,7 +203,8 @@ def render(md):
     out(("# " if md else "") + f"libnetcore benchmark — {q} mode, {META.get('started', '')}, git {META.get('git', '')}"
         + (" (+ uncommitted changes)" if META.get("git_dirty") else ""))
     out(f"{META.get('cores')} cores, client pinned to core 1 and servers to core 0: {META.get('pinned')}; "
-        f"{META.get('curl', '')}; rounds: {META.get('rounds')}"
+        f"{META.get('curl', '')}; rounds: {META.get('rounds')} "
+        f"(workloads 1-2: {META.get('rounds_w1_w2', META.get('rounds'))}, median kept)"
         + (f"; run took {A.elapsed:.0f} s" if A.elapsed else ""))
     ver = META.get("versions") or {}
     if ver:
