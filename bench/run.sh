@@ -12,7 +12,8 @@
 # Environment:
 #   BENCH_QUICK=1        reduced sizes (2,000 requests instead of 50,000, ...) to validate
 #   BENCH_ROUNDS=N       run each (workload, peer) N times, interleaved; the median is kept
-#                        (full mode runs workloads 1-2 at least 3 times: they are noisy)
+#                        (full mode runs the short workloads — 1, 2, 3 at 1/100 KB — at
+#                        least 3 times: their single runs are noisy)
 #   BENCH_WORKLOADS=...  comma list of w1,w2,w3,w4,w5,w6,w7 (default: all)
 #   BENCH_PEERS=...      comma list of peer names (default: all; see bench/README.md)
 #   BENCH_SKIP_INSTALL=1 do not apt-get / pip install (fail instead when missing)
