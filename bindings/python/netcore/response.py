@@ -234,8 +234,10 @@ def _data_from_body(body: bytes, key: Any) -> Any:
     if not body or key is NO_DATA:
         return None
     try:
-        doc = _json.loads(body)
-    except ValueError:
+        # UTF-8, as jansson in the library requires (and RFC 8259 for JSON over HTTP);
+        # decoding here spares json.loads its encoding detection.
+        doc = _json.loads(body.decode("utf-8"))
+    except ValueError:  # UnicodeDecodeError included
         return None
     if key is RAW:
         return doc
