@@ -303,8 +303,8 @@ t_all = time.monotonic()
 for key, group, wl, url, n, c, peers in MATRIX:
     if group not in wanted_workloads:
         continue
-    short = group in ("w1", "w2") or key in ("w3-1k", "w3-100k")
-    rounds = A.rounds if QUICK or not short else max(A.rounds, A.rounds_small)
+    noisy = group in ("w1", "w2") or key in ("w3-1k", "w3-100k")
+    rounds = A.rounds if QUICK or not noisy else max(A.rounds, A.rounds_small)
     for rnd in range(rounds):
         order = [p for p in peers if p in wanted_peers]
         k = rnd % max(1, len(order))

@@ -131,6 +131,18 @@ static void run_sequential(const bench_args *a, int parse, const char *out_path)
     free(b.p);
 }
 
+/* takes `n` easy handles out of `m`, frees them, their buffers and `m` */
+static void free_handles(CURLM *m, CURL **easy, buf_t *bufs, long n) {
+    for (long i = 0; i < n; i++) {
+        curl_multi_remove_handle(m, easy[i]);
+        curl_easy_cleanup(easy[i]);
+        free(bufs[i].p);
+    }
+    free(easy);
+    free(bufs);
+    curl_multi_cleanup(m);
+}
+
 /* conc: C easy handles in one multi; each is re-added until N have completed */
 static void run_window(const bench_args *a, long n, long c, long *ok_out, long *err_out,
                        long long *bytes_out, double deadline) {
@@ -168,14 +180,7 @@ static void run_window(const bench_args *a, long n, long c, long *ok_out, long *
         }
         if (done < started) curl_multi_poll(m, NULL, 0, 100, NULL);
     }
-    for (long i = 0; i < handles; i++) {
-        curl_multi_remove_handle(m, easy[i]);
-        curl_easy_cleanup(easy[i]);
-        free(bufs[i].p);
-    }
-    free(easy);
-    free(bufs);
-    curl_multi_cleanup(m);
+    free_handles(m, easy, bufs, handles);
 }
 
 static void run_conc(const bench_args *a) {
@@ -233,14 +238,7 @@ static void run_slow(const bench_args *a) {
     bench_emit(PEER, a, ok, a->n - ok, bytes, secs, cpu, first_error[0] ? first_error : NULL,
                ",\"rss_base_kb\":%ld,\"rss_per_req_kb\":%.3f,\"max_in_flight\":%ld", base,
                (double)(peak > base ? peak - base : 0) / (double)(a->n ? a->n : 1), max_running);
-    for (long i = 0; i < a->n; i++) {
-        curl_multi_remove_handle(m, easy[i]);
-        curl_easy_cleanup(easy[i]);
-        free(bufs[i].p);
-    }
-    free(easy);
-    free(bufs);
-    curl_multi_cleanup(m);
+    free_handles(m, easy, bufs, a->n);
 }
 
 /* cancel: start a transfer of a rate-limited body, wait for its first bytes, then

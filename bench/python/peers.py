@@ -12,6 +12,7 @@ a "data" member. Prints one JSON line.
 """
 import argparse
 import asyncio
+import contextlib
 import io
 import json
 import os
@@ -166,13 +167,14 @@ def skip(why):
 
 # --- peers -------------------------------------------------------------------
 
-def run_requests():
-    import requests
-    s = requests.Session()
+def run_sync_http(get, stream, concurrency_note):
+    """seq / download / download-file for a synchronous client (requests, httpx):
+    `get(url)` returns a response, `stream(url)` a context manager yielding
+    (status, chunk iterator)."""
     if A.workload == "seq":
         def one(t):
             try:
-                r = s.get(A.url, timeout=300)
+                r = get(A.url)
                 if r.status_code != 200:
                     return t.bad(f"HTTP {r.status_code}")
                 why = check(r.json())
@@ -182,52 +184,44 @@ def run_requests():
         timed_sync(one, A.n, A.warmup)
     elif A.workload == "download":
         def one(t):
-            r = s.get(A.url, timeout=300)
+            r = get(A.url)
             t.good(len(r.content)) if r.status_code == 200 else t.bad(f"HTTP {r.status_code}")
         timed_sync(one, A.n, 0)
     elif A.workload == "download-file":
         def one(t):
-            with s.get(A.url, stream=True, timeout=300) as r, open(A.out, "wb") as f:
+            with stream(A.url) as (status, chunks), open(A.out, "wb") as f:
+                if status != 200:
+                    return t.bad(f"HTTP {status}")
                 n = 0
-                for chunk in r.iter_content(1 << 20):
+                for chunk in chunks:
                     f.write(chunk)
                     n += len(chunk)
                 t.good(n)
         timed_sync(one, A.n, 0)
     else:
-        skip("no concurrency in requests")
+        skip(concurrency_note)
+
+
+def run_requests():
+    import requests
+    s = requests.Session()
+
+    @contextlib.contextmanager
+    def stream(url):
+        with s.get(url, stream=True, timeout=300) as r:
+            yield r.status_code, r.iter_content(1 << 20)
+    run_sync_http(lambda url: s.get(url, timeout=300), stream, "no concurrency in requests")
 
 
 def run_httpx():
     import httpx
     s = httpx.Client(timeout=300)
-    if A.workload == "seq":
-        def one(t):
-            try:
-                r = s.get(A.url)
-                if r.status_code != 200:
-                    return t.bad(f"HTTP {r.status_code}")
-                why = check(r.json())
-                t.bad(why) if why else t.good(len(r.content))
-            except Exception as e:  # noqa: BLE001
-                t.bad(repr(e))
-        timed_sync(one, A.n, A.warmup)
-    elif A.workload == "download":
-        def one(t):
-            r = s.get(A.url)
-            t.good(len(r.content)) if r.status_code == 200 else t.bad(f"HTTP {r.status_code}")
-        timed_sync(one, A.n, 0)
-    elif A.workload == "download-file":
-        def one(t):
-            with s.stream("GET", A.url) as r, open(A.out, "wb") as f:
-                n = 0
-                for chunk in r.iter_bytes(1 << 20):
-                    f.write(chunk)
-                    n += len(chunk)
-                t.good(n)
-        timed_sync(one, A.n, 0)
-    else:
-        skip("sync httpx has no concurrency")
+
+    @contextlib.contextmanager
+    def stream(url):
+        with s.stream("GET", url) as r:
+            yield r.status_code, r.iter_bytes(1 << 20)
+    run_sync_http(s.get, stream, "sync httpx has no concurrency")
 
 
 def run_httpx_async():

@@ -151,3 +151,23 @@ public struct Tally: Sendable {
         if firstError == nil { firstError = t.firstError }
     }
 }
+
+/// The slow workload: `args.n` requests in flight at once; reports RSS growth per
+/// in-flight request. `fetch` makes one request.
+public func runSlow(peer: String, args: BenchArgs, _ fetch: @escaping @Sendable () async -> Outcome) async {
+    let base = procStatusKB("VmRSS")
+    resetPeakRSS()
+    let cpu0 = cpuSeconds(), t0 = now()
+    let t = await withTaskGroup(of: Outcome.self) { group in
+        for _ in 0..<args.n { group.addTask { await fetch() } }
+        var total = Tally()
+        for await o in group { total.add(o) }
+        return total
+    }
+    let secs = now() - t0, cpu = cpuSeconds() - cpu0
+    let peak = procStatusKB("VmHWM")
+    emitRun(peer: peer, args: args, ok: t.ok, errors: t.errors, bytes: t.bytes, secs: secs, cpu: cpu,
+            firstError: t.firstError,
+            extra: [("rss_base_kb", base),
+                    ("rss_per_req_kb", Double(max(0, peak - base)) / Double(max(1, args.n)))])
+}

@@ -90,21 +90,7 @@ case "download-file":
 
 case "slow":
     // n requests in flight at once against the slow route.
-    let base = procStatusKB("VmRSS")
-    resetPeakRSS()
-    let cpu0 = cpuSeconds(), t0 = now()
-    let t = await withTaskGroup(of: Outcome.self) { group in
-        for _ in 0..<args.n { group.addTask { await fetch(args.url, parse: true) } }
-        var total = Tally()
-        for await o in group { total.add(o) }
-        return total
-    }
-    let secs = now() - t0, cpu = cpuSeconds() - cpu0
-    let peak = procStatusKB("VmHWM")
-    emitRun(peer: peer, args: args, ok: t.ok, errors: t.errors, bytes: t.bytes, secs: secs, cpu: cpu,
-            firstError: t.firstError,
-            extra: [("rss_base_kb", base),
-                    ("rss_per_req_kb", Double(max(0, peak - base)) / Double(max(1, args.n)))])
+    await runSlow(peer: peer, args: args) { await fetch(args.url, parse: true) }
 
 default:
     emit([("peer", peer), ("workload", args.workload), ("skipped", "workload not implemented by this peer")])
