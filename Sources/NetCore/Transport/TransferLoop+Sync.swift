@@ -43,20 +43,27 @@ extension TransferLoop {
             monitor.unlock()
             return false
         }
-        var lane = idleLanes.popLast()
-        monitor.unlock()
-        if lane == nil { lane = SyncLane() }
-        guard let lane else {
-            t.result = (nil, NetError.internalError("libcurl could not create a transfer (out of memory)."))
-            return true
-        }
-        monitor.lock()
-        if shuttingDown {
+        let lane: SyncLane
+        if let idle = idleLanes.popLast() {
+            lane = idle
+            busyLanes.append(lane)
             monitor.unlock()
-            return false
+        } else {
+            // A new lane is made without the lock; shutdown may have begun meanwhile.
+            monitor.unlock()
+            guard let made = SyncLane() else {
+                t.result = (nil, NetError.internalError("libcurl could not create a transfer (out of memory)."))
+                return true
+            }
+            monitor.lock()
+            if shuttingDown {
+                monitor.unlock()
+                return false
+            }
+            lane = made
+            busyLanes.append(lane)
+            monitor.unlock()
         }
-        busyLanes.append(lane)
-        monitor.unlock()
 
         t.result = drive(t, lane)
         _ = t.closeOutput()
