@@ -26,22 +26,27 @@ extension NetClient {
         // (which may run first, or at the same time on another thread) always has
         // it: a cancel requested before submission is applied when the loop starts it.
         let t = transfer(request) { _, _, _ in }
-        let outcome: Result<Response, NetError> = await withTaskCancellationHandler {
-            // A checked continuation: it also orders the loop thread's writes before the
-            // task's reads in ThreadSanitizer's eyes (an unchecked one does not).
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Response, NetError>, Never>) in
-                t.deliver = { _, response, error in
-                    continuation.resume(returning: NetClient.outcome(response, error))
+        // The outcome travels through `t.published` under the loop's lock rather than
+        // through the continuation: the resume orders the loop thread's writes before
+        // the task's reads, but in the Swift runtime, where ThreadSanitizer cannot see
+        // it (it reported the new response's fields as a race now and then).
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                t.deliver = { t, response, error in
+                    t.loop.monitor.withLock { t.published = NetClient.outcome(response, error) }
+                    continuation.resume()
                 }
                 if !self.loop.submit(t) {
                     // Shutting down: the completion will never run.
-                    continuation.resume(returning: .failure(.shutdown))
+                    t.loop.monitor.withLock { t.published = .failure(.shutdown) }
+                    continuation.resume()
                 }
             }
         } onCancel: {
             t.loop.requestCancel(t)
         }
-        return try outcome.get()
+        let outcome = loop.monitor.withLock { t.published }
+        return try (outcome ?? .failure(.internalError("The request completed without a result."))).get()
     }
 
     /// Sends `request` and decodes the business data (the envelope's data field,

@@ -30,6 +30,8 @@ public final class Transfer: @unchecked Sendable {
     // Guarded by loop.monitor.
     var done = false
     var cancelRequested = false
+    /// The async API's outcome, handed from the completion to the awaiting task.
+    var published: Result<Response, NetError>?
     /// Set by the loop thread when it takes the transfer with a cancel already asked.
     var cancelledBeforeStart = false
 
