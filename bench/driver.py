@@ -82,6 +82,7 @@ PEERS = {
     "nc-capi": [binp("nc_capi")],
     "nc-sync": [binp("nc_capi"), "--api", "sync"],
     "nc-swift-async": [binp("netcore-peer")] if have("netcore-peer") else None,
+    "nc-swift-exec": [binp("netcore-peer"), "--executor", "on"] if have("netcore-peer") else None,
     "ahc": [binp("ahc-peer")] if have("ahc-peer") else None,
     "py-netcore": [PY, "-X", "faulthandler", PEERS_PY, "--peer", "netcore"] if os.environ.get("NETCORE_BINDING_PATH") else None,
     "py-netcore-async": [PY, "-X", "faulthandler", PEERS_PY, "--peer", "netcore-async"] if os.environ.get("NETCORE_BINDING_PATH") else None,
@@ -98,16 +99,16 @@ wanted_workloads = {w.strip() for w in A.workloads.split(",")}
 
 B = A.base
 # Matrix: (key, workload group, peer workload, url, n, c, peers)
-SEQ_PEERS = ["raw-curl", "nc-capi", "nc-sync", "nc-swift-async", "ahc", "py-netcore", "py-netcore-async",
+SEQ_PEERS = ["raw-curl", "nc-capi", "nc-sync", "nc-swift-async", "nc-swift-exec", "ahc", "py-netcore", "py-netcore-async",
              "requests", "httpx", "httpx-async", "aiohttp", "pycurl", "curl-cli"]
-CONC_PEERS = ["raw-curl", "nc-capi", "nc-swift-async", "ahc", "py-netcore-async", "httpx-async", "aiohttp",
+CONC_PEERS = ["raw-curl", "nc-capi", "nc-swift-async", "nc-swift-exec", "ahc", "py-netcore-async", "httpx-async", "aiohttp",
               "pycurl", "curl-cli"]
 PARSE_PEERS = ["raw-curl", "nc-capi", "nc-sync", "nc-swift-async", "ahc", "py-netcore", "requests", "httpx",
                "pycurl", "aiohttp"]
 MEM_PEERS = ["raw-curl", "nc-capi", "nc-sync", "nc-swift-async", "ahc", "py-netcore", "requests", "httpx",
              "pycurl", "aiohttp"]
 FILE_PEERS = ["raw-curl", "nc-capi", "ahc", "requests", "httpx", "pycurl", "curl-cli"]
-SLOW_PEERS = ["raw-curl", "nc-capi", "nc-swift-async", "ahc", "py-netcore-async", "aiohttp", "pycurl"]
+SLOW_PEERS = ["raw-curl", "nc-capi", "nc-swift-async", "nc-swift-exec", "ahc", "py-netcore-async", "aiohttp", "pycurl"]
 
 MATRIX = [("w1-seq", "w1", "seq", f"{B}/tiny.json", S["n_seq"], 1, SEQ_PEERS)]
 MATRIX += [(f"w2-c{c}", "w2", "conc", f"{B}/tiny.json", S["n_conc"], c, CONC_PEERS) for c in S["conc"]]

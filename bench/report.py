@@ -131,6 +131,13 @@ for key, label in (("w1-seq", "1"), ("w2-c16", "16")):
            na(key, "nc-swift-async"))
     target(f"Swift async ×AsyncHTTPClient, concurrency {label}",
            ratio(key, "nc-swift-async", "rps", "ahc"), 2.0, ">=", na(key, "nc-swift-async") or na(key, "ahc"))
+# The same bars for tasks on the client's executor (opt-in, NetClient.executor):
+# reported beside the default path, which the targets above judge.
+for key, label in (("w1-seq", "1"), ("w2-c16", "16")):
+    target(f"Swift async on client.executor ×raw, concurrency {label}", ratio(key, "nc-swift-exec", "rps"), 0.85,
+           ">=", na(key, "nc-swift-exec"))
+    target(f"Swift async on client.executor ×AsyncHTTPClient, concurrency {label}",
+           ratio(key, "nc-swift-exec", "rps", "ahc"), 2.0, ">=", na(key, "nc-swift-exec") or na(key, "ahc"))
 target("Python sync ×requests.Session, sequential", ratio("w1-seq", "py-netcore", "rps", "requests"), 5.0, ">=",
        na("w1-seq", "py-netcore"))
 target("Python sync ×pycurl, sequential", ratio("w1-seq", "py-netcore", "rps", "pycurl"), 1.0, ">=",

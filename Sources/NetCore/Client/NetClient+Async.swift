@@ -25,17 +25,19 @@ extension NetClient {
         // The transfer exists before it is submitted, so the cancellation handler
         // (which may run first, or at the same time on another thread) always has
         // it: a cancel requested before submission is applied when the loop starts it.
-        let t = transfer(request) { _, _, _ in }
+        let t = transfer(request) { t, response, error in
+            t.loop.monitor.withLock { t.published = NetClient.outcome(response, error) }
+            t.waiter?.resume()
+        }
         // The outcome travels through `t.published` under the loop's lock rather than
         // through the continuation: the resume orders the loop thread's writes before
         // the task's reads, but in the Swift runtime, where ThreadSanitizer cannot see
-        // it (it reported the new response's fields as a race now and then).
+        // it (it reported the new response's fields as a race now and then). The
+        // continuation is unchecked: the completion runs exactly once, and a checked
+        // one costs an allocation per request.
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                t.deliver = { t, response, error in
-                    t.loop.monitor.withLock { t.published = NetClient.outcome(response, error) }
-                    continuation.resume()
-                }
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+                t.waiter = continuation   // before submit(), whose lock publishes it
                 if !self.loop.submit(t) {
                     // Shutting down: the completion will never run.
                     t.loop.monitor.withLock { t.published = .failure(.shutdown) }

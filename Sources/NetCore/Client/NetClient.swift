@@ -4,6 +4,8 @@ public final class NetClient: @unchecked Sendable {
     private let settingsLock = Lock()
     private var settings: ClientSettings
     let loop: TransferLoop
+    /// Runs tasks that prefer it on the transfer thread (NetClient+Executor.swift).
+    public let executor: Executor
 
     /// Creates a client and starts its transfer thread. The configuration is checked
     /// as the JSON form is (`Configuration.validate()`): a bad value throws
@@ -14,6 +16,7 @@ public final class NetClient: @unchecked Sendable {
             throw NetError.internalError("libcurl or the transfer thread could not be started (out of memory or thread limit).")
         }
         self.loop = loop
+        self.executor = Executor(loop: loop)
         self.settings = ClientSettings(config: configuration)
     }
 
@@ -25,7 +28,13 @@ public final class NetClient: @unchecked Sendable {
         }
     }
 
-    deinit { _ = loop.shutdown() }
+    /// Shuts the client down. When the last reference goes inside one of the
+    /// client's own callbacks or executor jobs (a task on `executor` ending, say),
+    /// the transfer thread is not waited for: it completes what is in flight with
+    /// `NetError.shutdown` and exits on its own.
+    deinit {
+        if !loop.shutdown() { loop.stopDetached() }
+    }
 
     /// The settings in force for requests sent now.
     var currentSettings: ClientSettings { settingsLock.withLock { settings } }

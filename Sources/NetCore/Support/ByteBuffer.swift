@@ -6,9 +6,13 @@ import Glibc
 /// can be handed to C as strings. Its storage address is stable between appends,
 /// which libcurl needs for POSTFIELDS.
 public final class ByteBuffer: @unchecked Sendable {
-    private(set) var base: UnsafeMutablePointer<UInt8>?
-    public private(set) var count: Int = 0
-    private var capacity: Int = 0
+    // Unchecked exclusivity: `count` is public, so every read from another module
+    // (the C boundary's nc_response_body, say) would otherwise pay a dynamic
+    // exclusivity check (a thread-local access set) for a plain load. Only the
+    // owner appends, before the buffer is shared; nothing can overlap.
+    @exclusivity(unchecked) private(set) var base: UnsafeMutablePointer<UInt8>?
+    @exclusivity(unchecked) public private(set) var count: Int = 0
+    @exclusivity(unchecked) private var capacity: Int = 0
 
     public init() {}
 

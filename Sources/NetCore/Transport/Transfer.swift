@@ -24,7 +24,7 @@ public final class Transfer: @unchecked Sendable {
     var deliver: Deliver
     /// Two words for a completion that is not a Swift closure — the C API's function
     /// pointer and userdata — so a send allocates no closure context.
-    public private(set) var foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?) = (nil, nil)
+    public let foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?)
     let loop: TransferLoop
 
     // Guarded by loop.monitor.
@@ -32,6 +32,9 @@ public final class Transfer: @unchecked Sendable {
     var cancelRequested = false
     /// The async API's outcome, handed from the completion to the awaiting task.
     var published: Result<Response, NetError>?
+    /// The async API's waiting task: set before submission, resumed once by the
+    /// completion (a field rather than a closure capture, so no context is allocated).
+    var waiter: UnsafeContinuation<Void, Never>?
     /// Set by the loop thread when it takes the transfer with a cancel already asked.
     var cancelledBeforeStart = false
 

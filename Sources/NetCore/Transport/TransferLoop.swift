@@ -14,10 +14,12 @@ final class TransferLoop: @unchecked Sendable {
     let mode: Configuration.CallbackMode
     private let limits: Configuration.Limits
 
-    // Guarded by monitor.
+    // Guarded by monitor. The queues are touched on every send: their accesses are
+    // serialised by the monitor, so the runtime's dynamic exclusivity check (which
+    // `swap` with a local makes the compiler emit) is turned off for them.
     private var multi: UnsafeMutableRawPointer?
-    private var pending: [Transfer] = []
-    private var cancels: [Transfer] = []
+    @exclusivity(unchecked) private var pending: [Transfer] = []
+    @exclusivity(unchecked) private var cancels: [Transfer] = []
     private(set) var shuttingDown = false
     /// The loop thread is in (or about to enter) curl_multi_poll: new work must wake it.
     private var polling = false
@@ -32,6 +34,11 @@ final class TransferLoop: @unchecked Sendable {
     /// Set once by shutdown(); read by synchronous sends without the lock.
     let syncStopping = Atomic<Bool>(false)
     private var completed: [Transfer] = []      // queue mode: waiting for dispatch()
+    /// Jobs of tasks that prefer the client's executor (TransferLoop+Executor.swift).
+    @exclusivity(unchecked) private var jobs: [(UnownedJob, UnownedTaskExecutor)] = []
+    /// The owner let go from the loop's own thread (stopDetached()): the loop
+    /// thread cleans up after itself instead of being joined.
+    private var detached = false
     private var dispatchThread: pthread_t?      // queue mode: thread inside dispatch()
 
     // Loop thread only.
@@ -46,6 +53,8 @@ final class TransferLoop: @unchecked Sendable {
         /// Finished transfers of one drainMessages() pass, each retained once by hand:
         /// trivial elements, so emptying the list costs no per-element destroy.
         var messages: [(Unmanaged<Transfer>, UnsafeMutableRawPointer, CURLcode)] = []
+        /// Executor jobs taken from `jobs` for one pass.
+        var readyJobs: [(UnownedJob, UnownedTaskExecutor)] = []
     }
     private let state: UnsafeMutablePointer<LoopState> = {
         let p = UnsafeMutablePointer<LoopState>.allocate(capacity: 1)
@@ -98,6 +107,24 @@ final class TransferLoop: @unchecked Sendable {
         return true
     }
 
+    /// Queues a job of a task that prefers this client's executor
+    /// (NetClient+Executor.swift), from any thread (the loop thread included).
+    /// Jobs run on the loop thread at the start of each pass, before new
+    /// transfers start, so a task resumed by a completion sends its next request
+    /// in the same pass without a thread switch. Once shutdown has begun a job
+    /// goes to Swift's global executor instead: no task waits on a stopped loop.
+    func enqueueJob(_ job: UnownedJob, on executor: UnownedTaskExecutor) {
+        monitor.lock()
+        guard !shuttingDown, let multi else {
+            monitor.unlock()
+            globalConcurrentExecutor.enqueue(ExecutorJob(job))
+            return
+        }
+        jobs.append((job, executor))
+        wake(multi)
+        monitor.unlock()
+    }
+
     /// Wakes the loop thread if it sleeps in curl_multi_poll. A loop that is busy
     /// (or a submission from a callback, on the loop thread itself) needs none: the
     /// loop looks at its queues before it polls again. Call with the monitor held.
@@ -107,6 +134,9 @@ final class TransferLoop: @unchecked Sendable {
             curl_multi_wakeup(multi)
         }
     }
+
+    /// True once the loop has stopped and freed its multi handle.
+    var isStopped: Bool { monitor.withLock { multi == nil } }
 
     /// True when the caller runs inside one of this client's callbacks.
     var isCallbackThread: Bool {
@@ -162,18 +192,50 @@ final class TransferLoop: @unchecked Sendable {
         monitor.unlock()
         stopSyncLanes()
         if let thread { pthread_join(thread, nil) }
-        // Nothing may stay queued behind the stopped loop (a transfer refers to it).
-        monitor.withLock {
+        cleanUpAfterLoop()
+        return true
+    }
+
+    /// Stops the loop without waiting for it, from inside one of its callbacks (or
+    /// a job of its executor): for the owner's deinit, which may run there when
+    /// the last reference goes. Transfers in flight complete with
+    /// `NetError.shutdown` as with shutdown(); the loop thread then cleans up and
+    /// exits on its own.
+    func stopDetached() {
+        monitor.lock()
+        if shuttingDown {
+            monitor.unlock()
+            return
+        }
+        shuttingDown = true
+        detached = true
+        if let multi { curl_multi_wakeup(multi) }
+        monitor.unlock()
+        // A synchronous send holds its client, so no lane is busy when the owner
+        // goes; mark them stopping anyway and wake any.
+        syncStopping.store(true, ordering: .releasing)
+        monitor.withLock { for lane in busyLanes { curl_multi_wakeup(lane.multi) } }
+    }
+
+    /// After the loop thread has stopped: nothing may stay queued behind it (a
+    /// transfer or a job refers to it), queued completions run, libcurl is freed.
+    private func cleanUpAfterLoop() {
+        let leftJobs: [(UnownedJob, UnownedTaskExecutor)] = monitor.withLock {
             pending.removeAll()
             cancels.removeAll()
+            let left = jobs
+            jobs.removeAll()
+            return left
         }
+        // Tasks waiting on the executor continue on Swift's global executor.
+        for (job, _) in leftJobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
         if mode == .queue { _ = dispatch(force: true) }
         monitor.withLock {
             if let multi { curl_multi_cleanup(multi) }
             multi = nil
+            idleLanes.removeAll()
         }
         state.pointee.easyPool.removeAll()
-        return true
     }
 
     func dispatch(force: Bool = false) -> DispatchResult {
@@ -208,6 +270,13 @@ final class TransferLoop: @unchecked Sendable {
         while true {
             monitor.lock()
             polling = false
+            if !jobs.isEmpty {
+                // Executor jobs first: what they send starts in this same pass.
+                swap(&state.pointee.readyJobs, &jobs)
+                monitor.unlock()
+                runJobs()
+                monitor.lock()
+            }
             swap(&newOnes, &pending)
             swap(&cancelled, &cancels)
             let stopping = shuttingDown
@@ -234,6 +303,10 @@ final class TransferLoop: @unchecked Sendable {
                     }
                     complete(t, nil, NetError.shutdown.attempted(sent))
                 }
+                if monitor.withLock({ detached }) {
+                    pthread_detach(pthread_self())
+                    cleanUpAfterLoop()
+                }
                 return
             }
 
@@ -242,7 +315,7 @@ final class TransferLoop: @unchecked Sendable {
             // Sleep only if no work arrived meanwhile (from callbacks or other threads);
             // from here on, new work wakes the poll (see wake()).
             monitor.lock()
-            let idle = pending.isEmpty && cancels.isEmpty && !shuttingDown
+            let idle = pending.isEmpty && cancels.isEmpty && jobs.isEmpty && !shuttingDown
             if idle {
                 polling = true
                 wakeSent = false
@@ -250,6 +323,12 @@ final class TransferLoop: @unchecked Sendable {
             monitor.unlock()
             if idle { _ = curl_multi_poll(multi, nil, 0, 1000, nil) }
         }
+    }
+
+    /// Runs the executor jobs taken for this pass (see TransferLoop+Executor.swift).
+    private func runJobs() {
+        for (job, executor) in state.pointee.readyJobs { job.runSynchronously(on: executor) }
+        state.pointee.readyJobs.removeAll(keepingCapacity: true)
     }
 
     private func start(_ t: Transfer, _ multi: UnsafeMutableRawPointer, stopping: Bool) {

@@ -15,6 +15,8 @@ public struct BenchArgs: Sendable {
     public var out = ""
     public var label = ""
     public var timeLimit = 600.0
+    /// libnetcore peer only: run the tasks on the client's executor (`--executor on`).
+    public var executor = false
 
     public init() {
         var it = CommandLine.arguments.dropFirst().makeIterator()
@@ -29,6 +31,7 @@ public struct BenchArgs: Sendable {
             case "--out": out = v
             case "--label": label = v
             case "--time-limit": timeLimit = Double(v) ?? timeLimit
+            case "--executor": executor = v == "on"
             default:
                 let msg = "unknown argument \(a)\n"
                 _ = msg.withCString { write(2, $0, strlen($0)) }

@@ -10,7 +10,9 @@ import Darwin
 #endif
 
 let args = BenchArgs()
-let peer = "nc-swift-async"
+// `--executor on`: every task prefers the client's executor (NetClient+Executor.swift),
+// so it runs on the transfer thread instead of Swift's global pool.
+let peer = args.executor ? "nc-swift-exec" : "nc-swift-async"
 // Same bench configuration as the C peer: no per-host connection cap (0, or
 // $BENCH_NC_MAX_CONNECTIONS_PER_HOST), bodies up to 1 GiB, compression off.
 let maxConn = getenv("BENCH_NC_MAX_CONNECTIONS_PER_HOST").flatMap { Int(String(cString: $0)) } ?? 0
@@ -54,6 +56,13 @@ func worker(count: Int) async -> Tally {
 
 /// `n` requests with `c` in flight: c child tasks, each doing its share in sequence.
 func runWindow(n: Int, c: Int) async -> Tally {
+    if args.executor {
+        return await withTaskExecutorPreference(client.executor) { await runGroup(n: n, c: c) }
+    }
+    return await runGroup(n: n, c: c)
+}
+
+func runGroup(n: Int, c: Int) async -> Tally {
     await withTaskGroup(of: Tally.self) { group in
         for i in 0..<c {
             let share = n / c + (i < n % c ? 1 : 0)

@@ -1,0 +1,40 @@
+/// A task executor on the client's transfer thread (opt-in).
+///
+/// By default an `await client.send(...)` resumes on Swift's global concurrent
+/// executor: the completion, on the transfer thread, wakes a pool thread, and
+/// the task's next `send` wakes the transfer thread again — two thread switches
+/// per request. A task that prefers `client.executor` runs on the transfer thread
+/// itself: completions resume it in the same loop pass and its next request
+/// starts in that pass, with no switch at all (the way SwiftNIO's event loops
+/// serve AsyncHTTPClient).
+///
+///     let total = await withTaskExecutorPreference(client.executor) {
+///         await withTaskGroup(of: Int.self) { group in ... client.send(...) ... }
+///     }
+///     Task(executorPreference: client.executor) { try await client.send(request) }
+///
+/// - Threads: code of such a task between two awaits runs on the transfer thread
+///   and delays every transfer of the client while it runs. Keep it short and
+///   never block there (no sleeping, no blocking I/O, no `sendSync`, which is
+///   refused there as in any callback). Move heavy work to another executor.
+/// - Order: jobs run in the order they were enqueued, one at a time, at the start
+///   of each loop pass; priorities are not looked at.
+/// - Shutdown: once the client shuts down (or is deallocated), jobs go to Swift's
+///   global concurrent executor, so no task is left waiting.
+/// - Queue mode (`"callbacks": "queue"`): the executor still runs on the transfer
+///   thread, but completions wait for `dispatch()` as always.
+extension NetClient {
+    public final class Executor: TaskExecutor, @unchecked Sendable {
+        let loop: TransferLoop
+
+        init(loop: TransferLoop) { self.loop = loop }
+
+        public func enqueue(_ job: consuming ExecutorJob) {
+            loop.enqueueJob(UnownedJob(job), on: asUnownedTaskExecutor())
+        }
+
+        public func asUnownedTaskExecutor() -> UnownedTaskExecutor {
+            UnownedTaskExecutor(ordinary: self)
+        }
+    }
+}
