@@ -397,3 +397,29 @@ def test_data_found_by_the_binding_equals_the_librarys(base, envelope, path, kwa
         r = c.get(path, **kwargs)
         assert r._data_key is not LIBRARY
         assert r.data == _read_data(r._handle)
+
+
+@pytest.mark.parametrize("text", [
+    '{"code":0,"data":{"id":7}}', '[1,2,3]', '"s"', '12', '-0.5e3', 'true', 'null',
+    '  {"a":1}', '{"a":1}\n', '\t[]\r\n', '{"a":NaN}', '{"a":Infinity}',
+    '{"a":1} x', '{"a":1}{"b":2}', '', '   ', '{', '{"a":}', "{'a':1}", 'nul', '[1,]',
+    '{"a":"\\ud83d\\ude00"}', '{"a":1,"a":2}', '[' * 5000 + ']' * 5000,
+])
+def test_fast_json_path_accepts_and_refuses_exactly_as_json_loads(text):
+    # Response.data goes straight to json's C scanner when it can (response._loads);
+    # whatever it does must be what json.loads does, value or ValueError.
+    from netcore.response import _loads
+
+    def outcome(fn):
+        try:
+            return ("ok", fn(text))
+        except ValueError as e:
+            return ("ValueError", str(e))
+        except RecursionError:
+            return ("RecursionError", None)
+
+    got, want = outcome(_loads), outcome(json.loads)
+    if want[0] == "ok" and want[1] != want[1]:  # NaN is not equal to itself
+        assert got[0] == "ok" and got[1] != got[1]
+    else:
+        assert got == want

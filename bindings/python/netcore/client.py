@@ -247,7 +247,8 @@ class Client:
             raise InvalidState("nc_client_send_sync gave neither a response nor an error",
                                status=0, status_name="NC_OK")
         # A success: its data is where the request's mode says (parsed in Python).
-        response._data_key = data_key(core, envelope, output)
+        response._data_key = (core.data_key if envelope is None and output is None
+                              else data_key(core, envelope, output))
         return response
 
     def get(self, path: str, **kwargs: Any) -> Response:

@@ -88,7 +88,7 @@ class Response:
         if not handle:
             raise ValueError("Response needs a non-NULL nc_response handle")
         self._handle: Optional[int] = handle
-        self._status = int(_status(handle))
+        self._status: Any = _UNSET      # read on first use: one foreign call fewer
         self._from_cache: Any = _UNSET
         self._headers: Any = _UNSET
         self._body: Any = _UNSET
@@ -123,17 +123,20 @@ class Response:
     @property
     def status(self) -> int:
         """HTTP status of the final response (after redirects)."""
-        return self._status
+        value = self._status
+        if value is _UNSET:
+            value = self._read("_status", _read_status)
+        return value  # type: ignore[no-any-return]
 
     @property
     def status_code(self) -> int:
         """Alias of :attr:`status` (requests' name)."""
-        return self._status
+        return self.status
 
     @property
     def ok(self) -> bool:
         """True when :attr:`status` is below 400."""
-        return self._status < 400
+        return self.status < 400
 
     @property
     def from_cache(self) -> bool:
@@ -148,7 +151,10 @@ class Response:
     @property
     def body(self) -> bytes:
         """The body bytes (decompressed when the server used gzip/deflate)."""
-        return self._read("_body", _read_body)  # type: ignore[no-any-return]
+        value = self._body
+        if value is _UNSET:
+            value = self._read("_body", _read_body)
+        return value  # type: ignore[no-any-return]
 
     @property
     def content(self) -> bytes:
@@ -192,7 +198,10 @@ class Response:
         # rather than have the library re-serialise what it parsed (a second parse).
         value = self._data
         if value is _UNSET:
-            value = _data_from_body(self.body, self._data_key)
+            body = self._body
+            if body is _UNSET:
+                body = self.body
+            value = _data_from_body(body, self._data_key)
             self._data = value
         return value
 
@@ -201,10 +210,13 @@ class Response:
         with _LOCK:
             handle, self._handle = self._handle, None
         if handle:
+            if self._status is _UNSET:
+                self._status = _read_status(handle)   # stays available, as documented
             C.nc_response_free(handle)
 
     def __repr__(self) -> str:
-        return f"<netcore.Response [{self._status}]>"
+        status = self._status
+        return f"<netcore.Response [{'?' if status is _UNSET else status}]>"
 
 
 def _read_headers(handle: int) -> Headers:
@@ -216,6 +228,10 @@ def _read_headers(handle: int) -> Headers:
         items.append(((name.value or b"").decode("utf-8", "replace"),
                       (value.value or b"").decode("utf-8", "replace")))
     return Headers(items)
+
+
+def _read_status(handle: int) -> int:
+    return int(_status(handle))
 
 
 def _read_from_cache(handle: int) -> bool:
@@ -236,12 +252,29 @@ def _data_from_body(body: bytes, key: Any) -> Any:
     try:
         # UTF-8, as jansson in the library requires (and RFC 8259 for JSON over HTTP);
         # decoding here spares json.loads its encoding detection.
-        doc = _json.loads(body.decode("utf-8"))
-    except ValueError:  # UnicodeDecodeError included
+        doc = _loads(body.decode("utf-8"))
+    except ValueError:  # UnicodeDecodeError and json.JSONDecodeError included
         return None
     if key is RAW:
         return doc
     return doc.get(key) if isinstance(doc, dict) else None
+
+
+_scan = _json.JSONDecoder().scan_once
+
+
+def _loads(text: str) -> Any:
+    """``json.loads(text)``, minus three Python frames in the common case: a document
+    that starts with its value and has nothing after it goes straight to the C
+    scanner; anything else (whitespace around it, trailing data, invalid JSON) takes
+    ``json.loads``, which accepts or raises exactly as it always does."""
+    try:
+        value, end = _scan(text, 0)
+    except (StopIteration, ValueError, RecursionError):
+        return _json.loads(text)
+    if end != len(text):
+        return _json.loads(text)
+    return value
 
 
 def _read_data(handle: int) -> Any:
