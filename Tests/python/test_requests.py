@@ -423,3 +423,15 @@ def test_fast_json_path_accepts_and_refuses_exactly_as_json_loads(text):
         assert got[0] == "ok" and got[1] != got[1]
     else:
         assert got == want
+
+
+def test_body_bytes_are_exact_for_empty_and_large_bodies(base):
+    # Response.body slices the library's buffer by its length (not up to a NUL):
+    # every byte of a large body, nothing invented for an empty one.
+    from mock_server import PATTERN, PIECE  # the server's own byte pattern
+    with netcore.Client({"base_url": base}) as c:
+        assert c.get("/empty").body == b""
+        n = 3 * PIECE + 17
+        body = c.get("/large", params={"bytes": n}).body
+        assert len(body) == n
+        assert body == (PATTERN * 4)[:n]

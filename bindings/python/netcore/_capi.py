@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import json
-from ctypes import POINTER, c_char_p, c_int, c_int32, c_int64, c_size_t, c_uint32, c_void_p
+from ctypes import POINTER, c_char, c_char_p, c_int, c_int32, c_int64, c_size_t, c_uint32, c_void_p
 from types import SimpleNamespace
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
@@ -43,6 +43,7 @@ nc_status = c_int32
 size_p = POINTER(c_size_t)
 cstr_p = POINTER(c_char_p)
 voidp_p = POINTER(c_void_p)
+bytes_p = POINTER(c_char)
 
 #: ``void (*nc_complete_fn)(const nc_response *, const nc_error *, void *userdata)``
 COMPLETE_FN = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_void_p)
@@ -107,7 +108,8 @@ TABLE: Tuple[Signature, ...] = (
     ("nc_response_header", c_char_p, (nc_response_p, c_char_p), RAW),
     ("nc_response_header_count", c_size_t, (nc_response_p,), RAW),
     ("nc_response_header_at", nc_status, (nc_response_p, c_size_t, cstr_p, cstr_p), CHECK),
-    ("nc_response_body", c_void_p, (nc_response_p, size_p), RAW),
+    # bytes_p: slicing the result (``p[:n]``) makes the bytes in one step
+    ("nc_response_body", bytes_p, (nc_response_p, size_p), RAW),
     ("nc_response_json", json_t_p, (nc_response_p,), RAW),
     ("nc_response_data", json_t_p, (nc_response_p,), RAW),
     ("nc_response_data_json", c_void_p, (nc_response_p, size_p), RAW),

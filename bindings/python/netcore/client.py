@@ -224,8 +224,12 @@ class Client:
         resp_p, err_p = ctypes.c_void_p(), ctypes.c_void_p()
         if (params is None and json is None and data is None and headers is None
                 and timeout is None and envelope is None and output is None):
-            # The common plain call: the thread's cached builder (see plain_request).
-            C.nc_client_send_sync(core.handle(), plain_request(method, path),
+            # The common plain call: the thread's cached builder (see plain_request),
+            # and core.handle() inline.
+            handle = core._handle
+            if handle is None or core._closing:
+                handle = core.handle()   # raises InvalidState
+            C.nc_client_send_sync(handle, plain_request(method, path),
                                   ctypes.byref(resp_p), ctypes.byref(err_p))
         else:
             req = build_request(method, path, params=params, json=json, data=data,

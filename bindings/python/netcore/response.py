@@ -241,7 +241,7 @@ def _read_from_cache(handle: int) -> bool:
 def _read_body(handle: int) -> bytes:
     n = ctypes.c_size_t(0)
     ptr = C.nc_response_body(handle, ctypes.byref(n))
-    return string_at(ptr, n.value)
+    return ptr[:n.value] if ptr else b""
 
 
 def _data_from_body(body: bytes, key: Any) -> Any:
