@@ -208,6 +208,7 @@ def test_response_body_text_json_data(client):
     r2 = client.get("/env/code/ok")
     r2.close()
     assert r2.status == 200
+    assert repr(r2) == "<netcore.Response [200]>"
     with pytest.raises(ValueError):
         r2.body  # never read before close
 

@@ -34,7 +34,7 @@ final class TransferLoop: @unchecked Sendable {
     /// Set once by shutdown(); read by synchronous sends without the lock.
     let syncStopping = Atomic<Bool>(false)
     private var completed: [Transfer] = []      // queue mode: waiting for dispatch()
-    /// Jobs of tasks that prefer the client's executor (TransferLoop+Executor.swift).
+    /// Jobs of tasks that prefer the client's executor (NetClient+Executor.swift).
     @exclusivity(unchecked) private var jobs: [(UnownedJob, UnownedTaskExecutor)] = []
     /// The owner let go from the loop's own thread (stopDetached()): the loop
     /// thread cleans up after itself instead of being joined.
@@ -325,7 +325,7 @@ final class TransferLoop: @unchecked Sendable {
         }
     }
 
-    /// Runs the executor jobs taken for this pass (see TransferLoop+Executor.swift).
+    /// Runs the executor jobs taken for this pass (see enqueueJob).
     private func runJobs() {
         for (job, executor) in state.pointee.readyJobs { job.runSynchronously(on: executor) }
         state.pointee.readyJobs.removeAll(keepingCapacity: true)

@@ -209,14 +209,15 @@ class Response:
         """Release the C response now (values already read stay available)."""
         with _LOCK:
             handle, self._handle = self._handle, None
+            if handle and self._status is _UNSET:
+                # Read before the handle goes, under the lock that .status reads under:
+                # the status stays available after close(), as documented.
+                self._status = _read_status(handle)
         if handle:
-            if self._status is _UNSET:
-                self._status = _read_status(handle)   # stays available, as documented
             C.nc_response_free(handle)
 
     def __repr__(self) -> str:
-        status = self._status
-        return f"<netcore.Response [{'?' if status is _UNSET else status}]>"
+        return f"<netcore.Response [{self.status}]>"
 
 
 def _read_headers(handle: int) -> Headers:
