@@ -10,6 +10,14 @@ final class PreparedRequest: @unchecked Sendable {
     let method: String
     let methodC: CString
     let url: CString
+    /// `url` parsed once by libcurl's URL API (owned CURLU, freed on deinit), given
+    /// to libcurl as CURLOPT_CURLU; nil when libcurl refuses the URL, and then
+    /// CURLOPT_URL is set so that libcurl reports why, as it always did.
+    /// libcurl only reads it, so handles on several threads may share it. With a
+    /// plain CURLOPT_URL libcurl parses and re-serialises the URL on every
+    /// transfer: about 12k instructions per request of a request sent again,
+    /// 6k of a new one (bench/RESULTS.md, session 4).
+    let parsedURL: OpaquePointer?
     /// Owned curl_slist of "Name: value" lines (freed on deinit).
     let headerList: UnsafeMutablePointer<curl_slist>?
     let body: ByteBuffer?
@@ -38,6 +46,7 @@ final class PreparedRequest: @unchecked Sendable {
         self.decodesContent = compression || headers.contains("Accept-Encoding")
         self.methodC = CString(method)
         self.url = CString(url)
+        self.parsedURL = PreparedRequest.parse(self.url.pointer)
         self.headers = headers
         var list: UnsafeMutablePointer<curl_slist>? = nil
         func add(_ line: String) {
@@ -89,7 +98,21 @@ final class PreparedRequest: @unchecked Sendable {
                                compression: compression, outputPath: outputPath)
     }
 
-    deinit { curl_slist_free_all(headerList) }
+    deinit {
+        curl_slist_free_all(headerList)
+        curl_url_cleanup(parsedURL)
+    }
+
+    /// `url` as a CURLU, parsed with the flags libcurl itself uses for CURLOPT_URL
+    /// (so the same URLs are accepted and normalised the same way); nil if refused.
+    private static func parse(_ url: UnsafePointer<CChar>) -> OpaquePointer? {
+        guard let u = curl_url() else { return nil }
+        if curl_url_set(u, CURLUPART_URL, url, UInt32(CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME)) == CURLUE_OK {
+            return u
+        }
+        curl_url_cleanup(u)
+        return nil
+    }
 
     /// Resolves `request` against `settings`, or says why it cannot be sent.
     static func make(_ request: Request, _ settings: ClientSettings) -> Result<PreparedRequest, NetError> {

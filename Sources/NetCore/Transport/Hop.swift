@@ -28,7 +28,17 @@ extension EasyHandle {
         // between transfers. Saves the setopts and libcurl's copy of the URL.
         if configuredFor === p { return }
         configuredFor = p
-        _ = ncshim_easy_setopt_ptr(h, CURLOPT_URL, p.url.pointer)
+        if let parsed = p.parsedURL {
+            // The parsed URL (see PreparedRequest.parsedURL). Clearing CURLOPT_URL
+            // makes libcurl take its URL text (CURLINFO_EFFECTIVE_URL, messages) from
+            // this CURLU: once set, it would otherwise keep the last transfer's.
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_URL, nil)
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_CURLU, UnsafeRawPointer(parsed))
+        } else {
+            // CURLOPT_CURLU overrides CURLOPT_URL: clear any earlier transfer's.
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_CURLU, nil)
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_URL, p.url.pointer)
+        }
         _ = ncshim_easy_setopt_long(h, CURLOPT_TIMEOUT_MS, Int(clamping: p.timeoutMs))
         _ = ncshim_easy_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, Int(clamping: p.connectTimeoutMs))
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_HTTPHEADER, p.headerList)

@@ -138,7 +138,11 @@ final class EasyHandle {
     /// Back to the pool: a large request body is not kept alive for a possible
     /// resend (the next transfer then sets every option again).
     func parked() {
-        if let p = configuredFor, (p.body?.count ?? 0) > 65_536 { configuredFor = nil }
+        if let p = configuredFor, (p.body?.count ?? 0) > 65_536 {
+            configuredFor = nil
+            // The handle must not point at the request's parsed URL once it may be freed.
+            _ = ncshim_easy_setopt_ptr(handle, CURLOPT_CURLU, nil)
+        }
     }
 
     /// Empties the sink and arms it with `limits` for the next transfer; a 2xx body
