@@ -18,6 +18,8 @@ final class PreparedRequest: @unchecked Sendable {
     /// transfer: about 12k instructions per request of a request sent again,
     /// 6k of a new one (bench/RESULTS.md, session 4).
     let parsedURL: OpaquePointer?
+    /// The URL's scheme is https (else http): picks the environment's proxy.
+    let isHTTPS: Bool
     /// Owned curl_slist of "Name: value" lines (freed on deinit).
     let headerList: UnsafeMutablePointer<curl_slist>?
     let body: ByteBuffer?
@@ -47,6 +49,7 @@ final class PreparedRequest: @unchecked Sendable {
         self.methodC = CString(method)
         self.url = CString(url)
         self.parsedURL = PreparedRequest.parse(self.url.pointer)
+        self.isHTTPS = url.utf8.prefix(6).map { $0 | 0x20 }.elementsEqual("https:".utf8)
         self.headers = headers
         var list: UnsafeMutablePointer<curl_slist>? = nil
         func add(_ line: String) {

@@ -39,6 +39,14 @@ extension EasyHandle {
             _ = ncshim_easy_setopt_ptr(h, CURLOPT_CURLU, nil)
             _ = ncshim_easy_setopt_ptr(h, CURLOPT_URL, p.url.pointer)
         }
+        // The environment's proxy, read once per client (ProxyEnvironment.swift);
+        // libcurl copies the strings, so they are set only when they change.
+        let proxy = t.loop.proxies.proxy(https: p.isHTTPS)
+        if appliedProxy !== proxy {
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_PROXY, proxy.pointer)
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_NOPROXY, t.loop.proxies.noProxy.pointer)
+            appliedProxy = proxy
+        }
         _ = ncshim_easy_setopt_long(h, CURLOPT_TIMEOUT_MS, Int(clamping: p.timeoutMs))
         _ = ncshim_easy_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, Int(clamping: p.connectTimeoutMs))
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_HTTPHEADER, p.headerList)

@@ -101,6 +101,8 @@ final class EasyHandle {
     /// The resolved request whose options are set on the handle (see configure()).
     /// Held strongly so its address cannot be reused by another one while set.
     var configuredFor: PreparedRequest?
+    /// The proxy string last given to CURLOPT_PROXY (owned by the client's loop).
+    var appliedProxy: CString?
 
     init?() {
         guard let h = curl_easy_init() else { return nil }

@@ -13,6 +13,8 @@ final class TransferLoop: @unchecked Sendable {
     let monitor = Monitor()
     let mode: Configuration.CallbackMode
     private let limits: Configuration.Limits
+    /// The environment's proxy settings, read when the client was made.
+    let proxies = ProxyEnvironment()
 
     // Guarded by monitor. The queues are touched on every send: their accesses are
     // serialised by the monitor, so the runtime's dynamic exclusivity check (which
