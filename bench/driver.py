@@ -79,6 +79,7 @@ if A.notes and os.path.exists(A.notes):
 # peer name -> command prefix (None: unavailable, with a note)
 PEERS = {
     "raw-curl": [binp("raw_curl")],
+    "raw-curl-tuned": [binp("raw_curl"), "--tuned", "on"],
     "nc-capi": [binp("nc_capi")],
     "nc-sync": [binp("nc_capi"), "--api", "sync"],
     "nc-swift-async": [binp("netcore-peer")] if have("netcore-peer") else None,
@@ -99,9 +100,9 @@ wanted_workloads = {w.strip() for w in A.workloads.split(",")}
 
 B = A.base
 # Matrix: (key, workload group, peer workload, url, n, c, peers)
-SEQ_PEERS = ["raw-curl", "nc-capi", "nc-sync", "nc-swift-async", "nc-swift-exec", "ahc", "py-netcore", "py-netcore-async",
+SEQ_PEERS = ["raw-curl", "raw-curl-tuned", "nc-capi", "nc-sync", "nc-swift-async", "nc-swift-exec", "ahc", "py-netcore", "py-netcore-async",
              "requests", "httpx", "httpx-async", "aiohttp", "pycurl", "curl-cli"]
-CONC_PEERS = ["raw-curl", "nc-capi", "nc-swift-async", "nc-swift-exec", "ahc", "py-netcore-async", "httpx-async", "aiohttp",
+CONC_PEERS = ["raw-curl", "raw-curl-tuned", "nc-capi", "nc-swift-async", "nc-swift-exec", "ahc", "py-netcore-async", "httpx-async", "aiohttp",
               "pycurl", "curl-cli"]
 PARSE_PEERS = ["raw-curl", "nc-capi", "nc-sync", "nc-swift-async", "ahc", "py-netcore", "requests", "httpx",
                "pycurl", "aiohttp"]
@@ -117,7 +118,7 @@ MATRIX += [("w4-mem", "w4", "download", f"{B}/100m.bin", S["download"], 1, MEM_P
            ("w4-file", "w4", "download-file", f"{B}/100m.bin", S["download"], 1, FILE_PEERS),
            ("w5-slow", "w5", "slow", f"{A.slow}/slow?ms={S['slow_ms']}", S["slow_n"], S["slow_n"], SLOW_PEERS),
            ("w6-cancel", "w6", "cancel", f"{B}/drip/10m.json", S["cancel"], 1, ["raw-curl", "nc-capi"]),
-           ("w7-callgrind", "w7", "seq", f"{B}/tiny.json", S["callgrind_n"], 1, ["raw-curl", "nc-capi"])]
+           ("w7-callgrind", "w7", "seq", f"{B}/tiny.json", S["callgrind_n"], 1, ["raw-curl", "raw-curl-tuned", "nc-capi"])]
 
 out = open(A.out, "w")
 

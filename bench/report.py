@@ -166,6 +166,18 @@ p99 = get("w6-cancel", "nc-capi", "p99_us")
 target("cancellation p99 (nc_task_cancel -> callback returned), ms", None if p99 is None else p99 / 1000, 1.0,
        "<=", na("w6-cancel", "nc-capi"))
 
+# Reference, not targets: the same ratios against raw code given the libcurl options
+# libnetcore uses to save per-transfer work (raw-curl-tuned: CURLOPT_CURLU, no proxy
+# lookup); shows the library's own cost with those options out of the comparison.
+REFS = []
+for key, label in (("w1-seq", "1"), ("w2-c16", "16"), ("w2-c64", "64"), ("w2-c256", "256")):
+    REFS.append((f"C API throughput ×raw-curl-tuned, concurrency {label}", ratio(key, "nc-capi", "rps", "raw-curl-tuned")))
+    REFS.append((f"C API CPU/request ×raw-curl-tuned, concurrency {label}",
+                 ratio(key, "nc-capi", "cpu_us_per_req", "raw-curl-tuned")))
+REFS.append(("C API instructions/request ×raw-curl-tuned (callgrind)",
+             ratio("w7-callgrind", "nc-capi", "ir_per_req", "raw-curl-tuned")))
+REFS = [(name, v) for name, v in REFS if v is not None]
+
 # ---------------------------------------------------------------- tables
 SECTIONS = [
     ("w1-seq", "1) sequential small GETs, one keep-alive connection (envelope checked)",
@@ -268,6 +280,10 @@ def render(md):
     missed = sum(t["status"] == "missed" for t in TARGETS)
     out("")
     out(f"targets: {met} met, {missed} missed, {len(TARGETS) - met - missed} n/a")
+    if REFS:
+        out("")
+        out(("## " if md else "") + "reference: libnetcore against raw code with the same libcurl options (raw-curl-tuned; not targets)")
+        out(table(["ratio", "measured"], [[name, f"{v:.3g}"] for name, v in REFS], md))
     if META.get("notes"):
         out("")
         out(("## " if md else "") + "notes")
@@ -295,5 +311,6 @@ if A.md:
 if A.json:
     with open(A.json, "w") as f:
         json.dump({"meta": META, "elapsed_s": A.elapsed, "driver_elapsed_s": END.get("elapsed"),
-                   "results": RESULTS, "targets": TARGETS}, f, indent=1, sort_keys=False)
+                   "results": RESULTS, "targets": TARGETS,
+                   "reference": [{"ratio": name, "value": v} for name, v in REFS]}, f, indent=1, sort_keys=False)
         f.write("\n")

@@ -18,6 +18,7 @@ typedef struct {
     const char *out;      /* download-file: destination */
     const char *label;
     const char *api;      /* nc peer: callback | sync */
+    const char *tuned;    /* raw peer: off | on (the libcurl options libnetcore uses to save work) */
     long n, c, warmup;
     long delay_us;        /* cancel: time between send and cancel */
     double time_limit;    /* seconds; a run stops (and says so) past it */
@@ -27,12 +28,12 @@ static void bench_usage(const char *prog) {
     fprintf(stderr,
             "usage: %s --workload seq|conc|download|download-file|slow|cancel --url URL\n"
             "          [-n N] [-c C] [--warmup W] [--out FILE] [--label L] [--api callback|sync]\n"
-            "          [--delay-us US] [--time-limit SECONDS]\n", prog);
+            "          [--tuned off|on] [--delay-us US] [--time-limit SECONDS]\n", prog);
     exit(2);
 }
 
 static bench_args bench_parse_args(int argc, char **argv) {
-    bench_args a = {"seq", NULL, NULL, "", "callback", 1000, 1, 50, 3000, 600.0};
+    bench_args a = {"seq", NULL, NULL, "", "callback", "off", 1000, 1, 50, 3000, 600.0};
     for (int i = 1; i < argc; i++) {
         const char *k = argv[i];
         if (i + 1 >= argc) bench_usage(argv[0]);
@@ -45,6 +46,7 @@ static bench_args bench_parse_args(int argc, char **argv) {
         else if (!strcmp(k, "--out")) a.out = v;
         else if (!strcmp(k, "--label")) a.label = v;
         else if (!strcmp(k, "--api")) a.api = v;
+        else if (!strcmp(k, "--tuned")) a.tuned = v;
         else if (!strcmp(k, "--delay-us")) a.delay_us = atol(v);
         else if (!strcmp(k, "--time-limit")) a.time_limit = atof(v);
         else bench_usage(argv[0]);
