@@ -80,6 +80,10 @@ else
 
   say "Swift peers (first build takes minutes)"
   SWIFT_BUILD=(swift build -c release --package-path bench/swift --scratch-path bench/swift/.build)
+  # SwiftPM does not always notice a source file added to the repo's package (a path
+  # dependency here) and then fails with "cannot find ... in scope": drop the cached
+  # build plan so it is made again (about a second; compiled objects are kept).
+  rm -f bench/swift/.build/release.yaml
   : > "$BUILD_NOTES"
   if "${SWIFT_BUILD[@]}" --product ahc-peer > "$OUT/swift-ahc-build.log" 2>&1; then
     cp -f "$("${SWIFT_BUILD[@]}" --show-bin-path)/ahc-peer" "$BIN/ahc-peer"

@@ -14,8 +14,10 @@
 ///   instead of calling the waiting `Transfer.cancel()`.
 /// - Shutdown: throws `NetError.shutdown` when the client is shutting down
 ///   (nothing is sent), or when `shutdown()` ends the request.
-/// - Threads: the continuation is resumed from the completion, i.e. on the
-///   client's transfer thread in the default `"callbacks": "loop"` mode. In
+/// - Threads: the continuation is resumed from the completion, i.e. from the
+///   client's transfer thread in the default `"callbacks": "loop"` mode: at once
+///   for a task on `client.executor`, else at the end of the loop's pass, together
+///   with the other sends completed in it (TransferLoop.deferResume). In
 ///   `"callbacks": "queue"` mode the call returns only when someone runs
 ///   `dispatch()`, and a cancelled call finishes at the next `dispatch()`.
 extension NetClient {
@@ -25,10 +27,15 @@ extension NetClient {
         // The transfer exists before it is submitted, so the cancellation handler
         // (which may run first, or at the same time on another thread) always has
         // it: a cancel requested before submission is applied when the loop starts it.
+        // A task on the client's executor (running on the loop thread now) is resumed
+        // at once, in the completion's own pass; others at the end of the pass, in
+        // one batch (TransferLoop.deferResume).
         let t = transfer(request) { t, response, error in
             t.loop.monitor.withLock { t.published = NetClient.outcome(response, error) }
-            t.waiter?.resume()
+            guard let waiter = t.waiter else { return }
+            if t.waiterOnLoop || !t.loop.deferResume(waiter) { waiter.resume() }
         }
+        t.waiterOnLoop = loop.onLoopThread
         // The outcome travels through `t.published` under the loop's lock rather than
         // through the continuation: the resume orders the loop thread's writes before
         // the task's reads, but in the Swift runtime, where ThreadSanitizer cannot see

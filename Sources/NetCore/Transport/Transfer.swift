@@ -35,6 +35,9 @@ public final class Transfer: @unchecked Sendable {
     /// The async API's waiting task: set before submission, resumed once by the
     /// completion (a field rather than a closure capture, so no context is allocated).
     var waiter: UnsafeContinuation<Void, Never>?
+    /// The waiting task runs on the client's executor (the loop thread): resumed at
+    /// once rather than batched (TransferLoop.deferResume). Set before submission.
+    var waiterOnLoop = false
     /// Set by the loop thread when it takes the transfer with a cancel already asked.
     var cancelledBeforeStart = false
 

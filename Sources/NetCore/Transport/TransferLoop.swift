@@ -57,6 +57,8 @@ final class TransferLoop: @unchecked Sendable {
         var messages: [(Unmanaged<Transfer>, UnsafeMutableRawPointer, CURLcode)] = []
         /// Executor jobs taken from `jobs` for one pass.
         var readyJobs: [(UnownedJob, UnownedTaskExecutor)] = []
+        /// Async sends completed in this pass, resumed together at its end (deferResume).
+        var resumes: [UnsafeContinuation<Void, Never>] = []
     }
     private let state: UnsafeMutablePointer<LoopState> = {
         let p = UnsafeMutablePointer<LoopState>.allocate(capacity: 1)
@@ -305,6 +307,7 @@ final class TransferLoop: @unchecked Sendable {
                     }
                     complete(t, nil, NetError.shutdown.attempted(sent))
                 }
+                resumeDeferred()
                 if monitor.withLock({ detached }) {
                     pthread_detach(pthread_self())
                     cleanUpAfterLoop()
@@ -314,6 +317,7 @@ final class TransferLoop: @unchecked Sendable {
 
             _ = curl_multi_perform(multi, &running)
             drainMessages(multi)
+            resumeDeferred()
             // Sleep only if no work arrived meanwhile (from callbacks or other threads);
             // from here on, new work wakes the poll (see wake()).
             monitor.lock()
@@ -325,6 +329,31 @@ final class TransferLoop: @unchecked Sendable {
             monitor.unlock()
             if idle { _ = curl_multi_poll(multi, nil, 0, 1000, nil) }
         }
+    }
+
+    /// Whether the caller runs on the loop thread (an executor job or a callback).
+    var onLoopThread: Bool { isCurrentThread(thread) }
+
+    /// Called by an async send's completion on the loop thread: its task (which runs
+    /// on Swift's global executor) is resumed at the end of this pass, with every
+    /// other one completed in it, by one job on the global executor. Resumed one by
+    /// one from here, each wakes a pool thread, which on a busy core preempts this
+    /// one at once: two context switches per request (perf stat at c=16: 197k for
+    /// 100k requests; batched: 24k, and 43.6k -> 46-51k req/s). False when not on the
+    /// loop thread (queue mode: the caller resumes it itself).
+    func deferResume(_ waiter: UnsafeContinuation<Void, Never>) -> Bool {
+        guard isCurrentThread(thread) else { return false }
+        state.pointee.resumes.append(waiter)
+        return true
+    }
+
+    /// Resumes the waiters deferResume() collected, from one job on Swift's global
+    /// executor (so the loop goes on to its next pass without a thread switch).
+    private func resumeDeferred() {
+        guard !state.pointee.resumes.isEmpty else { return }
+        let batch = state.pointee.resumes
+        state.pointee.resumes.removeAll(keepingCapacity: true)
+        Task.detached { for waiter in batch { waiter.resume() } }
     }
 
     /// Runs the executor jobs taken for this pass (see enqueueJob).
