@@ -223,8 +223,10 @@ def render(md):
         + (" (+ uncommitted changes)" if META.get("git_dirty") else ""))
     out(f"{META.get('cores')} cores, client pinned to core 1 and servers to core 0: {META.get('pinned')}; "
         f"{META.get('curl', '')}; rounds: {META.get('rounds')} "
-        f"({'workloads 1, 2 and 3 at 1/100 KB' if 'rounds_small' in META else 'workloads 1-2'}: "
-        f"{META.get('rounds_small', META.get('rounds_w1_w2', META.get('rounds')))}, median kept)"
+        + (f"(workloads 1-2: {META['rounds_w12']}, 3 at 1/100 KB: {META.get('rounds_small')}, median kept)"
+           if 'rounds_w12' in META else
+           f"({'workloads 1, 2 and 3 at 1/100 KB' if 'rounds_small' in META else 'workloads 1-2'}: "
+           f"{META.get('rounds_small', META.get('rounds_w1_w2', META.get('rounds')))}, median kept)")
         + (f"; run took {A.elapsed:.0f} s" if A.elapsed else ""))
     ver = META.get("versions") or {}
     if ver:
