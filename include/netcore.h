@@ -304,6 +304,9 @@ typedef struct nc_client nc_client;
  * Creates a client from a JSON configuration (see docs/configuration.md; "{}" is
  * valid: raw mode, absolute URLs only). Starts the client's transfer thread.
  * Unknown keys and wrong types are rejected with an error naming the key.
+ * Proxies come from the environment (http_proxy, https_proxy, all_proxy, no_proxy
+ * and their upper-case forms, with libcurl's precedence), read once, here: a later
+ * change to the environment does not affect this client (docs/configuration.md).
  *
  * Ownership: `config_json` is borrowed (NUL-terminated UTF-8). On NC_OK,
  *   *client_out receives a new client, released with nc_client_free(). On

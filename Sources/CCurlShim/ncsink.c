@@ -59,19 +59,34 @@ static int write_out(ncsink *s, const char *p, size_t n) {
     return 1;
 }
 
-unsigned char *ncsink_take_body(ncsink *s, size_t *len, size_t *cap) {
-    unsigned char *p = s->body_len ? s->body : NULL;
-    *len = p ? s->body_len : 0;
-    *cap = p ? s->body_cap : 0;
-    if (p) { s->body = NULL; s->body_cap = 0; s->body_len = 0; }
-    return p;
-}
-
-char *ncsink_take_head(ncsink *s, size_t *len) {
-    char *p = s->head_len ? s->head : NULL;
-    *len = p ? s->head_len : 0;
-    if (p) { s->head = NULL; s->head_cap = 0; s->head_len = 0; }
-    return p;
+int ncsink_take(ncsink *s, unsigned char **block, size_t *body_len, size_t *head_off, size_t *head_len) {
+    size_t bl = s->body ? s->body_len : 0, hl = s->head_len;
+    if (bl == 0 && hl == 0) {
+        *block = NULL;
+        *body_len = *head_off = *head_len = 0;
+        return 1;
+    }
+    if (hl > (size_t)-1 - bl - 2) return 0;
+    size_t need = bl + 1 + hl + 1;
+    unsigned char *p = s->body;
+    if (!p || s->body_cap < need) {
+        /* Rare: the body was sized from Content-Length with room for the header
+         * lines (ncsink_write), so this only runs for bodies without one. */
+        p = realloc(p, need);
+        if (!p) return 0;
+    }
+    p[bl] = 0;
+    if (hl) memcpy(p + bl + 1, s->head, hl);
+    p[bl + 1 + hl] = 0;
+    s->body = NULL;
+    s->body_cap = s->body_len = 0;
+    s->head_len = 0;
+    if (s->head) s->head[0] = 0;
+    *block = p;
+    *body_len = bl;
+    *head_off = bl + 1;
+    *head_len = hl;
+    return 1;
 }
 
 /* Room for `need` more bytes plus a NUL; 0 when out of memory or on overflow. */
@@ -110,7 +125,11 @@ size_t ncsink_write(char *ptr, size_t size, size_t nmemb, void *userdata) {
         if (curl_easy_getinfo(s->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &expected) == CURLE_OK &&
             expected > 0) {
             if (expected > s->max_body) { s->abort_reason = NCSINK_BODY_TOO_LARGE; return 0; }
-            if (!grow((void **)&s->body, &s->body_cap, 0, (size_t)expected)) {
+            /* The header lines are complete by now: leave room for them after the
+             * body and its NUL, so ncsink_take hands both over in this one block. */
+            size_t room = (size_t)expected;
+            if (s->head_len <= (size_t)-1 - room - 1) room += s->head_len + 1;
+            if (!grow((void **)&s->body, &s->body_cap, 0, room)) {
                 s->abort_reason = NCSINK_NO_MEMORY;
                 return 0;
             }

@@ -5,9 +5,10 @@
  * at it for the handle's whole life). The callbacks are plain C so that receiving a
  * response costs a memcpy per chunk and per header line, not a trip through Swift.
  * Headers are kept as the raw lines of the current response ("Name: value\r\n"
- * each, no status line, no blank line); the Swift HeaderStore indexes them on
- * first use. Limits are checked as bytes arrive; a breach aborts the transfer
- * (the callback returns 0, libcurl ends with CURLE_WRITE_ERROR) and records why.
+ * each, no status line, no blank line), handed over after the body in the same
+ * block; the Swift HeaderStore indexes them on first use. Limits are checked as
+ * bytes arrive; a breach aborts the transfer (the callback returns 0, libcurl ends
+ * with CURLE_WRITE_ERROR) and records why.
  *
  * A sink may also write the body to a file descriptor (nc_request_set_output_file):
  * then a 2xx body goes there as it arrives, never to memory, and the body limit does
@@ -55,11 +56,13 @@ void ncsink_free(ncsink *s);
  * caller closes it), -1 keeps it in memory. */
 void ncsink_reset(ncsink *s, curl_off_t max_body, size_t max_header_count, size_t max_header_bytes,
                   int out_fd);
-/* Hands the body buffer to the caller (who frees it with free()); the sink starts
- * a new one. *len and *cap receive its length and capacity; NULL when empty. */
-unsigned char *ncsink_take_body(ncsink *s, size_t *len, size_t *cap);
-/* Hands the header lines to the caller (free() them); NULL when there are none. */
-char *ncsink_take_head(ncsink *s, size_t *len);
+/* Hands the response to the caller in one malloc'd block (free() it): the body
+ * (*body_len bytes, then a NUL) followed by the header lines (*head_len bytes at
+ * *head_off, then a NUL). *block is NULL when both are empty. One block rather than
+ * two saves a malloc and a free per response (and the header buffer, which stays
+ * with the sink, its regrowth). The sink starts a new body. Returns 0 when out of
+ * memory (nothing taken, the out-params untouched), else 1. */
+int ncsink_take(ncsink *s, unsigned char **block, size_t *body_len, size_t *head_off, size_t *head_len);
 
 /* CURLOPT_WRITEFUNCTION / CURLOPT_HEADERFUNCTION with the sink as userdata. */
 size_t ncsink_write(char *ptr, size_t size, size_t nmemb, void *userdata);

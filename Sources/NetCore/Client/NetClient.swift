@@ -9,7 +9,8 @@ public final class NetClient: @unchecked Sendable {
 
     /// Creates a client and starts its transfer thread. The configuration is checked
     /// as the JSON form is (`Configuration.validate()`): a bad value throws
-    /// NC_CLIENT_INVALID_CONFIG naming it.
+    /// NC_CLIENT_INVALID_CONFIG naming it. The environment's proxy variables are read
+    /// here, once (ProxyEnvironment.swift).
     public init(configuration: Configuration) throws(NetError) {
         try configuration.validate()
         guard let loop = TransferLoop(mode: configuration.callbacks, limits: configuration.limits) else {

@@ -4,16 +4,20 @@ import Glibc
 #endif
 
 /// The header lines of a final response. libcurl's header callback (ncsink.c)
-/// stores them raw ("Name: value\r\n" each); the first lookup indexes them in
+/// stores them raw ("Name: value\r\n" each), and they arrive behind the body in
+/// its block; the first lookup indexes them in
 /// place, turning each line into "name\0value\0" so C callers can borrow
 /// NUL-terminated strings that live as long as the response. Responses whose
 /// headers are never read never pay for the parse.
 ///
 /// Threads: any; the one-time index is built under a lock.
 public final class HeaderStore: @unchecked Sendable {
-    /// The raw lines (malloc'd, owned, NUL-terminated); nil when there are none.
+    /// The raw lines (NUL-terminated); nil when there are none.
     private let raw: UnsafeMutablePointer<CChar>?
     private let rawCount: Int
+    /// What keeps the storage of `raw` alive: the response's body buffer, in whose
+    /// block the lines arrive (ncsink_take).
+    private let owner: AnyObject?
     /// Byte offsets of each (name, value) pair in `raw`, made on first use.
     private let index = Mutex<[(name: Int, value: Int)]?>(nil)
 
@@ -21,16 +25,16 @@ public final class HeaderStore: @unchecked Sendable {
     init() {
         raw = nil
         rawCount = 0
+        owner = nil
     }
 
-    /// Takes ownership of `lines` (from malloc, `count` bytes plus a NUL).
-    init(adopting lines: UnsafeMutablePointer<CChar>?, count: Int) {
+    /// Uses `lines` (`count` bytes plus a NUL) inside storage that `owner` keeps
+    /// alive; the lines are rewritten in place when indexed.
+    init(lines: UnsafeMutablePointer<CChar>, count: Int, owner: AnyObject) {
         raw = count > 0 ? lines : nil
-        rawCount = count > 0 ? count : 0
-        if count <= 0 { free(lines) }
+        rawCount = max(count, 0)
+        self.owner = owner
     }
-
-    deinit { free(raw) }
 
     public var count: Int { offsets { $0.count } }
 

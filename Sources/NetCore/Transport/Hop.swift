@@ -112,7 +112,9 @@ extension Transfer {
         _ = ncshim_easy_getinfo_long(easy.handle, CURLINFO_RESPONSE_CODE, &status)
         // libcurl follows no redirects (see Redirect.swift): the URL that answered
         // is this hop's.
-        let body = easy.takeBody(), headers = easy.takeHeaders()
+        guard let (body, headers) = easy.takeResponse() else {
+            return .done(nil, NetError.internalError("Out of memory while receiving the response.").attempted(1))
+        }
         if Redirect.follows(status), p.limits.maxRedirects > 0,
            let location = headers.value("location"), !location.isEmpty {
             return follow(p, location: location, status: status)

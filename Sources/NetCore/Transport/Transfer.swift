@@ -163,18 +163,20 @@ final class EasyHandle {
     /// Why the sink refused bytes, if it did.
     var abortReason: Int32 { sink.pointee.abort_reason }
 
-    /// The received body, handed over (the sink starts a new one).
-    func takeBody() -> ByteBuffer {
-        var len = 0, cap = 0
-        let p = ncsink_take_body(sink, &len, &cap)
-        return ByteBuffer(adopting: p, count: len, capacity: cap)
-    }
-
-    /// The received header lines, handed over.
-    func takeHeaders() -> HeaderStore {
-        var len = 0
-        let p = ncsink_take_head(sink, &len)
-        return HeaderStore(adopting: p, count: len)
+    /// The received body and header lines, handed over in one block (ncsink_take):
+    /// the headers borrow the body's storage and keep it alive. Nil when memory ran
+    /// out.
+    func takeResponse() -> (body: ByteBuffer, headers: HeaderStore)? {
+        var block: UnsafeMutablePointer<UInt8>? = nil
+        var bodyCount = 0, headOffset = 0, headCount = 0
+        guard ncsink_take(sink, &block, &bodyCount, &headOffset, &headCount) != 0 else { return nil }
+        guard let block else { return (ByteBuffer(), HeaderStore()) }
+        // Capacity: the body and its NUL only, so the buffer never grows in place
+        // over the header lines (a response's buffer is never appended to anyway).
+        let body = ByteBuffer(adopting: block, count: bodyCount, capacity: bodyCount + 1)
+        guard headCount > 0 else { return (body, HeaderStore()) }
+        let lines = UnsafeMutableRawPointer(block + headOffset).assumingMemoryBound(to: CChar.self)
+        return (body, HeaderStore(lines: lines, count: headCount, owner: body))
     }
 
     var errorDetail: String { String(cString: errorBuffer) }
