@@ -120,6 +120,11 @@ class Client:
     Use it as a context manager, or call :meth:`close`. All methods may be called
     from any thread. Every request method takes requests' keyword arguments, see
     :meth:`request`.
+
+    Proxies come from the environment (``http_proxy``, ``https_proxy``,
+    ``all_proxy``, ``no_proxy`` and their upper-case forms, as libcurl reads them),
+    read once when the client is made: a later change to ``os.environ`` does not
+    affect it (``docs/configuration.md``, "Proxies").
     """
 
     _core: ClientCore
