@@ -5,10 +5,10 @@ import Glibc
 
 /// The header lines of a final response. libcurl's header callback (ncsink.c)
 /// stores them raw ("Name: value\r\n" each), and they arrive behind the body in
-/// its block; the first lookup indexes them in
-/// place, turning each line into "name\0value\0" so C callers can borrow
-/// NUL-terminated strings that live as long as the response. Responses whose
-/// headers are never read never pay for the parse.
+/// its block; the first lookup indexes them in place, turning each line into
+/// "name\0value\0" so C callers can borrow NUL-terminated strings that live as
+/// long as the response. Responses whose headers are never read never pay for the
+/// parse.
 ///
 /// Threads: any; the one-time index is built under a lock.
 public final class HeaderStore: @unchecked Sendable {

@@ -339,10 +339,10 @@ final class TransferLoop: @unchecked Sendable {
     /// other one completed in it, by one job on the global executor. Resumed one by
     /// one from here, each wakes a pool thread, which on a busy core preempts this
     /// one at once: two context switches per request (perf stat at c=16: 197k for
-    /// 100k requests; batched: 24k, and 43.6k -> 46-51k req/s). False when not on the
-    /// loop thread (queue mode: the caller resumes it itself).
+    /// 100k requests; batched: 20-25k, and 43.5-44.6k -> 46.8-49.0k req/s). False
+    /// when not on the loop thread (queue mode: the caller resumes it itself).
     func deferResume(_ waiter: UnsafeContinuation<Void, Never>) -> Bool {
-        guard isCurrentThread(thread) else { return false }
+        guard onLoopThread else { return false }
         state.pointee.resumes.append(waiter)
         return true
     }
