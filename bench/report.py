@@ -6,7 +6,11 @@ bench/results/latest.json (+ latest.md).
 
 Ratios: peer / raw-curl of the same workload, for every metric (so > 1 is better
 for req/s and MB/s, < 1 is better for CPU, RSS, latency and instructions).
-With several rounds the median of each metric is kept.
+With several rounds the tables show the median of each metric, and a ratio is the
+median of the per-round ratios (peer and base measured in the same round, back to
+back for the peers a target compares: driver.py ADJACENT) when at least three rounds
+pair up, else the ratio of the medians. Targets give the lowest and highest
+per-round ratio beside the median.
 
 Usage: report.py RESULTS.jsonl [--json OUT.json] [--md OUT.md] [--elapsed S]
 """
@@ -74,12 +78,34 @@ for key in KEYS:
     peers = [p for (k, p) in RUNS if k == key]
     for p in peers:
         RESULTS[key][p] = merged(key, p)
+
+
+def per_round(key, peer, metric):
+    """{round: value} of the good runs of (key, peer)"""
+    return {r.get("round", 0): r[metric] for r in RUNS.get((key, peer), [])
+            if "skipped" not in r and "error" not in r and isinstance(r.get(metric), (int, float))}
+
+
+def paired(key, peer, base, metric):
+    """(median, lowest, highest, rounds) of peer/base over the rounds both ran in,
+    or None when fewer than three pair up"""
+    a, b = per_round(key, peer, metric), per_round(key, base, metric)
+    rs = [a[r] / b[r] for r in sorted(set(a) & set(b)) if b[r]]
+    if len(rs) < 3:
+        return None
+    return statistics.median(rs), min(rs), max(rs), len(rs)
+
+
+for key in KEYS:
     raw = RESULTS[key].get("raw-curl")
     for p, m in RESULTS[key].items():
         if m and m["status"] != "skipped" and m["status"] != "error" and raw and raw.get("status") in ("ok", "errors"):
-            m["ratio_to_raw"] = {k: m[k] / raw[k] for k in METRICS
-                                 if k in m and isinstance(raw.get(k), (int, float)) and raw[k] and
-                                 k not in ("ok", "errors", "secs", "ir_total")}
+            m["ratio_to_raw"] = {}
+            for k in METRICS:
+                if k in m and isinstance(raw.get(k), (int, float)) and raw[k] and \
+                        k not in ("ok", "errors", "secs", "ir_total"):
+                    pr = paired(key, p, "raw-curl", k) if p != "raw-curl" else None
+                    m["ratio_to_raw"][k] = pr[0] if pr else m[k] / raw[k]
 
 
 def get(key, peer, metric):
@@ -93,6 +119,11 @@ def get(key, peer, metric):
 TARGETS = []
 
 
+class Ratio(float):
+    """a ratio; `spread` is (lowest, highest, rounds) when it is a median of per-round ratios"""
+    spread = None
+
+
 def target(name, value, threshold, op, why_missing=""):
     """value op threshold -> met/missed; None value -> n/a"""
     if value is None:
@@ -100,11 +131,22 @@ def target(name, value, threshold, op, why_missing=""):
                         "note": why_missing})
         return
     met = value >= threshold if op == ">=" else value <= threshold
-    TARGETS.append({"target": name, "value": value, "threshold": threshold, "op": op,
-                    "status": "met" if met else "missed"})
+    t = {"target": name, "value": float(value), "threshold": threshold, "op": op,
+         "status": "met" if met else "missed"}
+    spread = getattr(value, "spread", None)
+    if spread:
+        lo, hi, n = spread
+        t.update({"lowest": lo, "highest": hi, "rounds": n,
+                  "note": f"median of {n} per-round ratios, {lo:.3g}-{hi:.3g}"})
+    TARGETS.append(t)
 
 
 def ratio(key, peer, metric, base="raw-curl"):
+    pr = paired(key, peer, base, metric)
+    if pr:
+        r = Ratio(pr[0])
+        r.spread = pr[1:]
+        return r
     a, b = get(key, peer, metric), get(key, base, metric)
     return a / b if a is not None and b else None
 
@@ -223,7 +265,8 @@ def render(md):
         + (" (+ uncommitted changes)" if META.get("git_dirty") else ""))
     out(f"{META.get('cores')} cores, client pinned to core 1 and servers to core 0: {META.get('pinned')}; "
         f"{META.get('curl', '')}; rounds: {META.get('rounds')} "
-        + (f"(workloads 1-2: {META['rounds_w12']}, 3 at 1/100 KB: {META.get('rounds_small')}, median kept)"
+        + (f"(workloads 1-2: {META['rounds_w12']}, 3 at 1/100 KB: {META.get('rounds_small')}; medians, "
+           "ratios as medians of per-round ratios)"
            if 'rounds_w12' in META else
            f"({'workloads 1, 2 and 3 at 1/100 KB' if 'rounds_small' in META else 'workloads 1-2'}: "
            f"{META.get('rounds_small', META.get('rounds_w1_w2', META.get('rounds')))}, median kept)")
