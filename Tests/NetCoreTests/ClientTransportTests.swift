@@ -185,17 +185,79 @@ import MockServerSupport
         }
     }
 
-    @Test func idleHandlesAreKeptForTheNextBurst() async throws {
+    @Test func idleHandlesAreKeptForTheNextBurstAndFreedWhenIdle() async throws {
         let c = try NetClient(json: #"{"base_url":"\#(server.baseURL)","limits":{"max_connections_per_host":0}}"#)
         defer { c.shutdown() }
         #expect(try await burst(c) == 200)
         let first = c.loop.handlesMade.load(ordering: .relaxed)
         #expect(first == 200)
         #expect(try await burst(c) == 200)
-        // Half the peak stays idle (pool <= in use, at least 64): 100 are reused.
-        // A fixed cap of 64 made 136 here, and a steady 256 in flight made a handle
-        // for more than half its requests.
-        #expect(c.loop.handlesMade.load(ordering: .relaxed) - first == 100)
+        // The pool keeps handles for the last second's peak: all 200 are reused.
+        // A fixed cap of 64 made 136 here, and "idle no more than in use" made 100.
+        #expect(c.loop.handlesMade.load(ordering: .relaxed) - first == 0)
+        // Idle, the loop passes about once a second and the number kept halves at
+        // each pass a second apart: after 5 s it is 100 or 64 (the peak is counted
+        // in the window it fell in, so the first pass after the burst keeps 200).
+        try await Task.sleep(for: .seconds(5))
+        let second = c.loop.handlesMade.load(ordering: .relaxed)
+        #expect(try await burst(c) == 200)
+        let made = c.loop.handlesMade.load(ordering: .relaxed) - second
+        #expect(made >= 100 && made <= 136, "made \(made)")
+    }
+}
+
+/// EasyHandlePool's sizing, with the clock in the test's hands.
+@Suite struct EasyHandlePoolTests {
+    func handles(_ n: Int) -> [EasyHandle] { (0..<n).compactMap { _ in EasyHandle() } }
+
+    /// Returns `n` handles, `inUse` counting down as each finishes.
+    func finish(_ pool: inout EasyHandlePool, _ hs: [EasyHandle], from inUse: Int) {
+        for (i, h) in hs.enumerated() { pool.put(h, inUse: inUse - i - 1) }
+    }
+
+    @Test func keepsEveryHandleOfASteadyLoadWhateverTheOrderOfCompletions() {
+        var pool = EasyHandlePool(now: 0)
+        for n in 1...256 { pool.noteInUse(n) }
+        // 200 of 256 finish in one pass: all are kept (the old rule freed 72 of them).
+        finish(&pool, handles(200), from: 256)
+        #expect(pool.count == 200)
+        pool.tick(inUse: 56, now: 1_000)
+        #expect(pool.count == 200)
+    }
+
+    @Test func neverHoldsMoreThanThePeak() {
+        var pool = EasyHandlePool(now: 0)
+        for n in 1...100 { pool.noteInUse(n) }
+        finish(&pool, handles(100), from: 100)
+        #expect(pool.count == 100)
+        pool.put(EasyHandle()!, inUse: 0)   // a 101st handle has no place
+        #expect(pool.count == 100)
+    }
+
+    @Test func shrinksByHalfEachIdleSecondDownToTheFloor() {
+        var pool = EasyHandlePool(now: 0)
+        for n in 1...1_000 { pool.noteInUse(n) }
+        finish(&pool, handles(1_000), from: 1_000)
+        #expect(pool.count == 1_000)
+        pool.tick(inUse: 0, now: 999)        // not a second yet
+        #expect(pool.count == 1_000)
+        pool.tick(inUse: 0, now: 1_000)      // this window's peak was 1,000
+        #expect(pool.count == 1_000)
+        pool.tick(inUse: 0, now: 2_000)
+        #expect(pool.count == 500)
+        pool.tick(inUse: 0, now: 3_000)
+        #expect(pool.count == 250)
+        for s in 4...10 { pool.tick(inUse: 0, now: Int64(s) * 1_000) }
+        #expect(pool.count == EasyHandlePool.floor)
+    }
+
+    @Test func handlesInUseCountAgainstWhatIsKept() {
+        var pool = EasyHandlePool(now: 0)
+        for n in 1...300 { pool.noteInUse(n) }
+        finish(&pool, handles(200), from: 300)   // 100 still in use
+        pool.tick(inUse: 100, now: 1_000)
+        pool.tick(inUse: 100, now: 2_000)        // keep 150: 100 in use + 50 idle
+        #expect(pool.count == 50)
     }
 }
 

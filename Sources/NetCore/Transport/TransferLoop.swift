@@ -51,7 +51,7 @@ final class TransferLoop: @unchecked Sendable {
     private struct LoopState {
         /// Transfers in the multi handle; each knows its slot (`activeSlot`).
         var active: [Transfer] = []
-        var easyPool: [EasyHandle] = []
+        var easyPool = EasyHandlePool()
         /// Finished transfers of one drainMessages() pass, each retained once by hand:
         /// trivial elements, so emptying the list costs no per-element destroy.
         var messages: [(Unmanaged<Transfer>, UnsafeMutableRawPointer, CURLcode)] = []
@@ -318,6 +318,7 @@ final class TransferLoop: @unchecked Sendable {
             _ = curl_multi_perform(multi, &running)
             drainMessages(multi)
             resumeDeferred()
+            state.pointee.easyPool.tick(inUse: state.pointee.active.count, now: EasyHandlePool.nowMs())
             // Sleep only if no work arrived meanwhile (from callbacks or other threads);
             // from here on, new work wakes the poll (see wake()).
             monitor.lock()
@@ -372,7 +373,7 @@ final class TransferLoop: @unchecked Sendable {
     /// Puts `t` (its current hop) into the multi handle.
     private func launch(_ t: Transfer, _ multi: UnsafeMutableRawPointer) {
         if let e = t.openOutput() { complete(t, nil, e); return }
-        guard let prepared = t.prepared, let easy = state.pointee.easyPool.popLast() ?? newEasyHandle() else {
+        guard let prepared = t.prepared, let easy = state.pointee.easyPool.take() ?? newEasyHandle() else {
             complete(t, nil, NetError.internalError("libcurl could not create a transfer (out of memory).").attempted(t.redirects > 0 ? 1 : 0))
             return
         }
@@ -380,12 +381,14 @@ final class TransferLoop: @unchecked Sendable {
         easy.configure(for: t, prepared)
         guard curl_multi_add_handle(multi, easy.handle) == CURLM_OK else {
             t.easy = nil
-            state.pointee.easyPool.append(easy)
+            easy.parked()
+            state.pointee.easyPool.put(easy, inUse: state.pointee.active.count)
             complete(t, nil, NetError.internalError("libcurl refused the transfer.").attempted(t.redirects > 0 ? 1 : 0))
             return
         }
         t.activeSlot = state.pointee.active.count
         state.pointee.active.append(t)
+        state.pointee.easyPool.noteInUse(state.pointee.active.count)
     }
 
     /// Easy handles this loop has made (tests check the pool's reuse).
@@ -410,14 +413,8 @@ final class TransferLoop: @unchecked Sendable {
         t.activeSlot = -1
         t.easy = nil
         easy.parked()
-        // Kept for the next transfer while the idle handles are no more than those in
-        // use (and up to 64 in any case): a steady load of N in flight then never
-        // creates handles (a fixed cap of 64 made c=256 create and free ~0.6 handles
-        // per request, 10% of its instructions in calloc/memset/free), and after a
-        // burst at most about half its peak stays idle (a handle is ~7 KB).
-        if state.pointee.easyPool.count < max(64, state.pointee.active.count + 1) {
-            state.pointee.easyPool.append(easy)
-        }
+        // Kept for the next transfer while the pool's size allows (EasyHandlePool).
+        state.pointee.easyPool.put(easy, inUse: state.pointee.active.count)
     }
 
     private func drainMessages(_ multi: UnsafeMutableRawPointer) {
