@@ -233,8 +233,9 @@ NC_API const char *nc_error_data_json(const nc_error *error, size_t *len_out);
 NC_API const void *nc_error_body(const nc_error *error, size_t *len_out);
 
 /**
- * Returns how many attempts were made (1 when the request was sent once, 0 when
- * nothing was sent, e.g. cancelled before start).
+ * Returns how many attempts were made (1 when the request was sent once, or a
+ * connection to send it was tried; 0 when nothing was sent, e.g. cancelled before
+ * start, or a URL libcurl refuses: transport error 3).
  *
  * Ownership: `error` is borrowed.
  * Thread:    any thread.

@@ -134,6 +134,9 @@ import MockServerSupport
             #expect(e?.domain == .transport)
             #expect(e?.code == 3)
             #expect(e?.message == "GET http://127.0.0.1:99999/x failed: URL using bad/illegal format or missing URL. See libcurl error 3.")
+            #expect(e?.attempts == 0)   // nothing was sent
+            let (rs, es) = try c.sendSync(bad).get()
+            #expect(rs == nil && es?.code == 3 && es?.attempts == 0)
             let (ok, e2) = await send(c, try Request(method: "GET", target: "/echo?after=bad"))
             #expect(e2 == nil)
             #expect(target(ok) == "/echo?after=bad")

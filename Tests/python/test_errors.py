@@ -97,6 +97,18 @@ def test_transport_error_closed_port(closed_port):
     assert str(closed_port) in e.message
 
 
+def test_transport_error_url_libcurl_refuses_sent_nothing():
+    # The port is out of range: libcurl refuses the URL before connecting, so the
+    # error says no attempt was made (a closed port above made one).
+    with netcore.Client({"envelope": {}}) as c:
+        with pytest.raises(netcore.TransportError) as info:
+            c.get("http://127.0.0.1:99999/x")
+    e = info.value
+    assert (e.domain_code, e.code, e.attempts, e.http_status, e.retryable) == (2, 3, 0, 0, False)
+    assert e.message == ("GET http://127.0.0.1:99999/x failed: URL using bad/illegal format or missing URL. "
+                         "See libcurl error 3.")
+
+
 def test_transport_timeout(client):
     with pytest.raises(netcore.Timeout) as info:
         client.get("/slow", params={"ms": 3000}, timeout=0.2)

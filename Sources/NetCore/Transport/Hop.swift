@@ -104,7 +104,9 @@ extension Transfer {
                 error = TransportErrors.error(code: CURLE_WRITE_ERROR,
                                               detail: "writing '\(p.outputPath ?? "")': \(String(cString: strerror(easy.outputErrno)))",
                                               method: p.method, url: String(cString: p.url.pointer))
-            default: error = TransportErrors.error(code: code, detail: easy.errorDetail, method: p.method, url: String(cString: p.url.pointer))
+            default:
+                error = TransportErrors.error(code: code, detail: easy.errorDetail, method: p.method, url: String(cString: p.url.pointer))
+                    .attempted(TransportErrors.sentNothing(code) && redirects == 0 ? 0 : 1)
             }
             return .done(nil, error)
         }

@@ -17,6 +17,14 @@ enum TransportErrors {
         CURLE_HTTP2.rawValue, CURLE_HTTP2_STREAM.rawValue,
     ]
 
+    /// Codes libcurl returns before it looks for a connection: the request was not
+    /// sent, so a first hop failing with one made no attempt (nc_error_attempts 0).
+    /// CURLE_URL_MALFORMAT: a URL libcurl refuses (Hop.configure gives it such a
+    /// URL as text, so that the error is libcurl's own).
+    static func sentNothing(_ code: CURLcode) -> Bool {
+        code == CURLE_URL_MALFORMAT
+    }
+
     static func error(code: CURLcode, detail: String, method: String, url: String) -> NetError {
         let base = String(cString: curl_easy_strerror(code))
         let what = detail.isEmpty ? base : "\(base): \(detail)"

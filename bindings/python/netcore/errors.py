@@ -110,7 +110,8 @@ class Error(Exception):
         trace_id: the envelope's trace id, or ``None``.
         data: the envelope's data of a business error, as Python objects, or ``None``.
         body: the raw response body (``b""`` when no body was received).
-        attempts: how many times the request was sent (0: never sent).
+        attempts: how many times the request was sent or a connection to send it was
+            tried (0: never sent, e.g. a URL libcurl refuses).
         retryable: sending the same request again may succeed.
         auth_expired: the business code is one of ``envelope.auth_expired_codes``.
         response: the :class:`~netcore.Response` when one was received (HTTP, API
