@@ -265,7 +265,7 @@ def render(md):
         + (" (+ uncommitted changes)" if META.get("git_dirty") else ""))
     out(f"{META.get('cores')} cores, client pinned to core 1 and servers to core 0: {META.get('pinned')}; "
         f"{META.get('curl', '')}; rounds: {META.get('rounds')} "
-        + (f"(workloads 1-2: {META['rounds_w12']}, 3 at 1/100 KB: {META.get('rounds_small')}; medians, "
+        + (f"(workloads 1-2: {META['rounds_w12']}, 3 at 1/100 KB and 4: {META.get('rounds_small')}; medians, "
            "ratios as medians of per-round ratios)"
            if 'rounds_w12' in META else
            f"({'workloads 1, 2 and 3 at 1/100 KB' if 'rounds_small' in META else 'workloads 1-2'}: "
