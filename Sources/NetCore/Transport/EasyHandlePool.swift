@@ -26,7 +26,7 @@ struct EasyHandlePool {
     private var idle: [EasyHandle] = []
     /// Most handles to keep in existence (idle + in use): the in-use peak of the
     /// current window, or half the previous figure, whichever is larger.
-    private var keep = EasyHandlePool.floor
+    private(set) var keep = EasyHandlePool.floor
     /// The most handles in use at once since the last tick.
     private var windowPeak = 0
     private var lastTick: Int64
@@ -38,10 +38,14 @@ struct EasyHandlePool {
     /// An idle handle, or nil when none is left (the caller makes one).
     mutating func take() -> EasyHandle? { idle.popLast() }
 
-    /// Records that `inUse` handles are in use now (call after taking one).
-    mutating func noteInUse(_ inUse: Int) {
+    /// Records that `inUse` handles are in use now (call after taking one). True
+    /// when `keep` grew.
+    @discardableResult
+    mutating func noteInUse(_ inUse: Int) -> Bool {
         if inUse > windowPeak { windowPeak = inUse }
-        if inUse > keep { keep = inUse }
+        guard inUse > keep else { return false }
+        keep = inUse
+        return true
     }
 
     /// Takes back `easy` (already parked) from a finished transfer, `inUse` handles
@@ -53,13 +57,17 @@ struct EasyHandlePool {
     /// Once a second: the number kept becomes the window's peak or half the old
     /// number (never below `floor`), and idle handles beyond it are freed. A compare
     /// otherwise; called once per loop pass with `nowMs()` (tests pass their own time).
-    mutating func tick(inUse: Int, now: Int64) {
-        guard now - lastTick >= EasyHandlePool.tickMs else { return }
+    /// True when `keep` changed.
+    @discardableResult
+    mutating func tick(inUse: Int, now: Int64) -> Bool {
+        guard now - lastTick >= EasyHandlePool.tickMs else { return false }
         lastTick = now
+        let old = keep
         keep = max(EasyHandlePool.floor, windowPeak, inUse, keep / 2)
         windowPeak = inUse
         let extra = idle.count + inUse - keep
         if extra > 0 { idle.removeLast(min(extra, idle.count)) }
+        return keep != old
     }
 
     mutating func removeAll() { idle.removeAll() }

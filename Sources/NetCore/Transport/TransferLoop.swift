@@ -83,8 +83,7 @@ final class TransferLoop: @unchecked Sendable {
         self.limits = limits
         multi = m
         _ = ncshim_multi_setopt_long(m, CURLMOPT_MAX_HOST_CONNECTIONS, limits.maxConnectionsPerHost)
-        // CURLMOPT_MAXCONNECTS stays libcurl's default (4 × the transfers added), so
-        // the idle-connection cache grows with concurrency and keep-alive holds.
+        TransferLoop.sizeConnectionCache(m, handles: EasyHandlePool.floor)
         guard let t = startThread({ [self] in run() }) else {
             curl_multi_cleanup(m)
             if eventFD >= 0 { close(eventFD) }
@@ -318,7 +317,9 @@ final class TransferLoop: @unchecked Sendable {
             _ = curl_multi_perform(multi, &running)
             drainMessages(multi)
             resumeDeferred()
-            state.pointee.easyPool.tick(inUse: state.pointee.active.count, now: EasyHandlePool.nowMs())
+            if state.pointee.easyPool.tick(inUse: state.pointee.active.count, now: EasyHandlePool.nowMs()) {
+                TransferLoop.sizeConnectionCache(multi, handles: state.pointee.easyPool.keep)
+            }
             // Sleep only if no work arrived meanwhile (from callbacks or other threads);
             // from here on, new work wakes the poll (see wake()).
             monitor.lock()
@@ -388,7 +389,22 @@ final class TransferLoop: @unchecked Sendable {
         }
         t.activeSlot = state.pointee.active.count
         state.pointee.active.append(t)
-        state.pointee.easyPool.noteInUse(state.pointee.active.count)
+        if state.pointee.easyPool.noteInUse(state.pointee.active.count) {
+            TransferLoop.sizeConnectionCache(multi, handles: state.pointee.easyPool.keep)
+        }
+    }
+
+    /// libcurl's cache of idle connections holds 4 per easy handle, as by default,
+    /// but per handle the pool keeps (the last second's peak in use, at least 64)
+    /// rather than per handle added at this instant. libcurl's default counts the
+    /// transfers in the multi handle when a connection comes back: a client whose
+    /// callers send again after each result (async tasks, callbacks that hand off)
+    /// has few added between batches, so libcurl closed the oldest idle connection
+    /// at each completion and reconnected later (the Swift peer at c=16: 73-112
+    /// connects per 20,000 requests instead of 16, `strace -c -f`).
+    static func sizeConnectionCache(_ multi: UnsafeMutableRawPointer, handles: Int) {
+        _ = ncshim_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, handles.multipliedReportingOverflow(by: 4).overflow
+                                     ? Int.max : handles * 4)
     }
 
     /// Easy handles this loop has made (tests check the pool's reuse).
