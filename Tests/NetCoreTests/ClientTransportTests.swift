@@ -166,27 +166,30 @@ import MockServerSupport
     }
 }
 
+/// `count` requests in flight at once, each held `ms` by the server; how many succeeded.
+func sendBurst(_ c: NetClient, count: Int, ms: Int) async throws -> Int {
+    let requests = try (0..<count).map { try Request(method: "GET", target: "/slow?ms=\(ms)&i=\($0)") }
+    return await withTaskGroup(of: Bool.self) { group in
+        for r in requests {
+            group.addTask {
+                do throws(NetError) {
+                    _ = try await c.send(r)
+                    return true
+                } catch { return false }
+            }
+        }
+        var ok = 0
+        for await good in group where good { ok += 1 }
+        return ok
+    }
+}
+
 /// The loop's pool of idle easy handles (TransferLoop.stop).
 @Suite struct HandlePoolTests {
     let server = MockServer.shared
 
     /// 200 requests in flight at once, each held 300 ms by the server.
-    func burst(_ c: NetClient) async throws -> Int {
-        let requests = try (0..<200).map { try Request(method: "GET", target: "/slow?ms=300&i=\($0)") }
-        return await withTaskGroup(of: Bool.self) { group in
-            for r in requests {
-                group.addTask {
-                    do throws(NetError) {
-                        _ = try await c.send(r)
-                        return true
-                    } catch { return false }
-                }
-            }
-            var ok = 0
-            for await good in group where good { ok += 1 }
-            return ok
-        }
-    }
+    func burst(_ c: NetClient) async throws -> Int { try await sendBurst(c, count: 200, ms: 300) }
 
     @Test func idleHandlesAreKeptForTheNextBurstAndFreedWhenIdle() async throws {
         let c = try NetClient(json: #"{"base_url":"\#(server.baseURL)","limits":{"max_connections_per_host":0}}"#)
@@ -211,35 +214,18 @@ import MockServerSupport
 
 /// libcurl's cache of idle connections (TransferLoop.sizeConnectionCache).
 @Suite struct ConnectionCacheTests {
-    func burst(_ c: NetClient, _ n: Int) async throws -> Int {
-        let requests = try (0..<n).map { try Request(method: "GET", target: "/slow?ms=200&i=\($0)") }
-        return await withTaskGroup(of: Bool.self) { group in
-            for r in requests {
-                group.addTask {
-                    do throws(NetError) {
-                        _ = try await c.send(r)
-                        return true
-                    } catch { return false }
-                }
-            }
-            var ok = 0
-            for await good in group where good { ok += 1 }
-            return ok
-        }
-    }
-
     @Test func connectionsOfABurstSurviveSequentialRequestsInBetween() async throws {
         let server = try MockServer()   // its own: the connection count is the test's
         defer { server.stop() }
         let c = try NetClient(json: #"{"base_url":"\#(server.baseURL)","limits":{"max_connections_per_host":0}}"#)
         defer { c.shutdown() }
-        #expect(try await burst(c, 16) == 16)
+        #expect(try await sendBurst(c, count: 16, ms: 200) == 16)
         // One transfer at a time: libcurl's default cache (4 per transfer added) would
         // hold 4 and close the oldest idle connection at each of these completions.
         for i in 0..<20 {
             _ = try await c.send(try Request(method: "GET", target: "/echo?seq=\(i)"))
         }
-        #expect(try await burst(c, 16) == 16)
+        #expect(try await sendBurst(c, count: 16, ms: 200) == 16)
         struct Stats: Decodable { let connections: Int }
         let stats = try await c.send(try Request(method: "GET", target: "/_stats")).decode(Stats.self)
         // 16 connections, the /_stats call reusing one; with libcurl's default
@@ -257,29 +243,31 @@ import MockServerSupport
         for (i, h) in hs.enumerated() { pool.put(h, inUse: inUse - i - 1) }
     }
 
-    @Test func keepsEveryHandleOfASteadyLoadWhateverTheOrderOfCompletions() {
+    /// A pool at time 0 that saw `peak` handles in use, then got `returned` of them back.
+    func pool(peak: Int, returned: Int) -> EasyHandlePool {
         var pool = EasyHandlePool(now: 0)
-        for n in 1...256 { pool.noteInUse(n) }
+        for n in 1...peak { pool.noteInUse(n) }
+        finish(&pool, handles(returned), from: peak)
+        return pool
+    }
+
+    @Test func keepsEveryHandleOfASteadyLoadWhateverTheOrderOfCompletions() {
         // 200 of 256 finish in one pass: all are kept (the old rule freed 72 of them).
-        finish(&pool, handles(200), from: 256)
+        var pool = pool(peak: 256, returned: 200)
         #expect(pool.count == 200)
         pool.tick(inUse: 56, now: 1_000)
         #expect(pool.count == 200)
     }
 
     @Test func neverHoldsMoreThanThePeak() {
-        var pool = EasyHandlePool(now: 0)
-        for n in 1...100 { pool.noteInUse(n) }
-        finish(&pool, handles(100), from: 100)
+        var pool = pool(peak: 100, returned: 100)
         #expect(pool.count == 100)
         pool.put(EasyHandle()!, inUse: 0)   // a 101st handle has no place
         #expect(pool.count == 100)
     }
 
     @Test func shrinksByHalfEachIdleSecondDownToTheFloor() {
-        var pool = EasyHandlePool(now: 0)
-        for n in 1...1_000 { pool.noteInUse(n) }
-        finish(&pool, handles(1_000), from: 1_000)
+        var pool = pool(peak: 1_000, returned: 1_000)
         #expect(pool.count == 1_000)
         pool.tick(inUse: 0, now: 999)        // not a second yet
         #expect(pool.count == 1_000)
@@ -294,9 +282,7 @@ import MockServerSupport
     }
 
     @Test func handlesInUseCountAgainstWhatIsKept() {
-        var pool = EasyHandlePool(now: 0)
-        for n in 1...300 { pool.noteInUse(n) }
-        finish(&pool, handles(200), from: 300)   // 100 still in use
+        var pool = pool(peak: 300, returned: 200)   // 100 still in use
         pool.tick(inUse: 100, now: 1_000)
         pool.tick(inUse: 100, now: 2_000)        // keep 150: 100 in use + 50 idle
         #expect(pool.count == 50)
