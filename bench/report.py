@@ -96,18 +96,6 @@ def paired(key, peer, base, metric):
     return statistics.median(rs), min(rs), max(rs), len(rs)
 
 
-for key in KEYS:
-    raw = RESULTS[key].get("raw-curl")
-    for p, m in RESULTS[key].items():
-        if m and m["status"] != "skipped" and m["status"] != "error" and raw and raw.get("status") in ("ok", "errors"):
-            m["ratio_to_raw"] = {}
-            for k in METRICS:
-                if k in m and isinstance(raw.get(k), (int, float)) and raw[k] and \
-                        k not in ("ok", "errors", "secs", "ir_total"):
-                    pr = paired(key, p, "raw-curl", k) if p != "raw-curl" else None
-                    m["ratio_to_raw"][k] = pr[0] if pr else m[k] / raw[k]
-
-
 def get(key, peer, metric):
     m = RESULTS.get(key, {}).get(peer)
     if not m or m["status"] not in ("ok", "errors"):
@@ -115,13 +103,30 @@ def get(key, peer, metric):
     return m.get(metric)
 
 
-# ---------------------------------------------------------------- targets
-TARGETS = []
-
-
 class Ratio(float):
     """a ratio; `spread` is (lowest, highest, rounds) when it is a median of per-round ratios"""
     spread = None
+
+
+def ratio(key, peer, metric, base="raw-curl"):
+    pr = paired(key, peer, base, metric)
+    if pr:
+        r = Ratio(pr[0])
+        r.spread = pr[1:]
+        return r
+    a, b = get(key, peer, metric), get(key, base, metric)
+    return a / b if a is not None and b else None
+
+
+for key in KEYS:
+    for p, m in RESULTS[key].items():
+        if m and m["status"] in ("ok", "errors"):
+            m["ratio_to_raw"] = {k: r for k in METRICS if k not in ("ok", "errors", "secs", "ir_total")
+                                 for r in [ratio(key, p, k)] if r is not None}
+
+
+# ---------------------------------------------------------------- targets
+TARGETS = []
 
 
 def target(name, value, threshold, op, why_missing=""):
@@ -139,16 +144,6 @@ def target(name, value, threshold, op, why_missing=""):
         t.update({"lowest": lo, "highest": hi, "rounds": n,
                   "note": f"median of {n} per-round ratios, {lo:.3g}-{hi:.3g}"})
     TARGETS.append(t)
-
-
-def ratio(key, peer, metric, base="raw-curl"):
-    pr = paired(key, peer, base, metric)
-    if pr:
-        r = Ratio(pr[0])
-        r.spread = pr[1:]
-        return r
-    a, b = get(key, peer, metric), get(key, base, metric)
-    return a / b if a is not None and b else None
 
 
 def na(key, peer):

@@ -184,7 +184,7 @@ func sendBurst(_ c: NetClient, count: Int, ms: Int) async throws -> Int {
     }
 }
 
-/// The loop's pool of idle easy handles (TransferLoop.stop).
+/// The loop's pool of idle easy handles (EasyHandlePool, through TransferLoop).
 @Suite struct HandlePoolTests {
     let server = MockServer.shared
 
