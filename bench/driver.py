@@ -122,8 +122,9 @@ SLOW_PEERS = ["raw-curl", "nc-capi", "nc-swift-async", "nc-swift-exec", "ahc", "
 # judges compares runs made seconds apart rather than minutes (report.py takes the
 # median of those per-round ratios). Units rotate from round to round and run in
 # reverse every other round, so no peer always goes first.
-ADJACENT = [["raw-curl", "nc-capi", "nc-sync", "raw-curl-tuned"],
-            ["nc-swift-async", "ahc", "nc-swift-exec"],
+# raw-curl sits between the C API and the Swift async API, so both pairs it judges are
+# adjacent (the Swift pair used to sit in a unit of its own, next to AsyncHTTPClient).
+ADJACENT = [["nc-sync", "nc-capi", "raw-curl", "nc-swift-async", "ahc", "nc-swift-exec", "raw-curl-tuned"],
             ["py-netcore", "pycurl", "requests"],
             ["py-netcore-async", "aiohttp", "httpx-async"]]
 # Peers no target judges closely in workloads 1-2 (not judged there, or judged with a
@@ -154,7 +155,8 @@ MATRIX += [("w4-mem", "w4", "download", f"{B}/100m.bin", S["download"], 1, MEM_P
            ("w4-file", "w4", "download-file", f"{B}/100m.bin", S["download"], 1, FILE_PEERS),
            ("w5-slow", "w5", "slow", f"{A.slow}/slow?ms={S['slow_ms']}", S["slow_n"], S["slow_n"], SLOW_PEERS),
            ("w6-cancel", "w6", "cancel", f"{B}/drip/10m.json", S["cancel"], 1, ["raw-curl", "nc-capi"]),
-           ("w7-callgrind", "w7", "seq", f"{B}/tiny.json", S["callgrind_n"], 1, ["raw-curl", "raw-curl-tuned", "nc-capi"])]
+           ("w7-callgrind", "w7", "seq", f"{B}/tiny.json", S["callgrind_n"], 1,
+            ["raw-curl", "raw-curl-tuned", "nc-capi", "py-netcore", "pycurl"])]
 
 out = open(A.out, "w")
 
