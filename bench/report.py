@@ -12,7 +12,11 @@ back for the peers a target compares: driver.py ADJACENT) when at least three ro
 pair up, else the ratio of the medians. Targets give the lowest and highest
 per-round ratio beside the median.
 
-Usage: report.py RESULTS.jsonl [--json OUT.json] [--md OUT.md] [--elapsed S]
+Usage: report.py RESULTS.jsonl [MORE.jsonl ...] [--json OUT.json] [--md OUT.md] [--elapsed S]
+
+Several result files pool their rounds (the second file's rounds follow the first's,
+and so on), so targets can be judged on the per-round ratios of several full runs;
+the header is the first file's, with the number of runs pooled.
 """
 import argparse
 import json
@@ -20,24 +24,32 @@ import statistics
 import sys
 
 ap = argparse.ArgumentParser()
-ap.add_argument("results")
+ap.add_argument("results", nargs="+")
 ap.add_argument("--json")
 ap.add_argument("--md")
 ap.add_argument("--elapsed", type=float)
 A = ap.parse_args()
 
 META, END, RUNS = {}, {}, {}
-for line in open(A.results):
-    line = line.strip()
-    if not line:
-        continue
-    r = json.loads(line)
-    if "meta" in r:
-        META = r["meta"]
-    elif "meta_end" in r:
-        END = r["meta_end"]
-    else:
-        RUNS.setdefault((r["key"], r["peer"]), []).append(r)
+POOLED = []   # (git, started) of each run when several files are given
+offset = 0
+for path in A.results:
+    last = -1
+    for line in open(path):
+        line = line.strip()
+        if not line:
+            continue
+        r = json.loads(line)
+        if "meta" in r:
+            META = META or r["meta"]
+            POOLED.append((r["meta"].get("git", ""), r["meta"].get("started", "")))
+        elif "meta_end" in r:
+            END = END if len(A.results) > 1 else r["meta_end"]
+        else:
+            r["round"] = r.get("round", 0) + offset
+            last = max(last, r["round"])
+            RUNS.setdefault((r["key"], r["peer"]), []).append(r)
+    offset = last + 1
 
 METRICS = ["rps", "mbps", "cpu_us_per_req", "rss_peak_kb", "rss_per_req_kb", "p50_us", "p99_us", "max_us",
            "return_p50_us", "return_p99_us", "ir_per_req", "ir_total", "secs", "ok", "errors"]
@@ -276,6 +288,10 @@ def render(md):
            f"({'workloads 1, 2 and 3 at 1/100 KB' if 'rounds_small' in META else 'workloads 1-2'}: "
            f"{META.get('rounds_small', META.get('rounds_w1_w2', META.get('rounds')))}, median kept)")
         + (f"; run took {A.elapsed:.0f} s" if A.elapsed else ""))
+    if len(POOLED) > 1:
+        out(f"pooled: the rounds of {len(POOLED)} runs, "
+            + ", ".join(f"git {g} ({t})" for g, t in POOLED)
+            + "; every median and per-round ratio is over all of them")
     ver = META.get("versions") or {}
     if ver:
         out("versions: " + "; ".join(f"{k}: {v}" for k, v in ver.items() if v))
@@ -360,7 +376,8 @@ if A.md:
         f.write(render(True) + "\n")
 if A.json:
     with open(A.json, "w") as f:
-        json.dump({"meta": META, "elapsed_s": A.elapsed, "driver_elapsed_s": END.get("elapsed"),
+        pooled = [{"git": g, "started": t} for g, t in POOLED] if len(POOLED) > 1 else None
+        json.dump({"meta": META, "pooled": pooled, "elapsed_s": A.elapsed, "driver_elapsed_s": END.get("elapsed"),
                    "results": RESULTS, "targets": TARGETS,
                    "reference": [{"ratio": name, "value": v} for name, v in REFS]}, f, indent=1, sort_keys=False)
         f.write("\n")

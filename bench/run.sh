@@ -232,5 +232,8 @@ fi
 mkdir -p "$REPORT_DIR"
 python3 bench/report.py "$RAW_JSONL" --json "$REPORT_DIR/$REPORT_NAME.json" --md "$REPORT_DIR/$REPORT_NAME.md" \
   --elapsed "$(( $(date +%s) - T0 ))"
-echo "wrote $REPORT_DIR/$REPORT_NAME.json and $REPORT_DIR/$REPORT_NAME.md"
+# Every round's result lines too, so that runs can be pooled later:
+# python3 bench/report.py run1.jsonl run2.jsonl (bench/README.md).
+cp "$RAW_JSONL" "$REPORT_DIR/$REPORT_NAME.jsonl"
+echo "wrote $REPORT_DIR/$REPORT_NAME.json, .md and .jsonl"
 echo "total time: $(( $(date +%s) - T0 )) s"
