@@ -44,7 +44,8 @@ for path in A.results:
             META = META or r["meta"]
             POOLED.append((r["meta"].get("git", ""), r["meta"].get("started", "")))
         elif "meta_end" in r:
-            END = END if len(A.results) > 1 else r["meta_end"]
+            if len(A.results) == 1:   # a driver time only for a single run
+                END = r["meta_end"]
         else:
             r["round"] = r.get("round", 0) + offset
             last = max(last, r["round"])
