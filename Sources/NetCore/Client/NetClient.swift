@@ -46,7 +46,7 @@ public final class NetClient: @unchecked Sendable {
             guard settings.config.environments[name] != nil else { return false }
             var config = settings.config
             config.environment = name
-            settings = ClientSettings(config: config)
+            settings = settings.with(config: config)
             return true
         }
     }
@@ -60,7 +60,7 @@ public final class NetClient: @unchecked Sendable {
         settingsLock.withLock {
             var config = settings.config
             if let value { config.headers.set(name, value) } else { config.headers.remove(name) }
-            settings = ClientSettings(config: config)
+            settings = settings.with(config: config)
         }
     }
 
@@ -107,7 +107,23 @@ public final class NetClient: @unchecked Sendable {
         case .success(let p): prepared = p; preset = nil
         case .failure(let e): prepared = nil; preset = e
         }
-        return Transfer(prepared: prepared, presetError: preset, loop: loop, foreign: foreign, deliver: completion)
+        return Transfer(prepared: prepared, presetError: preset, loop: loop, foreign: foreign,
+                        monitor: settings.monitor, policy: settings.policy, deliver: completion)
+    }
+
+    /// Receives the start, each attempt's end (with libcurl's timings) and the
+    /// completion of every request sent from now on (EventMonitor.swift); nil, the
+    /// default, reads no timings and builds no events.
+    public var eventMonitor: (any EventMonitor)? {
+        get { currentSettings.monitor }
+        set { settingsLock.withLock { settings = settings.with(monitor: newValue) } }
+    }
+
+    /// What decides after each attempt of a request sent from now on (retry, token
+    /// refresh…: TransferPolicy.swift); nil: an attempt's result is the completion.
+    var transferPolicy: (any TransferPolicy)? {
+        get { currentSettings.policy }
+        set { settingsLock.withLock { settings = settings.with(policy: newValue) } }
     }
 
     /// Queue mode: readable while completions wait; -1 in loop mode.
@@ -130,11 +146,20 @@ final class ClientSettings: Sendable {
     let baseURL: String?
     let credentialHeaderNames: Set<String>
     let envelope: CompiledEnvelope?
+    /// Installed on every transfer made from this snapshot (nil: none).
+    let monitor: (any EventMonitor)?
+    let policy: (any TransferPolicy)?
 
-    init(config: Configuration) {
+    init(config: Configuration, monitor: (any EventMonitor)? = nil, policy: (any TransferPolicy)? = nil) {
         self.config = config
         envelope = config.envelope.map(CompiledEnvelope.init)
         baseURL = config.activeBaseURL
         credentialHeaderNames = config.credentialHeaderNames
+        self.monitor = monitor
+        self.policy = policy
     }
+
+    func with(config: Configuration) -> ClientSettings { ClientSettings(config: config, monitor: monitor, policy: policy) }
+    func with(monitor: (any EventMonitor)?) -> ClientSettings { ClientSettings(config: config, monitor: monitor, policy: policy) }
+    func with(policy: (any TransferPolicy)?) -> ClientSettings { ClientSettings(config: config, monitor: monitor, policy: policy) }
 }

@@ -3,20 +3,27 @@ import CCurlShim
 import Glibc
 #endif
 
-/// One sent request: what to send, where its bytes arrive, and its single
+/// One sent request: what to send, the state of its attempts, and its single
 /// completion. The caller's task handle is a reference to it.
 ///
-/// Threads: receive state is touched only by the client's transfer thread;
-/// `done` and `cancelRequested` are guarded by the loop's monitor.
+/// Threads: attempt and receive state is touched only by the thread that drives
+/// the transfer (the client's loop thread, or the caller's for a synchronous
+/// send); the fields marked below are guarded by the loop's monitor.
 public final class Transfer: @unchecked Sendable {
     /// The completion, given the transfer itself (whose `foreign` words a
     /// non-capturing completion reads), the response and the error.
     public typealias Deliver = (Transfer, Response?, NetError?) -> Void
 
-    /// What is being sent; replaced by each redirect hop (transfer thread only).
+    /// The request as resolved at send; every attempt starts from it.
+    let original: PreparedRequest?
+    /// What the current hop sends: `original`, or a redirect of it.
     var prepared: PreparedRequest?
-    /// Redirects followed so far (transfer thread only).
+    /// Redirects followed in the current attempt.
     var redirects: Int32 = 0
+    /// Attempts begun: 1 while the first runs (`beginAttempt`).
+    var attempt: Int32 = 0
+    /// Start of the current attempt (monotonicNanos), for its total timeout.
+    var attemptStart: UInt64 = 0
     /// Set when the request could not be built: completes with it, sends nothing.
     let presetError: NetError?
     /// The completion. Set before the transfer is submitted and not changed after
@@ -24,8 +31,16 @@ public final class Transfer: @unchecked Sendable {
     var deliver: Deliver
     /// Two words for a completion that is not a Swift closure — the C API's function
     /// pointer and userdata — so a send allocates no closure context.
-    public let foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?)
+    package let foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?)
     let loop: TransferLoop
+    /// The client's event monitor when the transfer was sent (nil: no events, and
+    /// no timings read).
+    let monitor: (any EventMonitor)?
+    /// Decides what follows an attempt's result (retry, refresh, …); nil: it completes.
+    let policy: (any TransferPolicy)?
+    /// The request's number among the client's, from 1; the `id` of its events.
+    /// Set when it is submitted.
+    public internal(set) var id: UInt64 = 0
 
     // Guarded by loop.monitor.
     var done = false
@@ -40,25 +55,70 @@ public final class Transfer: @unchecked Sendable {
     var waiterOnLoop = false
     /// Set by the loop thread when it takes the transfer with a cancel already asked.
     var cancelledBeforeStart = false
+    /// `TransferLoop.resume(_:)` was asked for this parked transfer.
+    var resumeRequested = false
+    /// The lane a parked synchronous send waits on (woken by resume).
+    var parkedLane: SyncLane?
 
-    // Transfer thread only.
+    // Driving thread only.
     var easy: EasyHandle?
+    /// Where the transfer waits between attempts, if it does.
+    var waiting: Waiting = .none
     /// The output file (Request.outputPath) while the transfer runs; -1 otherwise.
     var outputFD: Int32 = -1
     /// Index in the loop's list of transfers in the multi handle; -1 when not there.
     var activeSlot = -1
     var result: (Response?, NetError?) = (nil, nil)
+    /// The current attempt's libcurl timings (read only when `monitor` is set).
+    var timings = AttemptTimings()
+
+    /// A transfer between attempts is in the loop's timer queue or parked.
+    enum Waiting {
+        case none
+        case timer
+        case parked
+    }
 
     init(prepared: PreparedRequest?, presetError: NetError?, loop: TransferLoop,
-         foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?) = (nil, nil), deliver: @escaping Deliver) {
+         foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?) = (nil, nil),
+         monitor: (any EventMonitor)? = nil, policy: (any TransferPolicy)? = nil,
+         deliver: @escaping Deliver) {
         self.foreign = foreign
+        self.original = prepared
         self.prepared = prepared
         self.presetError = presetError
         self.loop = loop
+        self.monitor = monitor
+        self.policy = policy
         self.deliver = deliver
     }
 
     deinit { if outputFD >= 0 { close(outputFD) } }
+
+    /// Starts attempt `attempt + 1` from the request as resolved at send.
+    func beginAttempt(now: UInt64) {
+        attempt += 1
+        attemptStart = now
+        redirects = 0
+        prepared = original
+        if monitor != nil { timings = AttemptTimings() }
+    }
+
+    /// Attempts that reached the network, for the error's `attempts`: the earlier
+    /// attempts, and this one if it (or an earlier hop of it) sent anything.
+    func attemptsMade(thisOneSent: Bool) -> Int32 {
+        let earlier = attempt > 1 ? attempt - 1 : 0
+        return earlier + (thisOneSent || redirects > 0 ? 1 : 0)
+    }
+
+    /// Milliseconds left of the current attempt's total timeout at `now`: nil when
+    /// there is none (timeout 0), 0 when it has run out, else at least 1.
+    func remainingTimeoutMs(_ p: PreparedRequest, now: UInt64) -> Int64? {
+        guard p.timeoutMs > 0 else { return nil }
+        let elapsedMs = Int64(clamping: (now &- attemptStart) / 1_000_000)
+        let left = p.timeoutMs - elapsedMs
+        return left > 0 ? left : 0
+    }
 
     /// Opens (creates or truncates) the request's output file, once per transfer.
     /// Nil on success or when there is none, else the error to complete with
@@ -86,98 +146,26 @@ public final class Transfer: @unchecked Sendable {
         return rc == 0 ? nil : String(cString: strerror(errno))
     }
 
+    /// The completion's result once the output file is closed: a successful
+    /// download whose file could not be closed fails with TRANSPORT 23.
+    func closingOutput(_ response: Response?, _ error: NetError?) -> (Response?, NetError?) {
+        guard let reason = closeOutput(), error == nil, let p = prepared, let path = p.outputPath else {
+            return (response, error)
+        }
+        return (nil, TransportErrors.error(code: CURLE_WRITE_ERROR, detail: "closing '\(path)': \(reason)",
+                                           method: p.method, url: String(cString: p.url.pointer)))
+    }
+
     /// Cancels the request: when this returns the completion has run (loop mode,
     /// from another thread), with its real result if it had begun, else with
     /// `NetError.cancelled`. Idempotent.
     public func cancel() { loop.cancel(self) }
 }
 
-/// A libcurl easy handle with its error buffer and the sink its response bytes
-/// go to (ncsink.c); pooled and reused by the loop.
-final class EasyHandle {
-    let handle: UnsafeMutableRawPointer
-    let errorBuffer: UnsafeMutablePointer<CChar>
-    let sink: UnsafeMutablePointer<ncsink>
-    /// CURLOPT_ACCEPT_ENCODING is set (libcurl decompresses); changed only when a
-    /// transfer needs the other state, since libcurl copies the string each time.
-    var decodesContent = false
-    /// The resolved request whose options are set on the handle (see configure()).
-    /// Held strongly so its address cannot be reused by another one while set.
-    var configuredFor: PreparedRequest?
-    /// The proxy string last given to CURLOPT_PROXY (owned by the client's loop).
-    var appliedProxy: CString?
-
-    init?() {
-        guard let h = curl_easy_init() else { return nil }
-        guard let s = ncsink_new(h) else {
-            curl_easy_cleanup(h)
-            return nil
-        }
-        handle = h
-        sink = s
-        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
-        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        // Options that are the same for every transfer on this handle.
-        _ = ncshim_easy_setopt_ptr(h, CURLOPT_ERRORBUFFER, errorBuffer)
-        _ = ncshim_easy_setopt_long(h, CURLOPT_NOSIGNAL, 1)
-        // Security defaults (DESIGN.md §5).
-        _ = ncshim_easy_setopt_ptr(h, CURLOPT_PROTOCOLS_STR, CurlGlobal.protocols)
-        _ = ncshim_easy_setopt_ptr(h, CURLOPT_REDIR_PROTOCOLS_STR, CurlGlobal.protocols)
-        _ = ncshim_easy_setopt_long(h, CURLOPT_SSL_VERIFYPEER, 1)
-        _ = ncshim_easy_setopt_long(h, CURLOPT_SSL_VERIFYHOST, 2)
-        // Redirects are followed by TransferLoop.finish(), see Redirect.swift.
-        _ = ncshim_easy_setopt_long(h, CURLOPT_FOLLOWLOCATION, 0)
-        // Response bytes go to the sink, in C (ncsink.c).
-        _ = ncshim_easy_setopt_data_fn(h, CURLOPT_WRITEFUNCTION, ncsink_write)
-        _ = ncshim_easy_setopt_ptr(h, CURLOPT_WRITEDATA, s)
-        _ = ncshim_easy_setopt_data_fn(h, CURLOPT_HEADERFUNCTION, ncsink_header)
-        _ = ncshim_easy_setopt_ptr(h, CURLOPT_HEADERDATA, s)
+extension NetError {
+    func attempted(_ n: Int32) -> NetError {
+        var e = self
+        e.attempts = n
+        return e
     }
-
-    deinit {
-        curl_easy_cleanup(handle)
-        ncsink_free(sink)
-        errorBuffer.deallocate()
-    }
-
-    /// Back to the pool: a large request body is not kept alive for a possible
-    /// resend (the next transfer then sets every option again).
-    func parked() {
-        if let p = configuredFor, (p.body?.count ?? 0) > 65_536 {
-            configuredFor = nil
-            // The handle must not point at the request's parsed URL once it may be freed.
-            _ = ncshim_easy_setopt_ptr(handle, CURLOPT_CURLU, nil)
-        }
-    }
-
-    /// Empties the sink and arms it with `limits` for the next transfer; a 2xx body
-    /// goes to `outputFD` when it is >= 0.
-    func arm(_ limits: Configuration.Limits, outputFD: Int32) {
-        ncsink_reset(sink, curl_off_t(clamping: limits.maxResponseBytes),
-                     Int(clamping: limits.maxHeaderCount), Int(clamping: limits.maxHeaderBytes), outputFD)
-    }
-
-    /// errno of a failed write to the output file.
-    var outputErrno: Int32 { sink.pointee.out_errno }
-
-    /// Why the sink refused bytes, if it did.
-    var abortReason: Int32 { sink.pointee.abort_reason }
-
-    /// The received body and header lines, handed over in one block (ncsink_take):
-    /// the headers borrow the body's storage and keep it alive. Nil when memory ran
-    /// out.
-    func takeResponse() -> (body: ByteBuffer, headers: HeaderStore)? {
-        var block: UnsafeMutablePointer<UInt8>? = nil
-        var bodyCount = 0, headOffset = 0, headCount = 0
-        guard ncsink_take(sink, &block, &bodyCount, &headOffset, &headCount) != 0 else { return nil }
-        guard let block else { return (ByteBuffer(), HeaderStore()) }
-        // Capacity: the body and its NUL only, so the buffer never grows in place
-        // over the header lines (a response's buffer is never appended to anyway).
-        let body = ByteBuffer(adopting: block, count: bodyCount, capacity: bodyCount + 1)
-        guard headCount > 0 else { return (body, HeaderStore()) }
-        let lines = UnsafeMutableRawPointer(block + headOffset).assumingMemoryBound(to: CChar.self)
-        return (body, HeaderStore(lines: lines, count: headCount, owner: body))
-    }
-
-    var errorDetail: String { String(cString: errorBuffer) }
 }

@@ -5,43 +5,44 @@ import Glibc
 #endif
 
 /// The transfer loop of one client: one libcurl multi handle driven by one thread
-/// (`curl_multi_poll` + `curl_multi_wakeup`). Other threads only queue work
-/// (submissions, cancels, shutdown) under `monitor` and wake the loop; every
-/// libcurl call on the multi handle happens on the loop thread. No lock is held
-/// while user code runs.
+/// (`curl_multi_poll` + `curl_multi_wakeup`). It owns the thread, the multi handle,
+/// the queues in (submissions, cancels, resumes, executor jobs), the timer queue of
+/// delayed relaunches, and the carrying out of `TransferAction`s — nothing else.
+/// What to do after a hop is decided by `Transfer.next(after:)`
+/// (Transfer+Outcome.swift); features decide through `TransferPolicy` and are
+/// never named here.
+///
+/// Other threads only queue work under `monitor` and wake the loop; every libcurl
+/// call on the multi handle happens on the loop thread. No lock is held while user
+/// code runs.
 final class TransferLoop: @unchecked Sendable {
     let monitor = Monitor()
     let mode: Configuration.CallbackMode
-    private let limits: Configuration.Limits
     /// The environment's proxy settings, read when the client was made.
     let proxies = ProxyEnvironment()
+    /// Synchronous sends' lanes (SyncLanes.swift).
+    let lanes = SyncLanes()
+    /// Queue mode's completions (CompletionQueue.swift); nil in loop mode.
+    let completions: CompletionQueue?
+    /// Where the loop is in its life; written under the monitor.
+    let lifecycle = Atomic<LoopLifecycle>(.running)
+    private let multi: UnsafeMutableRawPointer
+    private let ids = Atomic<UInt64>(0)
 
     // Guarded by monitor. The queues are touched on every send: their accesses are
     // serialised by the monitor, so the runtime's dynamic exclusivity check (which
     // `swap` with a local makes the compiler emit) is turned off for them.
-    private var multi: UnsafeMutableRawPointer?
     @exclusivity(unchecked) private var pending: [Transfer] = []
     @exclusivity(unchecked) private var cancels: [Transfer] = []
-    private(set) var shuttingDown = false
+    @exclusivity(unchecked) private var unparks: [Transfer] = []
+    /// Jobs of tasks that prefer the client's executor (NetClient+Executor.swift).
+    @exclusivity(unchecked) private var jobs: [(UnownedJob, UnownedTaskExecutor)] = []
     /// The loop thread is in (or about to enter) curl_multi_poll: new work must wake it.
     private var polling = false
     /// A wake-up was sent during the current poll.
     private var wakeSent = false
     /// Threads in cancel() waiting for a completion (markDone wakes them).
     private var doneWaiters = 0
-    /// Synchronous sends' lanes (TransferLoop+Sync.swift): idle ones, and those in use.
-    var idleLanes: [SyncLane] = []
-    var busyLanes: [SyncLane] = []
-
-    /// Set once by shutdown(); read by synchronous sends without the lock.
-    let syncStopping = Atomic<Bool>(false)
-    private var completed: [Transfer] = []      // queue mode: waiting for dispatch()
-    /// Jobs of tasks that prefer the client's executor (NetClient+Executor.swift).
-    @exclusivity(unchecked) private var jobs: [(UnownedJob, UnownedTaskExecutor)] = []
-    /// The owner let go from the loop's own thread (stopDetached()): the loop
-    /// thread cleans up after itself instead of being joined.
-    private var detached = false
-    private var dispatchThread: pthread_t?      // queue mode: thread inside dispatch()
 
     // Loop thread only.
     private var thread: pthread_t?
@@ -52,13 +53,17 @@ final class TransferLoop: @unchecked Sendable {
         /// Transfers in the multi handle; each knows its slot (`activeSlot`).
         var active: [Transfer] = []
         var easyPool = EasyHandlePool()
+        /// Transfers waiting to be relaunched after a delay.
+        var timers = TimerQueue<Transfer>()
+        /// Transfers held until resume(_:).
+        var parked: [Transfer] = []
         /// Finished transfers of one drainMessages() pass, each retained once by hand:
         /// trivial elements, so emptying the list costs no per-element destroy.
         var messages: [(Unmanaged<Transfer>, UnsafeMutableRawPointer, CURLcode)] = []
         /// Executor jobs taken from `jobs` for one pass.
         var readyJobs: [(UnownedJob, UnownedTaskExecutor)] = []
         /// Async sends completed in this pass, resumed together at its end (deferResume).
-        var resumes: [UnsafeContinuation<Void, Never>] = []
+        var continuations: [UnsafeContinuation<Void, Never>] = []
     }
     private let state: UnsafeMutablePointer<LoopState> = {
         let p = UnsafeMutablePointer<LoopState>.allocate(capacity: 1)
@@ -67,46 +72,46 @@ final class TransferLoop: @unchecked Sendable {
     }()
 
     /// Queue mode's notification descriptor (eventfd), -1 in loop mode.
-    let eventFD: Int32
+    var eventFD: Int32 { completions?.fd ?? -1 }
 
     init?(mode: Configuration.CallbackMode, limits: Configuration.Limits) {
         CurlGlobal.ensureInitialized()
         guard let m = curl_multi_init() else { return nil }
         if mode == .queue {
-            let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
-            if fd < 0 { curl_multi_cleanup(m); return nil }
-            eventFD = fd
+            guard let queue = CompletionQueue() else { curl_multi_cleanup(m); return nil }
+            completions = queue
         } else {
-            eventFD = -1
+            completions = nil
         }
         self.mode = mode
-        self.limits = limits
         multi = m
         _ = ncshim_multi_setopt_long(m, CURLMOPT_MAX_HOST_CONNECTIONS, limits.maxConnectionsPerHost)
         TransferLoop.sizeConnectionCache(m, handles: EasyHandlePool.floor)
         guard let t = startThread({ [self] in run() }) else {
             curl_multi_cleanup(m)
-            if eventFD >= 0 { close(eventFD) }
             return nil
         }
         thread = t
     }
 
     deinit {
-        if eventFD >= 0 { close(eventFD) }
         state.deinitialize(count: 1)
         state.deallocate()
     }
 
     // MARK: called from any thread
 
+    /// The next request number of this client (events' `id`, nc_task_id).
+    func nextID() -> UInt64 { ids.wrappingAdd(1, ordering: .relaxed).newValue }
+
     /// Queues a transfer. False if the client is shutting down.
     func submit(_ t: Transfer) -> Bool {
         monitor.lock()
         defer { monitor.unlock() }
-        guard !shuttingDown, let multi else { return false }
+        guard lifecycle.load(ordering: .relaxed).acceptsWork else { return false }
+        t.id = nextID()
         pending.append(t)
-        wake(multi)
+        wake()
         return true
     }
 
@@ -118,20 +123,38 @@ final class TransferLoop: @unchecked Sendable {
     /// goes to Swift's global executor instead: no task waits on a stopped loop.
     func enqueueJob(_ job: UnownedJob, on executor: UnownedTaskExecutor) {
         monitor.lock()
-        guard !shuttingDown, let multi else {
+        guard lifecycle.load(ordering: .relaxed).acceptsWork else {
             monitor.unlock()
             globalConcurrentExecutor.enqueue(ExecutorJob(job))
             return
         }
         jobs.append((job, executor))
-        wake(multi)
+        wake()
+        monitor.unlock()
+    }
+
+    /// Relaunches a transfer parked by `TransferAction.park` (a new attempt), from
+    /// any thread. Nothing happens for a transfer that is not parked (anymore).
+    func resume(_ t: Transfer) {
+        monitor.lock()
+        t.resumeRequested = true
+        if let lane = t.parkedLane {
+            monitor.unlock()
+            lanes.wake(lane)
+            return
+        }
+        if lifecycle.load(ordering: .relaxed).acceptsWork {
+            unparks.append(t)
+            wake()
+        }
         monitor.unlock()
     }
 
     /// Wakes the loop thread if it sleeps in curl_multi_poll. A loop that is busy
     /// (or a submission from a callback, on the loop thread itself) needs none: the
-    /// loop looks at its queues before it polls again. Call with the monitor held.
-    private func wake(_ multi: UnsafeMutableRawPointer) {
+    /// loop looks at its queues before it polls again. Call with the monitor held,
+    /// while the loop runs.
+    private func wake() {
         if polling && !wakeSent {
             wakeSent = true
             curl_multi_wakeup(multi)
@@ -139,22 +162,23 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     /// True once the loop has stopped and freed its multi handle.
-    var isStopped: Bool { monitor.withLock { multi == nil } }
+    var isStopped: Bool { lifecycle.load(ordering: .acquiring) == .stopped }
+
+    /// Whether the caller runs on the loop thread (an executor job or a callback).
+    var onLoopThread: Bool { isCurrentThread(thread) }
 
     /// True when the caller runs inside one of this client's callbacks.
-    var isCallbackThread: Bool {
-        if isCurrentThread(thread) { return true }
-        return monitor.withLock { isCurrentThread(dispatchThread) }
-    }
+    var isCallbackThread: Bool { onLoopThread || (completions?.isDrainingThread ?? false) }
 
     func cancel(_ t: Transfer) {
-        if isCurrentThread(thread) { cancelOnLoopThread(t); return }
+        if onLoopThread { cancelOnLoopThread(t); return }
+        // In queue mode the completion runs at the next dispatch(): do not wait.
+        // Inside dispatch() the transfer may be the one running: do not wait.
+        let noWait = mode == .queue || (completions?.isDrainingThread ?? false)
         monitor.lock()
         defer { monitor.unlock() }
         enqueueCancel(t)
-        // In queue mode the completion runs at the next dispatch(): do not wait.
-        // Inside dispatch() the transfer may be the one running: do not wait.
-        if mode == .queue || isCurrentThread(dispatchThread) { return }
+        if noWait { return }
         doneWaiters += 1
         while !t.done { monitor.wait() }
         doneWaiters -= 1
@@ -175,9 +199,9 @@ final class TransferLoop: @unchecked Sendable {
         // Shutting down: the loop completes every transfer anyway. Queuing it now
         // could outlive the loop thread and keep the transfer (and, through it,
         // the loop) alive forever.
-        if shuttingDown { return }
+        guard lifecycle.load(ordering: .relaxed).acceptsWork else { return }
         cancels.append(t)
-        if let multi { wake(multi) }
+        wake()
     }
 
     /// Stops the loop: every transfer completes with `NetError.shutdown`; returns
@@ -186,14 +210,14 @@ final class TransferLoop: @unchecked Sendable {
     func shutdown() -> Bool {
         if isCallbackThread { return false }
         monitor.lock()
-        if shuttingDown {
+        guard lifecycle.load(ordering: .relaxed) == .running else {
             monitor.unlock()
             return true
         }
-        shuttingDown = true
-        if let multi { curl_multi_wakeup(multi) }
+        lifecycle.store(.stopping, ordering: .releasing)
+        curl_multi_wakeup(multi)
         monitor.unlock()
-        stopSyncLanes()
+        lanes.stop(wait: true)
         if let thread { pthread_join(thread, nil) }
         cleanUpAfterLoop()
         return true
@@ -206,18 +230,16 @@ final class TransferLoop: @unchecked Sendable {
     /// exits on its own.
     func stopDetached() {
         monitor.lock()
-        if shuttingDown {
+        guard lifecycle.load(ordering: .relaxed) == .running else {
             monitor.unlock()
             return
         }
-        shuttingDown = true
-        detached = true
-        if let multi { curl_multi_wakeup(multi) }
+        lifecycle.store(.stoppingDetached, ordering: .releasing)
+        curl_multi_wakeup(multi)
         monitor.unlock()
         // A synchronous send holds its client, so no lane is busy when the owner
-        // goes; mark them stopping anyway and wake any.
-        syncStopping.store(true, ordering: .releasing)
-        monitor.withLock { for lane in busyLanes { curl_multi_wakeup(lane.multi) } }
+        // goes; stop them anyway.
+        lanes.stop(wait: false)
     }
 
     /// After the loop thread has stopped: nothing may stay queued behind it (a
@@ -226,50 +248,38 @@ final class TransferLoop: @unchecked Sendable {
         let leftJobs: [(UnownedJob, UnownedTaskExecutor)] = monitor.withLock {
             pending.removeAll()
             cancels.removeAll()
+            unparks.removeAll()
             let left = jobs
             jobs.removeAll()
             return left
         }
         // Tasks waiting on the executor continue on Swift's global executor.
         for (job, _) in leftJobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
-        if mode == .queue { _ = dispatch(force: true) }
-        monitor.withLock {
-            if let multi { curl_multi_cleanup(multi) }
-            multi = nil
-            idleLanes.removeAll()
-        }
+        _ = dispatch(force: true)
         state.pointee.easyPool.removeAll()
+        monitor.withLock {
+            curl_multi_cleanup(multi)
+            lifecycle.store(.stopped, ordering: .releasing)
+        }
     }
 
+    /// Queue mode: runs the completions waiting now on the calling thread.
     func dispatch(force: Bool = false) -> DispatchResult {
-        guard mode == .queue else { return .wrongMode }
-        monitor.lock()
-        if dispatchThread != nil && !force {
-            monitor.unlock()
-            return .nested
-        }
-        let batch = completed
-        completed.removeAll()
-        var counter: UInt64 = 0
-        _ = read(eventFD, &counter, 8)
-        dispatchThread = pthread_self()
-        monitor.unlock()
-        for t in batch {
+        guard let completions else { return .wrongMode }
+        return completions.drain(force: force) { t in
             t.deliver(t, t.result.0, t.result.1)
             t.result = (nil, nil)
             markDone(t)
         }
-        monitor.withLock { dispatchThread = nil }
-        return .ok
     }
 
     // MARK: loop thread
 
     private func run() {
-        guard let multi = monitor.withLock({ self.multi }) else { return }
         var running: Int32 = 0
         var newOnes: [Transfer] = []
         var cancelled: [Transfer] = []
+        var resumed: [Transfer] = []
         while true {
             monitor.lock()
             polling = false
@@ -282,40 +292,42 @@ final class TransferLoop: @unchecked Sendable {
             }
             swap(&newOnes, &pending)
             swap(&cancelled, &cancels)
-            let stopping = shuttingDown
+            if !unparks.isEmpty { swap(&resumed, &unparks) }
+            let phase = lifecycle.load(ordering: .relaxed)
             // Cancels asked for before now; later ones arrive through `cancels`.
             for t in newOnes where t.cancelRequested { t.cancelledBeforeStart = true }
             monitor.unlock()
 
-            for t in newOnes { start(t, multi, stopping: stopping) }
+            let stopping = !phase.acceptsWork
+            for t in newOnes { start(t, stopping: stopping) }
             newOnes.removeAll(keepingCapacity: true)
-            for t in cancelled {
-                if let easy = t.easy, t.activeSlot >= 0 {
-                    let sent = t.attempts(easy)
-                    stop(t, easy, multi)
-                    complete(t, nil, NetError.cancelled.attempted(sent))
-                }
-            }
+            for t in cancelled { cancelNow(t) }
             cancelled.removeAll(keepingCapacity: true)
-            if stopping {
-                for t in state.pointee.active.reversed() {
-                    var sent: Int32 = 0
-                    if let easy = t.easy {
-                        sent = t.attempts(easy)
-                        stop(t, easy, multi)
-                    }
-                    complete(t, nil, NetError.shutdown.attempted(sent))
+            if !resumed.isEmpty {
+                for t in resumed where t.waiting == .parked {
+                    unwait(t)
+                    relaunch(t)
                 }
+                resumed.removeAll(keepingCapacity: true)
+            }
+            if stopping {
+                stopEverything()
                 resumeDeferred()
-                if monitor.withLock({ detached }) {
+                if phase == .stoppingDetached {
                     pthread_detach(pthread_self())
                     cleanUpAfterLoop()
                 }
                 return
             }
+            if !state.pointee.timers.isEmpty {
+                for t in state.pointee.timers.popDue(now: monotonicNanos()) {
+                    t.waiting = .none
+                    relaunch(t)
+                }
+            }
 
             _ = curl_multi_perform(multi, &running)
-            drainMessages(multi)
+            drainMessages()
             resumeDeferred()
             if state.pointee.easyPool.tick(inUse: state.pointee.active.count, now: EasyHandlePool.nowMs()) {
                 TransferLoop.sizeConnectionCache(multi, handles: state.pointee.easyPool.keep)
@@ -323,18 +335,38 @@ final class TransferLoop: @unchecked Sendable {
             // Sleep only if no work arrived meanwhile (from callbacks or other threads);
             // from here on, new work wakes the poll (see wake()).
             monitor.lock()
-            let idle = pending.isEmpty && cancels.isEmpty && jobs.isEmpty && !shuttingDown
+            let idle = pending.isEmpty && cancels.isEmpty && unparks.isEmpty && jobs.isEmpty
+                && lifecycle.load(ordering: .relaxed).acceptsWork
             if idle {
                 polling = true
                 wakeSent = false
             }
             monitor.unlock()
-            if idle { _ = curl_multi_poll(multi, nil, 0, 1000, nil) }
+            if idle {
+                let timeout = state.pointee.timers.isEmpty
+                    ? 1000 : state.pointee.timers.pollTimeoutMs(now: monotonicNanos(), cap: 1000)
+                _ = curl_multi_poll(multi, nil, 0, timeout, nil)
+            }
         }
     }
 
-    /// Whether the caller runs on the loop thread (an executor job or a callback).
-    var onLoopThread: Bool { isCurrentThread(thread) }
+    /// Shutting down: every transfer in the multi handle or waiting completes with
+    /// `NetError.shutdown`.
+    private func stopEverything() {
+        for t in state.pointee.active.reversed() {
+            var sent: Int32 = 0
+            if let easy = t.easy {
+                sent = t.attemptsMade(stoppedOn: easy)
+                stop(t, easy)
+            }
+            complete(t, nil, NetError.shutdown.attempted(sent))
+        }
+        for t in state.pointee.timers.removeAll() + state.pointee.parked {
+            t.waiting = .none
+            complete(t, nil, NetError.shutdown.attempted(t.attempt))
+        }
+        state.pointee.parked.removeAll()
+    }
 
     /// Called by an async send's completion on the loop thread: its task (which runs
     /// on Swift's global executor) is resumed at the end of this pass, with every
@@ -345,16 +377,16 @@ final class TransferLoop: @unchecked Sendable {
     /// when not on the loop thread (queue mode: the caller resumes it itself).
     func deferResume(_ waiter: UnsafeContinuation<Void, Never>) -> Bool {
         guard onLoopThread else { return false }
-        state.pointee.resumes.append(waiter)
+        state.pointee.continuations.append(waiter)
         return true
     }
 
     /// Resumes the waiters deferResume() collected, from one job on Swift's global
     /// executor (so the loop goes on to its next pass without a thread switch).
     private func resumeDeferred() {
-        guard !state.pointee.resumes.isEmpty else { return }
-        let batch = state.pointee.resumes
-        state.pointee.resumes.removeAll(keepingCapacity: true)
+        guard !state.pointee.continuations.isEmpty else { return }
+        let batch = state.pointee.continuations
+        state.pointee.continuations.removeAll(keepingCapacity: true)
         Task.detached { for waiter in batch { waiter.resume() } }
     }
 
@@ -364,27 +396,44 @@ final class TransferLoop: @unchecked Sendable {
         state.pointee.readyJobs.removeAll(keepingCapacity: true)
     }
 
-    private func start(_ t: Transfer, _ multi: UnsafeMutableRawPointer, stopping: Bool) {
+    private func start(_ t: Transfer, stopping: Bool) {
+        t.emitStart()
         if stopping { complete(t, nil, .shutdown); return }
         if let e = t.presetError { complete(t, nil, e); return }
         if t.cancelledBeforeStart { complete(t, nil, .cancelled); return }
-        launch(t, multi)
+        relaunch(t)
+    }
+
+    /// Starts a new attempt of `t`.
+    private func relaunch(_ t: Transfer) {
+        t.beginAttempt(now: monotonicNanos())
+        launch(t)
     }
 
     /// Puts `t` (its current hop) into the multi handle.
-    private func launch(_ t: Transfer, _ multi: UnsafeMutableRawPointer) {
+    private func launch(_ t: Transfer) {
         if let e = t.openOutput() { complete(t, nil, e); return }
-        guard let prepared = t.prepared, let easy = state.pointee.easyPool.take() ?? newEasyHandle() else {
-            complete(t, nil, NetError.internalError("libcurl could not create a transfer (out of memory).").attempted(t.redirects > 0 ? 1 : 0))
+        guard let prepared = t.prepared else {
+            complete(t, nil, NetError.internalError("A transfer ended without its request.").attempted(t.attempt))
+            return
+        }
+        var timeoutMs = prepared.timeoutMs
+        if t.redirects > 0, let left = t.remainingTimeoutMs(prepared, now: monotonicNanos()) {
+            if left == 0 { complete(t, nil, t.timedOutBetweenHops(prepared)); return }
+            timeoutMs = left
+        }
+        guard let easy = state.pointee.easyPool.take() ?? newEasyHandle() else {
+            complete(t, nil, NetError.internalError("libcurl could not create a transfer (out of memory).")
+                .attempted(t.attemptsMade(thisOneSent: false)))
             return
         }
         t.easy = easy
-        easy.configure(for: t, prepared)
+        easy.configure(for: t, prepared, timeoutMs: timeoutMs)
         guard curl_multi_add_handle(multi, easy.handle) == CURLM_OK else {
             t.easy = nil
             easy.parked()
             state.pointee.easyPool.put(easy, inUse: state.pointee.active.count)
-            complete(t, nil, NetError.internalError("libcurl refused the transfer.").attempted(t.redirects > 0 ? 1 : 0))
+            complete(t, nil, NetError.internalError("libcurl refused the transfer.").attempted(t.attemptsMade(thisOneSent: false)))
             return
         }
         t.activeSlot = state.pointee.active.count
@@ -416,7 +465,7 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     /// Takes a transfer out of the multi handle and recycles its easy handle.
-    private func stop(_ t: Transfer, _ easy: EasyHandle, _ multi: UnsafeMutableRawPointer) {
+    private func stop(_ t: Transfer, _ easy: EasyHandle) {
         _ = curl_multi_remove_handle(multi, easy.handle)
         let slot = t.activeSlot
         if slot >= 0 && slot < state.pointee.active.count {
@@ -433,7 +482,7 @@ final class TransferLoop: @unchecked Sendable {
         state.pointee.easyPool.put(easy, inUse: state.pointee.active.count)
     }
 
-    private func drainMessages(_ multi: UnsafeMutableRawPointer) {
+    private func drainMessages() {
         // Read every message (and whose transfer it is) before completing any: a
         // completion may remove or recycle other easy handles, which invalidates
         // libcurl's message storage and may hand a handle to another transfer.
@@ -448,34 +497,63 @@ final class TransferLoop: @unchecked Sendable {
             let t = ref.takeRetainedValue()
             // A callback earlier in this batch may have cancelled it already.
             guard t.activeSlot >= 0, let easy = t.easy, easy.handle == h else { continue }
-            finish(t, easy, code, multi)
+            t.noteHopEnded(easy)
+            let outcome = HopOutcome(easy, code)
+            stop(t, easy)
+            execute(t.next(after: outcome), for: t)
         }
         state.pointee.messages.removeAll(keepingCapacity: true)
     }
 
-    /// Ends the current hop of `t`: completes it, or sends the next hop of a redirect.
-    private func finish(_ t: Transfer, _ easy: EasyHandle, _ code: CURLcode, _ multi: UnsafeMutableRawPointer) {
-        let hop = t.conclude(easy, code)
-        stop(t, easy, multi)
-        switch hop {
-        case .done(let response, let error): complete(t, response, error)
-        case .redirect: launch(t, multi)
+    /// Carries out what `Transfer.next(after:)` decided.
+    private func execute(_ action: TransferAction, for t: Transfer) {
+        switch action {
+        case .complete(let response, let error):
+            complete(t, response, error)
+        case .redirect:
+            launch(t)
+        case .relaunch:
+            relaunch(t)
+        case .relaunchAfter(let ms, let reason):
+            t.emitRetry(delayMs: ms, reason: reason)
+            t.waiting = .timer
+            state.pointee.timers.schedule(t, at: monotonicNanos() &+ UInt64(clamping: max(ms, 0)) &* 1_000_000)
+        case .park:
+            t.waiting = .parked
+            state.pointee.parked.append(t)
+        }
+    }
+
+    /// Takes a waiting transfer out of the timer queue or the parked list.
+    private func unwait(_ t: Transfer) {
+        switch t.waiting {
+        case .none: return
+        case .timer: _ = state.pointee.timers.remove { $0 === t }
+        case .parked: state.pointee.parked.removeAll { $0 === t }
+        }
+        t.waiting = .none
+    }
+
+    /// Cancels `t` now if it is in the multi handle or waiting between attempts;
+    /// otherwise it is completing (perhaps in this very callback) or done.
+    private func cancelNow(_ t: Transfer) {
+        if let easy = t.easy, t.activeSlot >= 0 {
+            let sent = t.attemptsMade(stoppedOn: easy)
+            stop(t, easy)
+            complete(t, nil, NetError.cancelled.attempted(sent))
+        } else if t.waiting != .none {
+            unwait(t)
+            complete(t, nil, NetError.cancelled.attempted(t.attempt))
         }
     }
 
     /// Delivers the single completion: now (loop mode) or via the queue (queue mode).
     private func complete(_ t: Transfer, _ response: Response?, _ error: NetError?) {
-        _ = t.closeOutput()   // before anyone is told: the file is complete
-        if mode == .queue {
+        let (response, error) = t.closingOutput(response, error)   // before anyone is told: the file is complete
+        t.emitEnd(response, error)
+        if let completions {
             t.result = (response, error)
-            monitor.lock()
-            let wasEmpty = completed.isEmpty
-            completed.append(t)
-            if wasEmpty {
-                var one: UInt64 = 1
-                _ = write(eventFD, &one, 8)
-            }
-            monitor.unlock()
+            completions.push(t)
             return
         }
         t.deliver(t, response, error)
@@ -492,11 +570,9 @@ final class TransferLoop: @unchecked Sendable {
     /// nc_task_cancel from inside a callback running on the loop thread: act now,
     /// since waiting for the loop would wait for ourselves.
     private func cancelOnLoopThread(_ t: Transfer) {
-        guard let multi = monitor.withLock({ self.multi }) else { return }
-        if let easy = t.easy, t.activeSlot >= 0 {
-            let sent = t.attempts(easy)
-            stop(t, easy, multi)
-            complete(t, nil, NetError.cancelled.attempted(sent))
+        guard lifecycle.load(ordering: .relaxed).acceptsWork else { return }
+        if (t.easy != nil && t.activeSlot >= 0) || t.waiting != .none {
+            cancelNow(t)
             return
         }
         let wasPending: Bool = monitor.withLock {
@@ -504,36 +580,9 @@ final class TransferLoop: @unchecked Sendable {
             pending.remove(at: i)
             return true
         }
-        if wasPending { complete(t, nil, .cancelled) }
-        // Otherwise it is completing (perhaps this very callback) or done.
+        if wasPending {
+            t.emitStart()
+            complete(t, nil, .cancelled)
+        }
     }
-}
-
-/// What `dispatch()` did.
-public enum DispatchResult: Sendable {
-    case ok
-    /// The client is not in queue mode.
-    case wrongMode
-    /// Called from inside a completion that dispatch() is running.
-    case nested
-}
-
-extension NetError {
-    func attempted(_ n: Int32) -> NetError {
-        var e = self
-        e.attempts = n
-        return e
-    }
-}
-
-/// Process-wide libcurl state.
-enum CurlGlobal {
-    private static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
-
-    static func ensureInitialized() { _ = initialized }
-
-    private static let protocolsText = CString("http,https")
-    private static let emptyText = CString("")
-    static var protocols: UnsafePointer<CChar> { protocolsText.pointer }
-    static var empty: UnsafePointer<CChar> { emptyText.pointer }
 }

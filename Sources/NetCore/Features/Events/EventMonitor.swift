@@ -1,0 +1,91 @@
+/// Receives the life of every request of a client (DESIGN.md "Request lifecycle",
+/// seam 3): its start, the end of each attempt (with libcurl's timings), and its
+/// completion. Install one with `NetClient.eventMonitor`; with none installed the
+/// transfer loop reads no timings and builds no events.
+///
+/// Threads: called on the thread that drives the request — the client's transfer
+/// thread, or the caller's own for `sendSync` — with no lock held. Keep it short:
+/// it delays the client's other transfers while it runs. It may send, cancel and
+/// change the client's settings. Every method has a default that does nothing.
+public protocol EventMonitor: AnyObject, Sendable {
+    /// The request is about to be sent for the first time.
+    func requestDidStart(_ event: RequestEvent)
+    /// An attempt ended (its redirects included); `event.timings` are its own.
+    func attemptDidEnd(_ event: RequestEvent)
+    /// Another attempt will start after `event.delayMs` for `event.reason`.
+    func retryScheduled(_ event: RequestEvent)
+    /// The request's single completion is about to run.
+    func requestDidComplete(_ event: RequestEvent)
+}
+
+extension EventMonitor {
+    public func requestDidStart(_ event: RequestEvent) {}
+    public func attemptDidEnd(_ event: RequestEvent) {}
+    public func retryScheduled(_ event: RequestEvent) {}
+    public func requestDidComplete(_ event: RequestEvent) {}
+}
+
+/// One event of a request's life (EventMonitor).
+public struct RequestEvent: Sendable {
+    public enum Kind: String, Sendable {
+        case requestStart = "request_start"
+        case attemptEnd = "attempt_end"
+        case retry = "retry"
+        case requestEnd = "request_end"
+    }
+
+    public var kind: Kind
+    /// The request's number among its client's (`Transfer.id`), from 1.
+    public var id: UInt64
+    public var method: String
+    /// The URL of the request as resolved at send (a redirect's target for hops
+    /// after it is in `finalURL`).
+    public var url: String
+    /// The attempt, from 1 (0 in `requestStart`).
+    public var attempt: Int32
+    /// The HTTP status of the attempt's last response, 0 if none.
+    public var status: Int32 = 0
+    /// The failure, for `attemptEnd` and `requestEnd`; nil on success.
+    public var error: NetError? = nil
+    /// `retry`: the wait before the next attempt, and why.
+    public var delayMs: Int64? = nil
+    public var reason: String? = nil
+    /// `attemptEnd`: libcurl's timings of the attempt.
+    public var timings: AttemptTimings? = nil
+}
+
+/// libcurl's timings of one attempt, in microseconds from the start of its last hop
+/// (CURLINFO_*_TIME_T); `totalUs` and `bytes` add up every hop of the attempt.
+public struct AttemptTimings: Sendable, Equatable {
+    public var dnsUs: Int64 = 0
+    public var connectUs: Int64 = 0
+    public var tlsUs: Int64 = 0
+    public var firstByteUs: Int64 = 0
+    public var totalUs: Int64 = 0
+    /// Body bytes received.
+    public var bytes: Int64 = 0
+    /// Hops (1 + redirects followed).
+    public var hops: Int32 = 0
+
+    public init() {}
+
+    public init(dnsUs: Int64, connectUs: Int64, tlsUs: Int64, firstByteUs: Int64, totalUs: Int64,
+                bytes: Int64, hops: Int32) {
+        self.dnsUs = dnsUs
+        self.connectUs = connectUs
+        self.tlsUs = tlsUs
+        self.firstByteUs = firstByteUs
+        self.totalUs = totalUs
+        self.bytes = bytes
+        self.hops = hops
+    }
+
+    /// This attempt's timings after one more hop ended with `hop`'s.
+    mutating func add(_ hop: AttemptTimings) {
+        let total = totalUs &+ hop.totalUs, bytes = self.bytes &+ hop.bytes, hops = self.hops &+ 1
+        self = hop
+        totalUs = total
+        self.bytes = bytes
+        self.hops = hops
+    }
+}

@@ -1,0 +1,71 @@
+import CCurlShim
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension EasyHandle {
+    /// Sets what changes from one transfer to the next. Fixed options are set once
+    /// per easy handle (EasyHandle.init); handles are reused without curl_easy_reset,
+    /// so every option set here is set on every transfer. `timeoutMs` is what is
+    /// left of the attempt's total timeout (0: none): the whole of it on an
+    /// attempt's first hop, less on a redirect hop (Transfer.remainingTimeoutMs).
+    func configure(for t: Transfer, _ p: PreparedRequest, timeoutMs: Int64) {
+        let h = handle
+        let me = Unmanaged.passUnretained(t).toOpaque()
+        errorBuffer[0] = 0
+        arm(p.limits, outputFD: t.outputFD)
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_PRIVATE, me)
+        // The same resolved request as this handle's last transfer (a request sent
+        // again): every option below is still set, as libcurl keeps options
+        // between transfers. Saves the setopts and libcurl's copy of the URL. (A
+        // redirect hop, the only one with less than the whole timeout, is a new
+        // resolved request each time.)
+        if configuredFor === p { return }
+        configuredFor = p
+        if let parsed = p.parsedURL {
+            // The parsed URL (see PreparedRequest.parsedURL). Clearing CURLOPT_URL
+            // makes libcurl take its URL text (CURLINFO_EFFECTIVE_URL, messages) from
+            // this CURLU: once set, it would otherwise keep the last transfer's.
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_URL, nil)
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_CURLU, UnsafeRawPointer(parsed))
+        } else {
+            // CURLOPT_CURLU overrides CURLOPT_URL: clear any earlier transfer's.
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_CURLU, nil)
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_URL, p.url.pointer)
+        }
+        // The environment's proxy, read once per client (ProxyEnvironment.swift);
+        // libcurl copies the strings, so they are set only when they change.
+        let proxy = t.loop.proxies.proxy(https: p.isHTTPS)
+        if appliedProxy !== proxy {
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_PROXY, proxy.pointer)
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_NOPROXY, t.loop.proxies.noProxy.pointer)
+            appliedProxy = proxy
+        }
+        _ = ncshim_easy_setopt_long(h, CURLOPT_TIMEOUT_MS, Int(clamping: timeoutMs))
+        _ = ncshim_easy_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, Int(clamping: p.connectTimeoutMs))
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_HTTPHEADER, p.headerList)
+        if decodesContent != p.decodesContent {
+            // Decompression is on when Accept-Encoding is sent; the header line itself
+            // comes from the request's list, which suppresses libcurl's own.
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_ACCEPT_ENCODING, p.decodesContent ? CurlGlobal.empty : nil)
+            decodesContent = p.decodesContent
+        }
+        // Back to a plain GET (HTTPGET also clears NOBODY and a previous POST),
+        // then the method of this transfer.
+        _ = ncshim_easy_setopt_ptr(h, CURLOPT_CUSTOMREQUEST, nil)
+        _ = ncshim_easy_setopt_long(h, CURLOPT_HTTPGET, 1)
+        if p.method == "HEAD" {
+            _ = ncshim_easy_setopt_long(h, CURLOPT_NOBODY, 1)
+        } else if let body = p.body {
+            // POSTFIELDS makes libcurl send POST; any other method is named explicitly.
+            _ = ncshim_easy_setopt_off(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_POSTFIELDS, body.pointer)
+            if p.method != "POST" { _ = ncshim_easy_setopt_ptr(h, CURLOPT_CUSTOMREQUEST, p.methodC.pointer) }
+        } else if p.method == "POST" {
+            _ = ncshim_easy_setopt_off(h, CURLOPT_POSTFIELDSIZE_LARGE, 0)
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_POSTFIELDS, CurlGlobal.empty)
+        } else if p.method != "GET" {
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_CUSTOMREQUEST, p.methodC.pointer)
+        }
+    }
+}

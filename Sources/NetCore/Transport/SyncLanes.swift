@@ -1,0 +1,201 @@
+import CCurlShim
+import Synchronization
+
+/// Synchronous sends run on the calling thread: no hand-off to the transfer
+/// thread and back (two context switches per request). Each one borrows a *lane*,
+/// a private multi handle with one easy handle, and drives it with
+/// curl_multi_perform / curl_multi_poll until the response is in. Lanes are pooled
+/// by the client, so a thread that sends one request after another reuses the
+/// lane's kept-alive connection. Connections are not shared between lanes and the
+/// transfer thread: N threads sending synchronously at once use up to N lanes.
+final class SyncLane {
+    let multi: UnsafeMutableRawPointer
+    let easy: EasyHandle
+
+    init?() {
+        guard let m = curl_multi_init() else { return nil }
+        guard let e = EasyHandle() else {
+            curl_multi_cleanup(m)
+            return nil
+        }
+        multi = m
+        easy = e
+    }
+
+    // The easy handle is never left in the multi handle (see drive()), and is
+    // cleaned up after it, when `easy` is released.
+    deinit { curl_multi_cleanup(multi) }
+
+    /// Waits up to `ms` on the lane: returns early for libcurl's own timers, socket
+    /// activity, or a wake-up (shutdown, resume of a parked transfer).
+    func poll(_ ms: Int32) { _ = curl_multi_poll(multi, nil, 0, ms, nil) }
+}
+
+/// A client's lanes: the idle ones kept for reuse and the busy ones, which
+/// `stop()` wakes and waits for. Storage and pool in one type, with its own lock.
+final class SyncLanes: @unchecked Sendable {
+    /// Idle lanes kept for reuse.
+    static let maxIdle = 16
+
+    private let monitor = Monitor()
+    private var idle: [SyncLane] = []
+    private var busy: [SyncLane] = []
+    /// Set once by stop(); read by the lanes' drive loops without the lock.
+    let stopping = Atomic<Bool>(false)
+
+    enum Acquired {
+        case lane(SyncLane)
+        case stopping
+        case noMemory
+    }
+
+    /// A lane for one synchronous send, marked busy; `.stopping` once stop() began.
+    func acquire() -> Acquired {
+        if let lane: SyncLane = monitor.withLock({
+            guard !stopping.load(ordering: .relaxed), let lane = idle.popLast() else { return nil }
+            busy.append(lane)
+            return lane
+        }) { return .lane(lane) }
+        if stopping.load(ordering: .acquiring) { return .stopping }
+        // A new lane is made without the lock; stop() may have begun meanwhile.
+        guard let made = SyncLane() else { return .noMemory }
+        return monitor.withLock {
+            if stopping.load(ordering: .relaxed) { return .stopping }
+            busy.append(made)
+            return .lane(made)
+        }
+    }
+
+    /// Gives a lane back after its send.
+    func release(_ lane: SyncLane) {
+        monitor.withLock {
+            if let i = busy.firstIndex(where: { $0 === lane }) { busy.remove(at: i) }
+            if stopping.load(ordering: .relaxed) {
+                monitor.broadcast()      // stop() waits for busy lanes
+            } else if idle.count < SyncLanes.maxIdle {
+                idle.append(lane)
+            }
+        }
+    }
+
+    /// Makes every send in progress end with NetError.shutdown; with `wait`, returns
+    /// once each has (not from a send's own thread).
+    func stop(wait: Bool) {
+        monitor.withLock {
+            stopping.store(true, ordering: .releasing)
+            for lane in busy { curl_multi_wakeup(lane.multi) }
+            if wait { while !busy.isEmpty { monitor.wait() } }
+            idle.removeAll()
+        }
+    }
+
+    /// Wakes the lane a parked synchronous send waits on (TransferLoop.resume).
+    func wake(_ lane: SyncLane) {
+        monitor.withLock { if busy.contains(where: { $0 === lane }) { curl_multi_wakeup(lane.multi) } }
+    }
+}
+
+extension TransferLoop {
+    /// Sends `t` on the calling thread and stores its outcome in `t.result`. False
+    /// (nothing sent) if the client is shutting down. Not from a callback.
+    func runSync(_ t: Transfer) -> Bool {
+        let lane: SyncLane
+        switch lanes.acquire() {
+        case .stopping: return false
+        case .noMemory:
+            t.result = (nil, NetError.internalError("libcurl could not create a transfer (out of memory)."))
+            return true
+        case .lane(let l): lane = l
+        }
+        t.id = nextID()
+        t.emitStart()
+        let (driven, failure) = drive(t, lane)
+        let (response, error) = t.closingOutput(driven, failure)
+        t.emitEnd(response, error)
+        t.result = (response, error)
+        lanes.release(lane)
+        return true
+    }
+
+    /// Runs every hop and attempt of `t` on `lane`, carrying out what
+    /// `Transfer.next(after:)` decides; returns the single outcome.
+    private func drive(_ t: Transfer, _ lane: SyncLane) -> (Response?, NetError?) {
+        if let e = t.presetError { return (nil, e) }
+        let easy = lane.easy
+        t.beginAttempt(now: monotonicNanos())
+        while true {
+            guard let p = t.prepared else {
+                return (nil, NetError.internalError("A transfer ended without its request.").attempted(t.attempt))
+            }
+            if let e = t.openOutput() { return (nil, e) }
+            var timeoutMs = p.timeoutMs
+            if t.redirects > 0, let left = t.remainingTimeoutMs(p, now: monotonicNanos()) {
+                if left == 0 { return (nil, t.timedOutBetweenHops(p)) }
+                timeoutMs = left
+            }
+            t.easy = easy
+            easy.configure(for: t, p, timeoutMs: timeoutMs)
+            guard curl_multi_add_handle(lane.multi, easy.handle) == CURLM_OK else {
+                t.easy = nil
+                return (nil, NetError.internalError("libcurl refused the transfer.").attempted(t.attemptsMade(thisOneSent: false)))
+            }
+            var code = CURLE_OK
+            var finished = false
+            var running: Int32 = 0
+            while true {
+                _ = curl_multi_perform(lane.multi, &running)
+                var left: Int32 = 0
+                while let msg = curl_multi_info_read(lane.multi, &left) {
+                    if msg.pointee.msg == CURLMSG_DONE {
+                        code = ncshim_msg_result(msg)
+                        finished = true
+                    }
+                }
+                if finished { break }
+                if lanes.stopping.load(ordering: .acquiring) {
+                    let sent = t.attemptsMade(stoppedOn: easy)
+                    _ = curl_multi_remove_handle(lane.multi, easy.handle)
+                    t.easy = nil
+                    return (nil, NetError.shutdown.attempted(sent))
+                }
+                lane.poll(1000)
+            }
+            t.noteHopEnded(easy)
+            let outcome = HopOutcome(easy, code)
+            _ = curl_multi_remove_handle(lane.multi, easy.handle)
+            t.easy = nil
+            switch t.next(after: outcome) {
+            case .complete(let response, let error):
+                return (response, error)
+            case .redirect:
+                continue
+            case .relaunch:
+                t.beginAttempt(now: monotonicNanos())
+            case .relaunchAfter(let ms, let reason):
+                t.emitRetry(delayMs: ms, reason: reason)
+                let due = monotonicNanos() &+ UInt64(clamping: max(ms, 0)) &* 1_000_000
+                while true {
+                    if lanes.stopping.load(ordering: .acquiring) { return (nil, NetError.shutdown.attempted(t.attempt)) }
+                    let now = monotonicNanos()
+                    if now >= due { break }
+                    lane.poll(Int32(clamping: (due - now + 999_999) / 1_000_000))
+                }
+                t.beginAttempt(now: monotonicNanos())
+            case .park:
+                monitor.withLock { t.parkedLane = lane }
+                while !monitor.withLock({ t.resumeRequested }) {
+                    if lanes.stopping.load(ordering: .acquiring) {
+                        monitor.withLock { t.parkedLane = nil }
+                        return (nil, NetError.shutdown.attempted(t.attempt))
+                    }
+                    lane.poll(1000)
+                }
+                monitor.withLock {
+                    t.parkedLane = nil
+                    t.resumeRequested = false
+                }
+                t.beginAttempt(now: monotonicNanos())
+            }
+        }
+    }
+}

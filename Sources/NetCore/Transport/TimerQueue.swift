@@ -1,0 +1,119 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Items due at a time, earliest first: the transfer loop's relaunches after a
+/// delay (`TransferAction.relaunchAfter`). A binary min-heap keyed by deadline, ties
+/// broken by the order of scheduling, so equal deadlines come out first in, first
+/// out. Pure (the clock is passed in), so it is tested without a loop or a server.
+///
+/// Threads: not synchronised; the loop thread owns its queue.
+struct TimerQueue<Item> {
+    private struct Entry {
+        let deadline: UInt64
+        let order: UInt64
+        let item: Item
+        func before(_ other: Entry) -> Bool {
+            deadline != other.deadline ? deadline < other.deadline : order < other.order
+        }
+    }
+
+    private var heap: [Entry] = []
+    private var scheduled: UInt64 = 0
+
+    init() {}
+
+    var isEmpty: Bool { heap.isEmpty }
+    var count: Int { heap.count }
+
+    /// The earliest deadline, nil when empty.
+    var nextDeadline: UInt64? { heap.first?.deadline }
+
+    /// Adds `item`, due at `deadline` (the same clock as `popDue`'s `now`).
+    mutating func schedule(_ item: Item, at deadline: UInt64) {
+        heap.append(Entry(deadline: deadline, order: scheduled, item: item))
+        scheduled &+= 1
+        siftUp(heap.count - 1)
+    }
+
+    /// Removes and returns the items due at `now` (deadline <= now), earliest first.
+    mutating func popDue(now: UInt64) -> [Item] {
+        var due: [Item] = []
+        while let first = heap.first, first.deadline <= now {
+            due.append(first.item)
+            removeFirst()
+        }
+        return due
+    }
+
+    /// Removes the items `match` selects (a cancelled wait); returns them. Linear:
+    /// cancels of waiting transfers are rare next to their scheduling.
+    mutating func remove(where match: (Item) -> Bool) -> [Item] {
+        var removed: [Item] = []
+        var kept: [Entry] = []
+        for e in heap {
+            if match(e.item) { removed.append(e.item) } else { kept.append(e) }
+        }
+        guard !removed.isEmpty else { return [] }
+        heap = []
+        for e in kept.sorted(by: { $0.before($1) }) { heap.append(e) }   // a sorted array is a heap
+        return removed
+    }
+
+    /// Empties the queue; returns every item, earliest first.
+    mutating func removeAll() -> [Item] {
+        var all: [Item] = []
+        while let first = heap.first {
+            all.append(first.item)
+            removeFirst()
+        }
+        return all
+    }
+
+    /// Milliseconds from `now` until the next deadline, clamped to `0...cap`; `cap`
+    /// when empty. The loop passes it to curl_multi_poll.
+    func pollTimeoutMs(now: UInt64, cap: Int32) -> Int32 {
+        guard let d = nextDeadline else { return cap }
+        if d <= now { return 0 }
+        let ms = (d - now + 999_999) / 1_000_000
+        return ms >= UInt64(cap) ? cap : Int32(ms)
+    }
+
+    private mutating func removeFirst() {
+        let last = heap.removeLast()
+        guard !heap.isEmpty else { return }
+        heap[0] = last
+        siftDown(0)
+    }
+
+    private mutating func siftUp(_ index: Int) {
+        var i = index
+        while i > 0 {
+            let parent = (i - 1) / 2
+            guard heap[i].before(heap[parent]) else { return }
+            heap.swapAt(i, parent)
+            i = parent
+        }
+    }
+
+    private mutating func siftDown(_ index: Int) {
+        var i = index
+        while true {
+            let l = 2 * i + 1, r = l + 1
+            var m = i
+            if l < heap.count && heap[l].before(heap[m]) { m = l }
+            if r < heap.count && heap[r].before(heap[m]) { m = r }
+            if m == i { return }
+            heap.swapAt(i, m)
+            i = m
+        }
+    }
+}
+
+/// The monotonic clock of deadlines, in nanoseconds (CLOCK_MONOTONIC).
+@inline(__always)
+func monotonicNanos() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+}

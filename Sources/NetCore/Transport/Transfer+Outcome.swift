@@ -1,0 +1,151 @@
+import CCurlShim
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What one hop produced, read off its easy handle by the thread that drove it
+/// (`HopOutcome(easy, code)`), so that deciding what follows (`Transfer.next(after:)`)
+/// touches no libcurl handle and is tested with made-up outcomes.
+struct HopOutcome {
+    /// libcurl's result of the hop.
+    var code: CURLcode
+    /// Why the sink refused bytes (NCSINK_*), NCSINK_OK if it did not.
+    var sinkAbort: Int32 = Int32(NCSINK_OK)
+    /// libcurl's error buffer (failures only).
+    var detail: String = ""
+    /// errno of a failed write to the output file.
+    var outputErrno: Int32 = 0
+    /// The response's status, and what was received (nil: out of memory).
+    var status: Int = 0
+    var received: (body: ByteBuffer, headers: HeaderStore)?
+
+    init(code: CURLcode, status: Int = 0, received: (body: ByteBuffer, headers: HeaderStore)? = nil) {
+        self.code = code
+        self.status = status
+        self.received = received
+    }
+
+    /// Reads the hop that ended on `easy` with `code`: takes the received bytes from
+    /// the sink on success, the failure's details otherwise.
+    init(_ easy: EasyHandle, _ code: CURLcode) {
+        self.code = code
+        if code != CURLE_OK {
+            sinkAbort = easy.abortReason
+            detail = easy.errorDetail
+            outputErrno = easy.outputErrno
+            return
+        }
+        var status: Int = 0
+        _ = ncshim_easy_getinfo_long(easy.handle, CURLINFO_RESPONSE_CODE, &status)
+        self.status = status
+        received = easy.takeResponse()
+    }
+}
+
+extension Transfer {
+    /// Seam 2 (DESIGN.md "Request lifecycle"): what follows the hop that ended with
+    /// `outcome`. Decides only — classifies the response, prepares a redirect's next
+    /// hop (`prepared`, `redirects`), asks the transfer's policy about an attempt's
+    /// result — and leaves doing it to the caller (TransferLoop, SyncLanes).
+    func next(after outcome: HopOutcome) -> TransferAction {
+        guard case .ended(let response, let error) = hopResult(outcome) else { return .redirect }
+        emitAttemptEnd(response, error)
+        guard let policy else { return .complete(response, error) }
+        switch policy.next(after: self, response: response, error: error) {
+        case .redirect: return .complete(response, error)
+        case let action: return action
+        }
+    }
+
+    /// What the end of a hop means on its own.
+    private enum HopResult {
+        case ended(Response?, NetError?)
+        case redirected
+    }
+
+    private func hopResult(_ outcome: HopOutcome) -> HopResult {
+        guard let p = prepared else {
+            return .ended(nil, NetError.internalError("A transfer ended without its request.").attempted(attemptsMade(thisOneSent: true)))
+        }
+        if outcome.code != CURLE_OK { return .ended(nil, failure(outcome, p)) }
+        // libcurl follows no redirects (see Redirect.swift): the URL that answered
+        // is this hop's.
+        guard let (body, headers) = outcome.received else {
+            return .ended(nil, NetError.internalError("Out of memory while receiving the response.").attempted(attemptsMade(thisOneSent: true)))
+        }
+        let status = outcome.status
+        if Redirect.follows(status), p.limits.maxRedirects > 0,
+           let location = headers.value("location"), !location.isEmpty {
+            return follow(p, location: location, status: status)
+        }
+        var (response, error) = Classifier.classify(.init(
+            status: Int32(clamping: status), headers: headers, body: body,
+            method: p.method, url: p.url, envelope: p.envelope))
+        if attempt > 1, var e = error {
+            e.attempts = attempt
+            error = e
+        }
+        return .ended(response, error)
+    }
+
+    /// The error of a hop libcurl (or the sink) failed.
+    private func failure(_ o: HopOutcome, _ p: PreparedRequest) -> NetError {
+        let sent = attemptsMade(thisOneSent: true)
+        switch o.sinkAbort {
+        case Int32(NCSINK_BODY_TOO_LARGE):
+            return NetError.responseTooLarge(limit: p.limits.maxResponseBytes).attempted(sent)
+        case Int32(NCSINK_HEADERS_TOO_LARGE):
+            return NetError.headersTooLarge(countLimit: p.limits.maxHeaderCount, byteLimit: p.limits.maxHeaderBytes).attempted(sent)
+        case Int32(NCSINK_NO_MEMORY):
+            return NetError.internalError("Out of memory while receiving the response.").attempted(sent)
+        case Int32(NCSINK_FILE_ERROR):
+            return TransportErrors.error(code: CURLE_WRITE_ERROR,
+                                         detail: "writing '\(p.outputPath ?? "")': \(String(cString: strerror(o.outputErrno)))",
+                                         method: p.method, url: String(cString: p.url.pointer)).attempted(sent)
+        default:
+            return TransportErrors.error(code: o.code, detail: o.detail, method: p.method, url: String(cString: p.url.pointer))
+                .attempted(attemptsMade(thisOneSent: !TransportErrors.sentNothing(o.code)))
+        }
+    }
+
+    /// Prepares the next hop of a redirect, or fails the transfer as libcurl would
+    /// (47 too many redirects, 1 unsupported scheme, 3 malformed Location).
+    private func follow(_ p: PreparedRequest, location: String, status: Int) -> HopResult {
+        func fail(_ code: CURLcode, _ detail: String) -> HopResult {
+            .ended(nil, TransportErrors.error(code: code, detail: detail, method: p.method,
+                                              url: String(cString: p.url.pointer)).attempted(attemptsMade(thisOneSent: true)))
+        }
+        guard redirects < p.limits.maxRedirects else {
+            return fail(CURLE_TOO_MANY_REDIRECTS, "Maximum (\(p.limits.maxRedirects)) redirects followed")
+        }
+        switch Redirect.resolve(location, from: p.url.pointer) {
+        case .failure(.scheme(let scheme)):
+            return fail(CURLE_UNSUPPORTED_PROTOCOL, "redirect to a '\(scheme)' URL refused")
+        case .failure(.malformed(let text)):
+            return fail(CURLE_URL_MALFORMAT, "redirect Location '\(text)' is not a valid URL")
+        case .success(let next):
+            redirects += 1
+            prepared = p.redirected(to: next.url, status: status, crossOrigin: next.crossOrigin)
+            return .redirected
+        }
+    }
+
+    /// Attempts made when the transfer is stopped now (cancel, shutdown): the
+    /// earlier ones, and the running one if its request reached the network (it may
+    /// still wait in the multi handle for a connection).
+    func attemptsMade(stoppedOn easy: EasyHandle?) -> Int32 {
+        guard let easy else { return attempt }
+        var sent: Int = 0
+        _ = ncshim_easy_getinfo_long(easy.handle, CURLINFO_REQUEST_SIZE, &sent)
+        return attemptsMade(thisOneSent: sent > 0)
+    }
+
+    /// The error when the attempt's total timeout ran out between two hops (a
+    /// redirect's next hop would start with nothing left): TRANSPORT 28.
+    func timedOutBetweenHops(_ p: PreparedRequest) -> NetError {
+        TransportErrors.error(code: CURLE_OPERATION_TIMEDOUT,
+                              detail: "the total timeout of \(p.timeoutMs) ms ran out after \(redirects) redirect(s)",
+                              method: p.method, url: String(cString: p.url.pointer))
+            .attempted(attemptsMade(thisOneSent: true))
+    }
+}
