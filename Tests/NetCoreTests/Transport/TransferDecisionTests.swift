@@ -1,0 +1,181 @@
+import Testing
+import CCurlShim
+@testable import NetCore
+
+/// `Transfer.next(after:)` on made-up hop outcomes: classification, redirects,
+/// failures and the policy seam, with no server and no libcurl transfer.
+@Suite struct TransferDecisionTests {
+    static let envelope = #""envelope":{"code":"code","ok_codes":[0],"message":"msg","data":"data"}"#
+
+    func transfer(_ method: String = "GET", _ target: String = "/users/7", config: String = envelope,
+                  policy: (any TransferPolicy)? = nil) throws -> (NetClient, Transfer) {
+        let c = try NetClient(json: #"{"base_url":"http://h.test/api",\#(config)}"#)
+        c.transferPolicy = policy
+        let t = c.transfer(try Request(method: method, target: target)) { _, _, _ in }
+        t.beginAttempt(now: 0)
+        return (c, t)
+    }
+
+    /// A received response: body and raw header lines as the sink hands them over.
+    func outcome(_ status: Int, _ body: String = "", headers: [String] = []) -> HopOutcome {
+        let text = headers.map { $0 + "\r\n" }.joined()
+        let buffer = ByteBuffer(text)
+        let store = text.isEmpty ? HeaderStore()
+            : HeaderStore(lines: UnsafeMutableRawPointer(buffer.base!).assumingMemoryBound(to: CChar.self),
+                          count: buffer.count, owner: buffer)
+        return HopOutcome(code: CURLE_OK, status: status, received: (ByteBuffer(body), store))
+    }
+
+    @Test func anEnvelopeSuccessCompletesWithItsData() throws {
+        let (c, t) = try transfer()
+        defer { c.shutdown() }
+        guard case .complete(let r, let e) = t.next(after: outcome(200, #"{"code":0,"msg":"ok","data":{"id":7}}"#)) else {
+            Issue.record("expected .complete"); return
+        }
+        #expect(e == nil)
+        #expect(r?.data?.text == #"{"id":7}"#)
+    }
+
+    @Test func aBusinessErrorCompletesAsAPIError() throws {
+        let (c, t) = try transfer()
+        defer { c.shutdown() }
+        guard case .complete(_, let e) = t.next(after: outcome(500, #"{"code":5001,"msg":"down"}"#)) else {
+            Issue.record("expected .complete"); return
+        }
+        #expect(e?.domain == .api)
+        #expect(e?.code == 5001)
+        #expect(e?.httpStatus == 500)
+    }
+
+    @Test func aRedirectPreparesTheNextHop() throws {
+        let (c, t) = try transfer("POST")
+        defer { c.shutdown() }
+        let action = t.next(after: outcome(303, headers: ["Location: /other?x=1"]))
+        guard case .redirect = action else { Issue.record("expected .redirect, got \(action)"); return }
+        #expect(t.redirects == 1)
+        #expect(t.prepared?.method == "GET")        // 303 turns a POST into a GET
+        #expect(t.prepared.map { String(cString: $0.url.pointer) } == "http://h.test/other?x=1")
+        #expect(t.original?.method == "POST")       // a new attempt starts from the original
+        t.beginAttempt(now: 0)
+        #expect(t.prepared === t.original && t.redirects == 0 && t.attempt == 2)
+    }
+
+    @Test func redirectsStopAtTheLimitWith47() throws {
+        let (c, t) = try transfer(config: #""limits":{"max_redirects":2}"#)
+        defer { c.shutdown() }
+        for _ in 0..<2 {
+            guard case .redirect = t.next(after: outcome(302, headers: ["Location: /again"])) else {
+                Issue.record("expected .redirect"); return
+            }
+        }
+        guard case .complete(nil, let e) = t.next(after: outcome(302, headers: ["Location: /again"])) else {
+            Issue.record("expected .complete"); return
+        }
+        #expect(e?.domain == .transport)
+        #expect(e?.code == Int64(CURLE_TOO_MANY_REDIRECTS.rawValue))
+        #expect(e?.attempts == 1)
+    }
+
+    @Test func aRedirectToAnotherSchemeIsRefused() throws {
+        let (c, t) = try transfer()
+        defer { c.shutdown() }
+        guard case .complete(nil, let e) = t.next(after: outcome(301, headers: ["Location: ftp://h.test/f"])) else {
+            Issue.record("expected .complete"); return
+        }
+        #expect(e?.code == Int64(CURLE_UNSUPPORTED_PROTOCOL.rawValue))
+    }
+
+    @Test func transportFailuresKeepLibcurlsCode() throws {
+        let (c, t) = try transfer()
+        defer { c.shutdown() }
+        guard case .complete(nil, let e) = t.next(after: HopOutcome(code: CURLE_COULDNT_CONNECT)) else {
+            Issue.record("expected .complete"); return
+        }
+        #expect(e?.domain == .transport)
+        #expect(e?.code == 7)
+        #expect(e?.attempts == 1)
+        #expect(e?.isRetryable == true)
+    }
+
+    @Test func aURLLibcurlRefusesMadeNoAttempt() throws {
+        let (c, t) = try transfer()
+        defer { c.shutdown() }
+        guard case .complete(nil, let e) = t.next(after: HopOutcome(code: CURLE_URL_MALFORMAT)) else {
+            Issue.record("expected .complete"); return
+        }
+        #expect(e?.attempts == 0)
+    }
+
+    @Test func theSinkSaysWhyItAborted() throws {
+        let (c, t) = try transfer()
+        defer { c.shutdown() }
+        var o = HopOutcome(code: CURLE_WRITE_ERROR)
+        o.sinkAbort = Int32(NCSINK_HEADERS_TOO_LARGE)
+        guard case .complete(nil, let e) = t.next(after: o) else { Issue.record("expected .complete"); return }
+        #expect(e?.domain == .client)
+        #expect(e?.code == NetError.ClientCode.headersTooLarge.rawValue)
+    }
+
+    /// A policy that answers with a fixed action and records what it was asked.
+    final class FixedPolicy: TransferPolicy, @unchecked Sendable {
+        let action: TransferAction
+        var asked: [(Int32, Int32?, Int64?)] = []
+        init(_ action: TransferAction) { self.action = action }
+        func next(after transfer: Transfer, response: Response?, error: NetError?) -> TransferAction {
+            asked.append((transfer.attempt, response?.status, error?.code))
+            return action
+        }
+    }
+
+    @Test func thePolicyDecidesAfterAnAttemptButNotAfterAHop() throws {
+        let policy = FixedPolicy(.relaunchAfter(ms: 250, reason: "503"))
+        let (c, t) = try transfer(policy: policy)
+        defer { c.shutdown() }
+        guard case .redirect = t.next(after: outcome(307, headers: ["Location: /b"])) else {
+            Issue.record("expected .redirect"); return
+        }
+        #expect(policy.asked.isEmpty)
+        guard case .relaunchAfter(250, "503") = t.next(after: outcome(503, "busy")) else {
+            Issue.record("expected .relaunchAfter"); return
+        }
+        #expect(policy.asked.count == 1)
+        #expect(policy.asked.first?.1 == 503)
+    }
+
+    @Test func aPolicyCannotAnswerRedirect() throws {
+        let (c, t) = try transfer(policy: FixedPolicy(.redirect))
+        defer { c.shutdown() }
+        guard case .complete(_, let e) = t.next(after: outcome(200, #"{"code":0,"data":1}"#)) else {
+            Issue.record("expected .complete"); return
+        }
+        #expect(e == nil)
+    }
+
+    @Test func errorsOfLaterAttemptsCountEveryAttempt() throws {
+        let (c, t) = try transfer()
+        defer { c.shutdown() }
+        t.beginAttempt(now: 0)
+        t.beginAttempt(now: 0)      // the third attempt
+        guard case .complete(nil, let e) = t.next(after: HopOutcome(code: CURLE_RECV_ERROR)) else {
+            Issue.record("expected .complete"); return
+        }
+        #expect(e?.attempts == 3)
+        guard case .complete(_, let h) = t.next(after: outcome(404, "nope")) else { Issue.record("expected .complete"); return }
+        #expect(h?.domain == .http)
+        #expect(h?.attempts == 3)
+    }
+
+    @Test func theTotalTimeoutIsSharedByTheHopsOfAnAttempt() throws {
+        let (c, t) = try transfer(config: #""timeout_ms":2000"#)
+        defer { c.shutdown() }
+        let p = try #require(t.prepared)
+        t.beginAttempt(now: 1_000_000_000)
+        #expect(t.remainingTimeoutMs(p, now: 1_000_000_000) == 2000)
+        #expect(t.remainingTimeoutMs(p, now: 2_500_000_000) == 500)
+        #expect(t.remainingTimeoutMs(p, now: 3_000_000_000) == 0)
+        #expect(t.remainingTimeoutMs(p, now: 9_000_000_000) == 0)
+        let (c2, none) = try transfer(config: #""timeout_ms":0"#)
+        defer { c2.shutdown() }
+        #expect(none.remainingTimeoutMs(try #require(none.prepared), now: .max) == nil)
+    }
+}
