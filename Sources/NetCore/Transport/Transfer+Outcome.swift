@@ -47,7 +47,7 @@ extension Transfer {
     /// `outcome`. Decides only — classifies the response, prepares a redirect's next
     /// hop (`prepared`, `redirects`), asks the transfer's policy about an attempt's
     /// result — and leaves doing it to the caller (TransferLoop, SyncLanes).
-    func next(after outcome: HopOutcome) -> TransferAction {
+    func next(after outcome: consuming HopOutcome) -> TransferAction {
         guard case .ended(let response, let error) = hopResult(outcome) else { return .redirect }
         emitAttemptEnd(response, error)
         guard let policy else { return .complete(response, error) }
@@ -63,7 +63,7 @@ extension Transfer {
         case redirected
     }
 
-    private func hopResult(_ outcome: HopOutcome) -> HopResult {
+    private func hopResult(_ outcome: consuming HopOutcome) -> HopResult {
         guard let p = prepared else {
             return .ended(nil, NetError.internalError("A transfer ended without its request.").attempted(attemptsMade(thisOneSent: true)))
         }

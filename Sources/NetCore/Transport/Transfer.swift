@@ -16,14 +16,16 @@ public final class Transfer: @unchecked Sendable {
 
     /// The request as resolved at send; every attempt starts from it.
     let original: PreparedRequest?
+    // Driving thread only (here and below), so accesses cannot overlap: the
+    // runtime's dynamic exclusivity checks are turned off for the hot ones.
     /// What the current hop sends: `original`, or a redirect of it.
-    var prepared: PreparedRequest?
+    @exclusivity(unchecked) var prepared: PreparedRequest?
     /// Redirects followed in the current attempt.
-    var redirects: Int32 = 0
+    @exclusivity(unchecked) var redirects: Int32 = 0
     /// Attempts begun: 1 while the first runs (`beginAttempt`).
-    var attempt: Int32 = 0
+    @exclusivity(unchecked) var attempt: Int32 = 0
     /// Start of the current attempt (monotonicNanos), for its total timeout.
-    var attemptStart: UInt64 = 0
+    @exclusivity(unchecked) var attemptStart: UInt64 = 0
     /// Set when the request could not be built: completes with it, sends nothing.
     let presetError: NetError?
     /// The completion. Set before the transfer is submitted and not changed after
@@ -63,14 +65,14 @@ public final class Transfer: @unchecked Sendable {
     // Driving thread only.
     var easy: EasyHandle?
     /// Where the transfer waits between attempts, if it does.
-    var waiting: Waiting = .none
+    @exclusivity(unchecked) var waiting: Waiting = .none
     /// The output file (Request.outputPath) while the transfer runs; -1 otherwise.
     var outputFD: Int32 = -1
     /// Index in the loop's list of transfers in the multi handle; -1 when not there.
     var activeSlot = -1
     var result: (Response?, NetError?) = (nil, nil)
     /// The current attempt's libcurl timings (read only when `monitor` is set).
-    var timings = AttemptTimings()
+    @exclusivity(unchecked) var timings = AttemptTimings()
 
     /// A transfer between attempts is in the loop's timer queue or parked.
     enum Waiting {
@@ -99,6 +101,8 @@ public final class Transfer: @unchecked Sendable {
     func beginAttempt(now: UInt64) {
         attempt += 1
         attemptStart = now
+        // The first attempt starts as the transfer was made.
+        guard attempt > 1 else { return }
         redirects = 0
         prepared = original
         if monitor != nil { timings = AttemptTimings() }
