@@ -2,6 +2,7 @@
 #   make demo   build libnetcore.so and run the C demo against the loopback mock API
 #   make test   every test suite: Swift core, C API (Swift), C header/ABI/examples, Python
 #   make bench  benchmarks vs raw libcurl and peers (bench/README.md)
+#   make format / make lint   swift format (.swift-format) and clang-format (.clang-format)
 SHELL := /bin/bash
 .DEFAULT_GOAL := lib
 
@@ -14,11 +15,17 @@ EXAMPLE_CFLAGS := -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude
 EXAMPLE_LIBS   := -L$(LIBDIR) -Wl,-rpath,'$$ORIGIN/../lib' -lnetcore -ljansson
 EXAMPLES := $(patsubst examples/c/%.c,$(BUILD)/bin/%,$(wildcard examples/c/*.c))
 
+# What `make format` rewrites and `make lint` checks (not part of `make test`).
+SWIFT_FORMAT_DIRS := Sources Tests bench/swift/Sources
+C_FORMAT_FILES := $(wildcard Sources/CCurlShim/*.c Sources/CCurlShim/include/*.h Sources/CJansson/*.h \
+	include/*.h examples/c/*.c Tests/C/*.c bench/c/*.c bench/c/*.h)
+
 SWIFT_RELEASE_FLAGS := -c release --product netcore -Xswiftc -static-stdlib \
 	-Xlinker --version-script=$(CURDIR)/include/netcore.map -Xlinker -soname=$(SONAME) \
 	-Xcc -gdwarf-4
 
-.PHONY: deps lib examples demo test test-swift test-c test-python test-tsan test-asan valgrind bench clean
+.PHONY: deps lib examples demo test test-swift test-c test-python test-tsan test-asan valgrind bench \
+	format lint format-deps clean
 
 deps:
 	@scripts/install-deps.sh
@@ -67,6 +74,22 @@ test-asan: deps
 valgrind: examples
 	@command -v valgrind >/dev/null || { sudo=""; [ "$$(id -u)" -ne 0 ] && sudo=sudo; $$sudo apt-get install -y -qq valgrind; }
 	NC_WRAPPER="valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect" scripts/run-demo.sh
+
+# Formatting: swift format (in the toolchain) with .swift-format, clang-format with
+# .clang-format (Debian's package; its version decides details of the output).
+format: format-deps
+	swift format -i -r $(SWIFT_FORMAT_DIRS)
+	clang-format -i $(C_FORMAT_FILES)
+
+# Reports every finding of both tools and fails if there is any (not part of `make test`).
+lint: format-deps
+	@status=0; \
+	swift format lint --strict -r $(SWIFT_FORMAT_DIRS) || status=1; \
+	clang-format --dry-run -Werror $(C_FORMAT_FILES) || status=1; \
+	exit $$status
+
+format-deps:
+	@command -v clang-format >/dev/null || { sudo=""; [ "$$(id -u)" -ne 0 ] && sudo=sudo; $$sudo apt-get update -qq && $$sudo apt-get install -y -qq clang-format; }
 
 clean:
 	rm -rf $(BUILD) .build .build-tsan .build-asan

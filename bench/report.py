@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Turns the benchmark's result lines (build/bench/results.jsonl, written by
 bench/driver.py) into one table of absolute figures, ratios to raw libcurl and
-the issue's targets (met / missed / n/a), printed and written as
-bench/results/latest.json (+ latest.md).
+the issue's targets (met / missed / n/a), printed and written where --json and
+--md say (bench/run.sh: build/bench/latest.json and latest.md).
 
 Ratios: peer / raw-curl of the same workload, for every metric (so > 1 is better
 for req/s and MB/s, < 1 is better for CPU, RSS, latency and instructions).

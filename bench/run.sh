@@ -6,8 +6,10 @@
 # (`make lib`), the C peers and the Swift peers, writes the fixtures under
 # build/bench/www, starts nginx and the slow-route server on 127.0.0.1 (pinned to
 # core 0 when there are two), runs every workload with every peer (pinned to core 1),
-# stops the servers, prints one table and writes bench/results/latest.json
-# (quick mode: latest-quick.json).
+# stops the servers, prints one table and writes it to build/bench/latest.{json,md}
+# (quick mode: latest-quick.*); a complete full run also keeps its raw result lines
+# as bench/results/run-YYYYMMDD-HHMM.jsonl (UTC start), from which bench/report.py
+# regenerates its tables (bench/README.md).
 #
 # Environment:
 #   BENCH_QUICK=1        reduced sizes (2,000 requests instead of 50,000, ...) to validate
@@ -30,6 +32,7 @@ BIN=$OUT/bin
 VENV=$ROOT/build/bench-venv
 RESULTS=$ROOT/bench/results
 T0=$(date +%s)
+RUN_NAME=run-$(date -u -d "@$T0" +%Y%m%d-%H%M)
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"
 say() { printf '\n== %s\n' "$*"; }
@@ -218,22 +221,25 @@ RAW_JSONL=$OUT/results.jsonl
   --notes "$NOTES" --pinned "$PINNED"
 
 say "report"
-# A complete full-mode run (every workload and peer, the standard bench config)
-# replaces bench/results/latest.*; a complete quick run writes
-# bench/results/latest-quick.*; a partial run writes build/bench/latest-partial.*.
-if [ -n "${BENCH_WORKLOADS:-}${BENCH_PEERS:-}${BENCH_NC_MAX_CONNECTIONS_PER_HOST:-}" ]; then
-  REPORT_DIR=$OUT; REPORT_NAME=latest-partial
-  echo "(partial run: bench/results/ is left as it is)"
-elif [ "$QUICK" = 1 ]; then
-  REPORT_DIR=$RESULTS; REPORT_NAME=latest-quick
-else
-  REPORT_DIR=$RESULTS; REPORT_NAME=latest
-fi
-mkdir -p "$REPORT_DIR"
-python3 bench/report.py "$RAW_JSONL" --json "$REPORT_DIR/$REPORT_NAME.json" --md "$REPORT_DIR/$REPORT_NAME.md" \
-  --elapsed "$(( $(date +%s) - T0 ))"
-# Every round's result lines too, so that runs can be pooled later:
+# The tables are derived: build/bench/latest.* (a complete full-mode run: every
+# workload and peer, the standard bench config), latest-quick.* (a complete quick
+# run) or latest-partial.*. Only a complete full run's raw lines are kept in
+# bench/results/, under a name of their own, so that runs can be cited and pooled:
 # python3 bench/report.py run1.jsonl run2.jsonl (bench/README.md).
-cp "$RAW_JSONL" "$REPORT_DIR/$REPORT_NAME.jsonl"
-echo "wrote $REPORT_DIR/$REPORT_NAME.json, .md and .jsonl"
+if [ -n "${BENCH_WORKLOADS:-}${BENCH_PEERS:-}${BENCH_NC_MAX_CONNECTIONS_PER_HOST:-}" ]; then
+  REPORT_NAME=latest-partial
+elif [ "$QUICK" = 1 ]; then
+  REPORT_NAME=latest-quick
+else
+  REPORT_NAME=latest
+fi
+ELAPSED=$(( $(date +%s) - T0 ))
+python3 bench/report.py "$RAW_JSONL" --json "$OUT/$REPORT_NAME.json" --md "$OUT/$REPORT_NAME.md" --elapsed "$ELAPSED"
+cp "$RAW_JSONL" "$OUT/$REPORT_NAME.jsonl"
+echo "wrote $OUT/$REPORT_NAME.json, .md and .jsonl"
+if [ "$REPORT_NAME" = latest ]; then
+  mkdir -p "$RESULTS"
+  cp "$RAW_JSONL" "$RESULTS/$RUN_NAME.jsonl"
+  echo "kept the raw lines as bench/results/$RUN_NAME.jsonl (run took $ELAPSED s: report.py --elapsed $ELAPSED)"
+fi
 echo "total time: $(( $(date +%s) - T0 )) s"

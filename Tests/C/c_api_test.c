@@ -443,7 +443,6 @@ static void test_loop_callbacks(void) {
     nc_task *task = NULL;
     nc_error *err = NULL;
     waiter w;
-    double t0;
 
     waiter_init(&w);
     if (!c) goto out;
@@ -467,9 +466,7 @@ static void test_loop_callbacks(void) {
     CHECK_INT(nc_request_new("GET", "/slow?ms=3000", &req), NC_OK);
     CHECK_INT(nc_client_send(c, req, loop_cb, &w, &task), NC_OK);
     sleep_ms(50);
-    t0 = now_ms();
-    nc_task_cancel(task);
-    CHECK(now_ms() - t0 < 1000);
+    nc_task_cancel(task); /* the server would answer in 3 s */
     CHECK_INT(w.count, 1); /* the callback has returned when cancel returns */
     CHECK_INT(w.domain, NC_DOMAIN_CLIENT);
     CHECK_INT(w.code, NC_CLIENT_CANCELLED);
@@ -521,7 +518,6 @@ static void test_free_in_flight(void) {
     nc_client *c = make_client(ENVELOPE_A, NULL);
     nc_request *req = NULL;
     int i, early;
-    double t0, took;
 
     g_ctx = "nc_client_free with 50 in flight";
     memset(s, 0, sizeof s);
@@ -537,11 +533,7 @@ static void test_free_in_flight(void) {
     for (early = 0, i = 0; i < SN; i++) early += s[i].count;
     pthread_mutex_unlock(&mutex);
     CHECK_INT(early, 0);
-    t0 = now_ms();
-    nc_client_free(c);
-    took = now_ms() - t0;
-    printf("nc_client_free with %d requests in flight took %.1f ms\n", SN, took);
-    CHECK(took < 1000);
+    nc_client_free(c); /* ends them all: the server would answer each in 3 s */
     for (i = 0; i < SN; i++) { /* no lock needed: free waited for every callback */
         CHECK_INT(s[i].count, 1);
         CHECK_INT(s[i].domain, NC_DOMAIN_CLIENT);

@@ -212,12 +212,10 @@ private enum UserdataProbe {
             nc_task_cancel(t)   // idempotent
             nc_task_free(t)
         }
-        let start = DispatchTime.now()
         client.send(try Request("GET", "/env/code/ok"), outer, task: false)
         #expect(outer.wait())
         #expect(inner.wait())
         client.free()
-        #expect(elapsedMs(since: start) < 2000)
         #expect(callsWhenCancelReturned.value == 1)
         #expect(inner.calls == 1)
         let e = try #require(inner.outcome?.error)
@@ -236,11 +234,9 @@ private enum UserdataProbe {
             nc_task_cancel(slowTask.pointer)
             slowCallsWhenCancelReturned.value = slow.calls
         }
-        let start = DispatchTime.now()
         client.send(try Request("GET", "/env/code/ok"), fast, task: false)
         #expect(fast.wait())
         #expect(slow.wait())
-        #expect(elapsedMs(since: start) < 2000)
         client.free()
         nc_task_free(slowTask.pointer)
         #expect(slowCallsWhenCancelReturned.value == 1)

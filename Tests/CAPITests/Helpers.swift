@@ -79,10 +79,6 @@ func waitUntil(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
     return true
 }
 
-func elapsedMs(since start: DispatchTime) -> Double {
-    Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000
-}
-
 // MARK: - Snapshots of results (taken while the handles are alive)
 
 /// Every accessor of an nc_error, read once.

@@ -12,6 +12,8 @@ import MockServerSupport
 /// line by line, ignoring leading and trailing whitespace. Set NETCORE_README to
 /// check another file (e.g. a draft of the section).
 @Suite struct ReadmeExampleTests {
+    // Kept as written, since the README shows it (make format leaves it alone):
+    // swift-format-ignore
     @Test func readmeExampleRuns() async throws {
         let baseURL = MockServer.shared.baseURL // the README says: your API's base URL
         // readme-swift:begin

@@ -63,9 +63,7 @@ def test_cancel_returns_after_the_callback(client):
     rec = Recorder()
     task = client.send("GET", "/slow", params={"ms": 5000}, callback=rec)
     time.sleep(0.05)
-    t0 = time.monotonic()
     task.cancel()
-    assert time.monotonic() - t0 < 1.0
     assert len(rec.calls) == 1  # loop mode: the callback has returned when cancel returns
     assert isinstance(rec.calls[0][1], netcore.Cancelled)
 

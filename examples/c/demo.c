@@ -222,7 +222,6 @@ static int step_cancel(nc_client *client) {
     EXPECT(nc_error_domain(w.error) == NC_DOMAIN_CLIENT &&
                nc_error_code(w.error) == NC_CLIENT_CANCELLED,
            "the callback got NC_CLIENT_CANCELLED");
-    EXPECT(took < 1000.0, "the cancel is fast");
     ok = 1;
 out:
     nc_task_free(task);
