@@ -16,10 +16,10 @@ import threading
 import weakref
 from typing import Any, Callable, Optional
 
-from ._capi import C
+from ._capi import C, ErrorHandle, ResponseHandle
 from ._core import ClientCore, Config, Pending, config_text, convert, data_key, dispatch
 from ._request import HeadersArg, Params, build_request, plain_request
-from .errors import Error, InvalidState
+from .errors import Error, Status, error_for
 from .response import Response
 
 __all__ = ["AsyncClient"]
@@ -31,7 +31,7 @@ class _FuturePending(Pending):
         self.description = description
         self.key = key  # where a successful response's data is (_core.data_key)
 
-    def complete(self, core: ClientCore, response: Optional[int], error: Optional[int]) -> None:
+    def complete(self, core: ClientCore, response: ResponseHandle, error: ErrorHandle) -> None:
         fut = self.future
         loop = fut.get_loop()
         if loop.is_closed():
@@ -116,8 +116,8 @@ class AsyncClient:
         self._fd = int(C.nc_client_fd(self._core.handle()))
         if self._fd < 0:  # pragma: no cover - the library ignored "callbacks": "queue"
             self._core.free()
-            raise InvalidState("nc_client_fd() returned -1 for a queue-mode client",
-                               status=2, status_name="NC_ERR_INVALID_STATE")
+            raise error_for(Status.INVALID_STATE, function="nc_client_fd",
+                            message="nc_client_fd() returned -1 for a queue-mode client")
         self._finalizer = weakref.finalize(self, _finalize, self._core, self._fd)
 
     # -- loop binding -----------------------------------------------------------
@@ -152,8 +152,8 @@ class AsyncClient:
         if core.closed:
             return
         if core.in_callback():
-            raise InvalidState("aclose() cannot be called from a completion callback",
-                               status=2, status_name="NC_ERR_INVALID_STATE")
+            raise error_for(Status.INVALID_STATE,
+                            message="aclose() cannot be called from a completion callback")
         loop = core.loop
         if loop is not None and not loop.is_closed():
             if loop is not asyncio.get_running_loop():
