@@ -96,7 +96,17 @@ class JsonRef(_Handle):
     """``json_t *`` (declared, never used: this package does not call jansson)."""
 
 
-nc_status = c_int32
+class nc_status:
+    """Marks ``nc_status`` in :data:`TABLE` (declared to ctypes as ``c_int32``, so the
+    call returns a plain int); :data:`STATUS_FUNCTIONS` is read from it."""
+
+    ctype = c_int32
+
+
+def _ctype(t: Any) -> Any:
+    return nc_status.ctype if t is nc_status else t
+
+
 size_p = POINTER(c_size_t)
 cstr_p = POINTER(c_char_p)
 bytes_p = POINTER(c_char)
@@ -201,8 +211,8 @@ def _declare(lib: ctypes.CDLL, entry: Signature) -> Any:
     """Apply one table entry to ``lib``'s symbol (AttributeError if it is missing)."""
     name, argtypes, restype = entry[0], entry[1], entry[2]
     fn = getattr(lib, name)
-    fn.argtypes = list(argtypes)
-    fn.restype = restype
+    fn.argtypes = [_ctype(t) for t in argtypes]
+    fn.restype = _ctype(restype)
     if len(entry) > 3 and entry[3] is not None:
         fn.errcheck = entry[3]
     return fn
