@@ -119,7 +119,8 @@ class Client:
 
     Use it as a context manager, or call :meth:`close`. All methods may be called
     from any thread. Every request method takes requests' keyword arguments, see
-    :meth:`request`.
+    :meth:`request`. :class:`~netcore.AsyncClient` has the same request methods
+    with the same parameters, to be awaited (``await client.get(...)``).
 
     Proxies come from the environment (``http_proxy``, ``https_proxy``,
     ``all_proxy``, ``no_proxy`` and their upper-case forms, as libcurl reads them),
