@@ -87,7 +87,7 @@ class _CallbackPending(Pending):
         self.callback = callback
         self.description = task.description
 
-    def complete(self, core: ClientCore, response: ResponseHandle, error: ErrorHandle) -> None:
+    def complete(self, core: ClientCore, response: Optional[int], error: Optional[int]) -> None:
         resp: Optional[Response] = None
         err: Optional[Error] = None
         try:
