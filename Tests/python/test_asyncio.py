@@ -2,8 +2,10 @@
 import asyncio
 import gc
 import logging
+import re
 import socket
 import threading
+import weakref
 
 import pytest
 
@@ -74,32 +76,32 @@ class Proxy:
 def test_basic_requests_and_errors(base):
     async def main():
         async with netcore.AsyncClient({"base_url": base, **ENVELOPE}) as c:
-            assert (await c.aget("/env/code/ok")).data == {"id": 7, "name": "Ada"}
-            seen = (await c.apost("/echo", json={"a": 1}, params={"p": 1},
+            assert (await c.get("/env/code/ok")).data == {"id": 7, "name": "Ada"}
+            seen = (await c.post("/echo", json={"a": 1}, params={"p": 1},
                                   headers={"X-A": "b"})).data
             assert (seen["method"], seen["json"], seen["query"], seen["headers"]["x-a"]) == (
                 "POST", {"a": 1}, {"p": ["1"]}, "b")
-            assert (await c.aput("/echo", data={"f": "v"})).data["form"] == {"f": ["v"]}
-            assert (await c.apatch("/echo")).data["method"] == "PATCH"
-            assert (await c.adelete("/echo")).data["method"] == "DELETE"
-            assert (await c.ahead("/env/code/ok")).status == 200
-            assert (await c.arequest("OPTIONS", "/echo")).data["method"] == "OPTIONS"
-            assert (await c.aget("/array", envelope=False)).data == [1, 2, 3]
+            assert (await c.put("/echo", data={"f": "v"})).data["form"] == {"f": ["v"]}
+            assert (await c.patch("/echo")).data["method"] == "PATCH"
+            assert (await c.delete("/echo")).data["method"] == "DELETE"
+            assert (await c.head("/env/code/ok")).status == 200
+            assert (await c.request("OPTIONS", "/echo")).data["method"] == "OPTIONS"
+            assert (await c.get("/array", envelope=False)).data == [1, 2, 3]
             with pytest.raises(netcore.APIError) as info:
-                await c.apost("/login", json={"username": "ada", "password": "no"})
+                await c.post("/login", json={"username": "ada", "password": "no"})
             assert (info.value.code, info.value.trace_id, info.value.data) == (
                 1001, "trace-login", {"attempts_left": 2})
             assert info.value.response.status == 200
             with pytest.raises(netcore.HTTPError):
-                await c.aget("/status/404")
+                await c.get("/status/404")
             with pytest.raises(netcore.ParseError):
-                await c.aget("/text")
+                await c.get("/text")
             with pytest.raises(netcore.Timeout):
-                await c.aget("/slow", params={"ms": 2000}, timeout=0.1)
+                await c.get("/slow", params={"ms": 2000}, timeout=0.1)
             with pytest.raises(netcore.InvalidArgument):
-                await c.aget("/echo", headers={"X": "a\r\nb"})
+                await c.get("/echo", headers={"X": "a\r\nb"})
             c.set_header("X-Default", "1")
-            assert (await c.aget("/echo")).data["headers"]["x-default"] == "1"
+            assert (await c.get("/echo")).data["headers"]["x-default"] == "1"
             assert c._core.pending == {}
         assert c.closed
 
@@ -110,7 +112,7 @@ def test_transport_error_async(closed_port):
     async def main():
         async with netcore.AsyncClient({}) as c:
             with pytest.raises(netcore.TransportError) as info:
-                await c.aget(f"http://127.0.0.1:{closed_port}/")
+                await c.get(f"http://127.0.0.1:{closed_port}/")
             assert (info.value.code, info.value.retryable) == (7, True)
 
     run(main())
@@ -123,7 +125,7 @@ def test_completions_run_on_the_loop_thread(base):
         async with netcore.AsyncClient({"base_url": base, **ENVELOPE},
                                        on_error=lambda e: threads.add(threading.get_ident())) as c:
             with pytest.raises(netcore.HTTPError):
-                await c.aget("/status/404")
+                await c.get("/status/404")
 
     run(main())
     assert threads == {threading.get_ident()}
@@ -135,10 +137,10 @@ def test_wait_for_timeout_cancels_the_request(server, base):
     async def main():
         async with netcore.AsyncClient({"base_url": f"http://127.0.0.1:{proxy.port}/api",
                                         **ENVELOPE}) as c:
-            assert (await c.aget("/env/code/ok")).data["id"] == 7  # warm connection
+            assert (await c.get("/env/code/ok")).data["id"] == 7  # warm connection
             seen = len(proxy.events)
             with pytest.raises(asyncio.TimeoutError):
-                await asyncio.wait_for(c.aget("/slow?ms=5000"), 0.1)
+                await asyncio.wait_for(c.get("/slow?ms=5000"), 0.1)
             # The transfer is aborted: its connection closes before the server answers
             # (in 5 s), so the next thing the relay sees is the client closing.
             await until(lambda: len(proxy.events) > seen)
@@ -146,8 +148,8 @@ def test_wait_for_timeout_cancels_the_request(server, base):
             # The cancelled completion was dispatched and dropped; the client is usable.
             await until(lambda: not c._core.pending)
             assert c._core.pending == {}
-            assert (await c.aget("/env/code/ok")).data["id"] == 7
-            assert (await asyncio.wait_for(c.aget("/slow?ms=20"), 5)).data == {"slept_ms": 20}
+            assert (await c.get("/env/code/ok")).data["id"] == 7
+            assert (await asyncio.wait_for(c.get("/slow?ms=20"), 5)).data == {"slept_ms": 20}
 
     try:
         run(main())
@@ -158,19 +160,19 @@ def test_wait_for_timeout_cancels_the_request(server, base):
 def test_task_cancel_raises_cancelled_error(base):
     async def main():
         async with netcore.AsyncClient({"base_url": base, **ENVELOPE}) as c:
-            task = asyncio.ensure_future(c.aget("/slow", params={"ms": 5000}))
+            task = asyncio.ensure_future(c.get("/slow", params={"ms": 5000}))
             await asyncio.sleep(0.05)
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
             # many cancellations at once, then normal traffic
-            tasks = [asyncio.ensure_future(c.aget("/slow", params={"ms": 5000})) for _ in range(50)]
+            tasks = [asyncio.ensure_future(c.get("/slow", params={"ms": 5000})) for _ in range(50)]
             await asyncio.sleep(0.05)
             for t in tasks:
                 t.cancel()
             results = await asyncio.gather(*tasks, return_exceptions=True)
             assert all(isinstance(r, asyncio.CancelledError) for r in results)
-            assert (await c.aget("/env/code/ok")).data["id"] == 7
+            assert (await c.get("/env/code/ok")).data["id"] == 7
 
     run(main())
 
@@ -179,12 +181,12 @@ def test_500_concurrent_requests(base):
     async def main():
         async with netcore.AsyncClient({"base_url": base, **ENVELOPE}) as c:
             threads_before = threading.active_count()
-            responses = await asyncio.gather(*(c.aget("/echo", params={"i": i}) for i in range(500)))
+            responses = await asyncio.gather(*(c.get("/echo", params={"i": i}) for i in range(500)))
             assert threading.active_count() == threads_before  # no thread per request
             assert [r.data["query"]["i"] for r in responses] == [[str(i)] for i in range(500)]
             assert all(r.status == 200 for r in responses)
             mixed = await asyncio.gather(
-                *(c.aget("/env/code/fail" if i % 2 else "/env/code/ok") for i in range(100)),
+                *(c.get("/env/code/fail" if i % 2 else "/env/code/ok") for i in range(100)),
                 return_exceptions=True)
             assert all(isinstance(m, netcore.APIError) if i % 2 else m.data["id"] == 7
                        for i, m in enumerate(mixed))
@@ -196,14 +198,14 @@ def test_500_concurrent_requests(base):
 def test_aclose_with_requests_in_flight(base):
     async def main():
         c = netcore.AsyncClient({"base_url": base, **ENVELOPE})
-        tasks = [asyncio.ensure_future(c.aget("/slow", params={"ms": 5000})) for _ in range(5)]
+        tasks = [asyncio.ensure_future(c.get("/slow", params={"ms": 5000})) for _ in range(5)]
         await asyncio.sleep(0.1)
         await c.aclose()  # ends the transfers: the server would answer in 5 s
         results = await asyncio.gather(*tasks, return_exceptions=True)
         assert all(isinstance(r, netcore.ShutDown) for r in results), results
         await c.aclose()  # idempotent
         with pytest.raises(netcore.InvalidState):
-            await c.aget("/env/code/ok")
+            await c.get("/env/code/ok")
 
     run(main())
 
@@ -213,7 +215,7 @@ def test_aclose_right_after_cancelling(base):
     they must not touch the cancelled futures."""
     async def main():
         c = netcore.AsyncClient({"base_url": base, **ENVELOPE})
-        tasks = [asyncio.ensure_future(c.aget("/slow", params={"ms": 5000})) for _ in range(20)]
+        tasks = [asyncio.ensure_future(c.get("/slow", params={"ms": 5000})) for _ in range(20)]
         await asyncio.sleep(0.1)
         for t in tasks:
             t.cancel()
@@ -240,10 +242,10 @@ def test_exception_in_hook_is_logged_and_loop_keeps_going(base, caplog):
 
     async def main():
         async with netcore.AsyncClient({"base_url": base, **ENVELOPE}, on_error=hook) as c:
-            results = await asyncio.gather(*(c.aget("/status/404") for _ in range(5)),
+            results = await asyncio.gather(*(c.get("/status/404") for _ in range(5)),
                                            return_exceptions=True)
             assert all(isinstance(r, netcore.HTTPError) for r in results)
-            assert (await c.aget("/env/code/ok")).data["id"] == 7
+            assert (await c.get("/env/code/ok")).data["id"] == 7
 
     run(main())
     assert sum("hook boom" in r.getMessage() for r in caplog.records) == 5
@@ -252,9 +254,9 @@ def test_exception_in_hook_is_logged_and_loop_keeps_going(base, caplog):
 def test_one_loop_only(base):
     c = netcore.AsyncClient({"base_url": base, **ENVELOPE})
     try:
-        assert run(c.aget("/env/code/ok")).data["id"] == 7
+        assert run(c.get("/env/code/ok")).data["id"] == 7
         with pytest.raises(RuntimeError):
-            run(c.aget("/env/code/ok"))  # another loop
+            run(c.get("/env/code/ok"))  # another loop
     finally:
         c.close()  # the first loop is closed: a plain close is fine
     assert c.closed
@@ -270,7 +272,7 @@ def test_forced_queue_mode(base, tmp_path):
         for config in (str(path), path.read_text()):
             async with netcore.AsyncClient(config) as c:
                 assert c._fd >= 0
-                assert (await c.aget("/env/code/ok")).data["id"] == 7
+                assert (await c.get("/env/code/ok")).data["id"] == 7
 
     run(main())
     with pytest.raises(netcore.InvalidConfig):
@@ -284,7 +286,7 @@ def test_dropped_async_client_is_freed(base):
         loop = asyncio.get_running_loop()
         c = netcore.AsyncClient({"base_url": base, **ENVELOPE})
         core, fd = c._core, c._fd
-        assert (await c.aget("/env/code/ok")).data["id"] == 7
+        assert (await c.get("/env/code/ok")).data["id"] == 7
         del c
         gc.collect()
         assert core.closed
@@ -300,10 +302,286 @@ def test_set_environment_async(server, closed_port):
     async def main():
         async with netcore.AsyncClient(config) as c:
             with pytest.raises(netcore.TransportError):
-                await c.aget("/env/code/ok")
+                await c.get("/env/code/ok")
             c.set_environment("up")
-            assert (await c.aget("/env/code/ok")).data["id"] == 7
+            assert (await c.get("/env/code/ok")).data["id"] == 7
             with pytest.raises(netcore.InvalidArgument):
                 c.set_environment("missing")
 
     run(main())
+
+
+# -- Client's names and signatures (httpx style) --------------------------------
+
+REQUEST_METHODS = ("request", "get", "post", "put", "patch", "delete", "head", "options")
+
+
+@pytest.mark.parametrize("name", REQUEST_METHODS + ("send",))
+def test_async_methods_mirror_client_signatures(name):
+    """Same names, same parameters: one table of keyword arguments describes both."""
+    import inspect
+
+    sync, asyn = getattr(netcore.Client, name), getattr(netcore.AsyncClient, name)
+    assert list(inspect.signature(asyn).parameters.values()) == \
+        list(inspect.signature(sync).parameters.values())
+    assert inspect.iscoroutinefunction(asyn) == (name != "send")
+
+
+def test_get_and_post_with_params_and_json(base):
+    async def main():
+        async with netcore.AsyncClient({"base_url": base, **ENVELOPE}) as c:
+            seen = (await c.get("/echo", params={"q": "a b", "n": 2, "t": True,
+                                                 "many": [1, 2]})).data
+            assert (seen["method"], seen["query"]) == (
+                "GET", {"q": ["a b"], "n": ["2"], "t": ["true"], "many": ["1", "2"]})
+            seen = (await c.post("/echo", params=[("p", 1)], json={"a": [1, {"b": None}]},
+                                 headers={"X-Trace": "t1"}, timeout=5)).data
+            assert (seen["method"], seen["query"], seen["json"], seen["headers"]["x-trace"]) == (
+                "POST", {"p": ["1"]}, {"a": [1, {}]}, "t1")
+            assert (await c.options("/echo")).data["method"] == "OPTIONS"
+            r = await c.request("POST", "/login", json={"username": "ada", "password": "secret"})
+            assert r.data == {"token": "tok-ada", "expires_in": 3600}
+
+    run(main())
+
+
+def _failure(call):
+    try:
+        call()
+    except (netcore.Error, netcore.StatusError) as exc:
+        return exc
+    raise AssertionError("no exception")
+
+
+def test_async_errors_are_the_sync_errors(base, closed_port):
+    """Every failure raises the same class with the same fields, sync or async."""
+    config = {"base_url": base, **ENVELOPE}
+    cases = [
+        ("POST", "/login", {"json": {"username": "ada", "password": "no"}}),   # APIError
+        ("GET", "/status/404", {}),                                             # HTTPError
+        ("GET", "/text", {}),                                                   # ParseError
+        ("GET", "/slow", {"params": {"ms": 2000}, "timeout": 0.1}),             # Timeout
+        ("GET", f"http://127.0.0.1:{closed_port}/", {}),                        # TransportError
+        ("GET", "/echo", {"headers": {"X": "a\r\nb"}}),                         # InvalidArgument
+        ("GET", "/echo", {"headers": {"X": "nul\x00"}}),                        # InvalidArgument
+        ("BAD METHOD", "/echo", {}),                                            # InvalidArgument
+    ]
+    fields = ("domain", "domain_code", "code", "code_str", "message", "http_status",
+              "trace_id", "data", "body", "retryable", "status", "status_name", "function")
+
+    def summary(exc):
+        # libcurl's timeout text says how long it waited: "after 100 milliseconds"
+        def same(text):
+            return re.sub(r"after \d+ milliseconds", "after N ms", text) if text else text
+        values = [same(v) if f == "message" else v for f, v in
+                  ((f, getattr(exc, f, None)) for f in fields)]
+        return (type(exc), same(str(exc))) + tuple(values)
+
+    with netcore.Client(config) as sync:
+        expected = [summary(_failure(lambda: sync.request(m, p, **kw))) for m, p, kw in cases]
+
+    async def main():
+        got = []
+        async with netcore.AsyncClient(config) as c:
+            for m, p, kw in cases:
+                try:
+                    await c.request(m, p, **kw)
+                except (netcore.Error, netcore.StatusError) as exc:
+                    got.append(summary(exc))
+        return got
+
+    got = run(main())
+    assert [g[0] for g in got] == [netcore.APIError, netcore.HTTPError, netcore.ParseError,
+                                   netcore.Timeout, netcore.TransportError,
+                                   netcore.InvalidArgument, netcore.InvalidArgument,
+                                   netcore.InvalidArgument]
+    assert got == expected
+
+
+def test_cancelling_the_awaiting_task_cancels_the_request(base):
+    hooked = []
+
+    async def main():
+        async with netcore.AsyncClient({"base_url": base, **ENVELOPE},
+                                       on_error=hooked.append) as c:
+            task = asyncio.ensure_future(c.get("/slow", params={"ms": 5000}))
+            await asyncio.sleep(0.05)
+            assert len(c._core.pending) == 1
+            t0 = time.monotonic()
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            # The request itself ends with Cancelled (seen by the hook) at a later
+            # dispatch, long before /slow would have answered.
+            while c._core.pending and time.monotonic() - t0 < 2:
+                await asyncio.sleep(0.01)
+            assert c._core.pending == {} and time.monotonic() - t0 < 1.0
+            assert [type(e) for e in hooked] == [netcore.Cancelled]
+
+    run(main())
+
+
+def test_async_with_closes_the_client(base):
+    async def main():
+        async with netcore.AsyncClient({"base_url": base, **ENVELOPE}) as c:
+            assert not c.closed
+            assert (await c.get("/env/code/ok")).status == 200
+        assert c.closed
+        with pytest.raises(netcore.InvalidState):
+            await c.get("/env/code/ok")
+        # ... also when the block raises: the exception propagates, the client is closed.
+        with pytest.raises(KeyError):
+            async with netcore.AsyncClient({"base_url": base, **ENVELOPE}) as d:
+                raise KeyError("boom")
+        assert d.closed
+        await d.aclose()  # idempotent
+
+    run(main())
+
+
+def test_send_returns_a_future_and_runs_the_callback_once(base):
+    async def main():
+        async with netcore.AsyncClient({"base_url": base, **ENVELOPE}) as c:
+            calls = []
+
+            def callback(response, error):
+                calls.append((threading.get_ident(), response, error))
+
+            fut = c.send("GET", "/env/code/ok", callback=callback)
+            assert isinstance(fut, asyncio.Future)
+            r = await fut
+            assert r.data["id"] == 7 and calls == [(threading.get_ident(), r, None)]
+
+            calls.clear()
+            fut = c.send("GET", "/status/404", callback=callback)
+            with pytest.raises(netcore.HTTPError) as info:
+                await fut
+            assert calls == [(threading.get_ident(), calls[0][1], info.value)]
+            assert calls[0][1].status == 404
+
+            # No callback, not awaited at once: the Future still resolves.
+            fut = c.send("POST", "/echo", json={"a": 1})
+            assert (await fut).data["json"] == {"a": 1}
+
+            # Cancelling the Future cancels the request; the callback still runs once.
+            calls.clear()
+            fut = c.send("GET", "/slow", params={"ms": 5000}, callback=callback)
+            await asyncio.sleep(0.05)
+            fut.cancel()
+            t0 = time.monotonic()
+            while not calls and time.monotonic() - t0 < 2:
+                await asyncio.sleep(0.01)
+            assert len(calls) == 1 and isinstance(calls[0][2], netcore.Cancelled)
+            assert c._core.pending == {}
+
+    run(main())
+
+
+def test_send_callbacks_run_once_when_the_client_closes(base):
+    async def main():
+        c = netcore.AsyncClient({"base_url": base, **ENVELOPE})
+        calls = []
+        futs = [c.send("GET", "/slow", params={"ms": 5000},
+                       callback=lambda r, e: calls.append((threading.get_ident(), e)))
+                for _ in range(3)]
+        await asyncio.sleep(0.05)
+        await c.aclose()
+        assert len(calls) == 3
+        assert all(t == threading.get_ident() and isinstance(e, netcore.ShutDown) for t, e in calls)
+        results = await asyncio.gather(*futs, return_exceptions=True)
+        assert all(isinstance(r, netcore.ShutDown) for r in results)
+
+    run(main())
+
+
+def test_send_callback_state_is_kept_until_its_completion(base):
+    """Drop the Future, the callback and its closure: the client keeps them until
+    the single completion, then releases them."""
+    class Payload:
+        pass
+
+    hits = []
+
+    async def main():
+        async with netcore.AsyncClient({"base_url": base, **ENVELOPE}) as c:
+            def start():
+                payload = Payload()
+
+                def callback(response, error):
+                    hits.append((payload, response.data))
+
+                c.send("GET", "/slow", params={"ms": 100}, callback=callback)
+                return weakref.ref(payload)
+
+            ref = start()
+            gc.collect()
+            assert ref() is not None
+            t0 = time.monotonic()
+            while not hits and time.monotonic() - t0 < 5:
+                await asyncio.sleep(0.01)
+                gc.collect()
+            await asyncio.sleep(0.01)
+            assert len(hits) == 1 and hits[0][1] == {"slept_ms": 100}
+            hits.clear()
+            gc.collect()
+            assert ref() is None and c._core.pending == {}
+
+    run(main())
+
+
+# -- the deprecated a-prefixed names -------------------------------------------
+
+ALIAS_CALLS = {
+    "arequest": (("OPTIONS", "/echo"), "OPTIONS"),
+    "aget": (("/echo",), "GET"),
+    "apost": (("/echo",), "POST"),
+    "aput": (("/echo",), "PUT"),
+    "apatch": (("/echo",), "PATCH"),
+    "adelete": (("/echo",), "DELETE"),
+    "ahead": (("/echo",), "HEAD"),
+}
+
+
+def test_every_old_name_has_an_alias_test():
+    from netcore.aio import DEPRECATED_ALIASES
+
+    assert set(ALIAS_CALLS) == set(DEPRECATED_ALIASES)
+
+
+@pytest.mark.parametrize("old", sorted(ALIAS_CALLS))
+def test_deprecated_alias_warns_and_forwards(base, old):
+    from netcore.aio import DEPRECATED_ALIASES
+
+    args, method = ALIAS_CALLS[old]
+    new = DEPRECATED_ALIASES[old]
+
+    async def main():
+        async with netcore.AsyncClient({"base_url": base, **ENVELOPE}) as c:
+            with pytest.warns(DeprecationWarning) as record:
+                coro = getattr(c, old)(*args, params={"via": old})
+            r = await coro
+            assert r.status == 200
+            if method != "HEAD":
+                assert (r.data["method"], r.data["query"]) == (method, {"via": [old]})
+            return record
+
+    record = run(main())
+    assert len(record) == 1
+    message = str(record[0].message)
+    assert f"AsyncClient.{old}()" in message and f"client.{new}(" in message
+    assert "0.3.0" in message
+    assert record[0].filename == __file__  # stacklevel=2: the caller's line
+
+
+def test_aliases_are_removed_in_the_next_minor():
+    """Fails once the version reaches the removal version: delete the aliases then."""
+    import os
+
+    from netcore.aio import ALIASES_REMOVED_IN
+
+    major, minor, _ = (int(p) for p in netcore.__version__.split("."))
+    assert ALIASES_REMOVED_IN == f"{major}.{minor + 1}.0"
+    pyproject = os.path.join(os.path.dirname(__file__), "..", "..", "bindings", "python",
+                             "pyproject.toml")
+    with open(pyproject, encoding="utf-8") as f:
+        assert re.search(r'^version = "([^"]+)"', f.read(), re.M).group(1) == netcore.__version__

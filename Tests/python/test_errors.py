@@ -245,4 +245,7 @@ def test_status_errors_are_builtin_subclasses(client):
         client.request("BAD METHOD", "/echo")
     assert issubclass(netcore.InvalidState, RuntimeError)
     assert issubclass(netcore.NoMemory, MemoryError)
-    assert errors.status_error(2, "NC_ERR_INVALID_STATE", "f").__class__ is netcore.InvalidState
+    refused = errors.error_for(2, function="f")
+    assert refused.__class__ is netcore.InvalidState
+    assert (refused.status_name, refused.function, str(refused)) == (
+        "NC_ERR_INVALID_STATE", "f", "f() returned NC_ERR_INVALID_STATE")

@@ -34,6 +34,8 @@ def test_readme_python_examples_run(base, tmp_path):
     for i, block in enumerate(blocks):
         script = tmp_path / f"example_{i}.py"
         script.write_text(block.replace(PLACEHOLDER, base), encoding="utf-8")
-        p = subprocess.run([sys.executable, str(script)], env=env, cwd=str(tmp_path),
+        # -W error: an example that uses a deprecated name (AsyncClient.aget...) fails.
+        p = subprocess.run([sys.executable, "-W", "error::DeprecationWarning", str(script)],
+                           env=env, cwd=str(tmp_path),
                            capture_output=True, text=True, timeout=30)
         assert p.returncode == 0, f"README example {i + 1} failed:\n{block}\n{p.stderr}"

@@ -367,7 +367,7 @@ def test_output_with_asyncio(base, tmp_path):
 
     async def main():
         async with netcore.AsyncClient({"base_url": base}) as c:
-            r = await c.aget("/large", params={"bytes": 100_000}, output=target)
+            r = await c.get("/large", params={"bytes": 100_000}, output=target)
             assert r.body == b""
     asyncio.run(main())
     assert target.stat().st_size == 100_000

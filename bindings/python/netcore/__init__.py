@@ -10,10 +10,14 @@ Sync::
     with netcore.Client({"base_url": "http://127.0.0.1:8080/api", "envelope": {}}) as client:
         user = client.get("/env/code/ok").data
 
-asyncio::
+asyncio (the same method names and parameters, awaited, as in httpx)::
 
     async with netcore.AsyncClient(config) as client:
-        responses = await asyncio.gather(*(client.aget(f"/items/{i}") for i in range(10)))
+        user = (await client.get("/env/code/ok")).data
+        responses = await asyncio.gather(*(client.get(f"/items/{i}") for i in range(10)))
+
+The earlier asyncio names (``aget``, ``apost``, ... ``arequest``) still work, warn with
+:class:`DeprecationWarning`, and are removed in netcore 0.3.0.
 
 Errors: a failed request raises a subclass of :class:`netcore.Error`
 (:class:`ClientError`, :class:`TransportError`, :class:`HTTPError`,

@@ -24,11 +24,12 @@ import json
 import logging
 import os
 import threading
-from typing import Any, Callable, Dict, Iterator, Optional, Union
+from typing import Any, Callable, Dict, Iterator, Optional, Tuple, Union, cast
 
-from ._capi import C, COMPLETE_FN, error_from_handle
+from ._capi import (C, COMPLETE_FN, NC_OK, ClientHandle, ErrorHandle, RequestHandle,
+                    ResponseHandle, TaskHandle)
 from ._request import cstr
-from .errors import Error, InvalidState, StatusError, status_error
+from .errors import Error, InvalidState, Status, StatusError, check_call, error_for
 from .response import LIBRARY, NO_DATA, RAW, Response
 
 __all__ = ["ClientCore", "Config", "config_text", "logger", "report"]
@@ -87,6 +88,9 @@ class Pending:
     description = ""
 
     def complete(self, core: "ClientCore", response: Optional[int], error: Optional[int]) -> None:
+        """Run the completion; ``response`` and ``error`` are the ``nc_response *``
+        and ``nc_error *`` as ints (``None`` for NULL), borrowed for the call: pass
+        them to :func:`convert`."""
         raise NotImplementedError
 
 
@@ -110,16 +114,14 @@ class ClientCore:
         self.trampoline = COMPLETE_FN(self._complete)
         self.loop: Any = None  # the asyncio loop of an AsyncClient, once attached
         self.loop_thread: Optional[int] = None  # and the thread that runs it
-        handle, err = ctypes.c_void_p(), ctypes.c_void_p()
+        handle, err = ClientHandle(), ErrorHandle()
         status = C.nc_client_new(config, ctypes.byref(handle), ctypes.byref(err))
-        if status != 0:
-            if err.value:
-                try:
-                    raise error_from_handle(err.value)
-                finally:
-                    C.nc_error_free(err.value)
-            raise status_error(status, C.nc_status_str(status).decode(), "nc_client_new")
-        self._handle: Optional[int] = handle.value
+        if status != NC_OK:
+            try:
+                raise error_for(status, err, function="nc_client_new")
+            finally:
+                C.nc_error_free(err)  # NULL: no-op
+        self._handle: Optional[ClientHandle] = handle
         self.data_key = _configured_data_key(config)
 
     # -- handle ---------------------------------------------------------------
@@ -134,10 +136,10 @@ class ClientCore:
     def closed(self) -> bool:
         return self._handle is None or self._closing
 
-    def _refuse(self) -> InvalidState:
-        return InvalidState("the client is closed", status=2, status_name="NC_ERR_INVALID_STATE")
+    def _refuse(self) -> StatusError:
+        return cast(StatusError, error_for(Status.INVALID_STATE, message="the client is closed"))
 
-    def handle(self) -> int:
+    def handle(self) -> ClientHandle:
         """The live ``nc_client *``; raises :class:`InvalidState` once closed."""
         h = self._handle
         if h is None or self._closing:
@@ -145,7 +147,7 @@ class ClientCore:
         return h
 
     @contextlib.contextmanager
-    def use(self) -> Iterator[int]:
+    def use(self) -> Iterator[ClientHandle]:
         """The live handle, guaranteed not to be freed until the block ends."""
         with self._cond:
             h = self._handle
@@ -203,22 +205,16 @@ class ClientCore:
 
     def set_environment(self, name: str) -> None:
         """nc_client_set_environment, with the name in the error message."""
-        try:
-            with self.use() as h:
-                C.nc_client_set_environment(h, cstr(name, "environment"))
-        except StatusError as exc:
-            exc.args = (f"environment {name!r}: {exc.args[0]}",)
-            raise
+        with self.use() as h:
+            check_call(C.nc_client_set_environment, h, cstr(name, "environment"),
+                       detail=f"environment {name!r}")
 
     def set_header(self, name: str, value: Optional[str]) -> None:
         """nc_client_set_header (None removes), with the name in the error message."""
-        try:
-            with self.use() as h:
-                C.nc_client_set_header(h, cstr(name, "header name"),
-                                       None if value is None else cstr(value, f"header {name!r}"))
-        except StatusError as exc:
-            exc.args = (f"header {name!r}: {exc.args[0]}",)
-            raise
+        with self.use() as h:
+            check_call(C.nc_client_set_header, h, cstr(name, "header name"),
+                       None if value is None else cstr(value, f"header {name!r}"),
+                       detail=f"header {name!r}")
 
     def register(self, pending: Pending) -> int:
         token = next(self._tokens)
@@ -230,18 +226,21 @@ class ClientCore:
         with self._lock:
             self.pending.pop(token, None)
 
-    def send(self, request: int, pending: Pending) -> int:
+    def send(self, request: RequestHandle, pending: Pending) -> TaskHandle:
         """``nc_client_send`` with ``pending`` registered first (the completion may run
         before this returns); returns the owned ``nc_task *``."""
         token = self.register(pending)
-        task = ctypes.c_void_p()
+        task = TaskHandle()
         try:
             with self.use() as h:
-                C.nc_client_send(h, request, self.trampoline, token, ctypes.byref(task))
+                # Checked inline, not with check_call: one Python call less per request.
+                status = C.nc_client_send(h, request, self.trampoline, token, ctypes.byref(task))
+                if status != NC_OK:
+                    raise error_for(status, function="nc_client_send")
         except BaseException:
             self.unregister(token)  # refused: the completion will never run
             raise
-        return task.value or 0  # NC_OK always writes the task
+        return task  # NC_OK always writes the task
 
     def _complete(self, response: Optional[int], error: Optional[int],
                   userdata: Optional[int]) -> None:
@@ -293,11 +292,15 @@ def data_key(core: "ClientCore", envelope: Optional[bool], output: Any) -> Any:
     return core.data_key
 
 
-def convert(response: Optional[int], error: Optional[int]) -> "tuple[Optional[Response], Optional[Error]]":
-    """Python objects for a completion's borrowed handles: the response is retained,
-    the error copied into plain Python data."""
-    resp = Response._from_borrowed(response) if response else None
-    err = error_from_handle(error, resp) if error else None
+def convert(response: Optional[int],
+            error: Optional[int]) -> Tuple[Optional[Response], Optional[Error]]:
+    """Python objects for a completion's borrowed pointers (ints, ``None`` for NULL):
+    the response is retained, the error copied into plain Python data
+    (:func:`netcore.errors.error_for`)."""
+    resp = Response._from_borrowed(ResponseHandle(response)) if response else None
+    err = (cast(Error, error_for(Status.FAILED, ErrorHandle(error), function="nc_client_send",
+                                 response=resp))
+           if error else None)
     return resp, err
 
 
@@ -305,7 +308,9 @@ def dispatch(core: ClientCore) -> None:
     """``nc_client_dispatch``; an error is reported rather than raised (reader callback)."""
     try:
         with core.use() as h:
-            C.nc_client_dispatch(h)
+            status = C.nc_client_dispatch(h)  # once per readable fd: checked inline
+        if status != NC_OK:
+            raise error_for(status, function="nc_client_dispatch")
     except InvalidState:
         pass  # closed meanwhile: nothing left to dispatch
     except StatusError as exc:

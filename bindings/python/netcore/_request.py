@@ -9,8 +9,8 @@ import threading
 from collections.abc import Mapping
 from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
-from ._capi import C
-from .errors import InvalidArgument, StatusError
+from ._capi import C, RequestHandle
+from .errors import Status, check_call, error_for
 
 __all__ = ["build_request", "plain_request", "cstr", "Params", "HeadersArg"]
 
@@ -39,11 +39,10 @@ def cstr(value: Union[str, bytes], what: str) -> bytes:
         try:
             data = value.encode("utf-8")
         except UnicodeEncodeError as exc:
-            raise InvalidArgument(f"{what} is not valid UTF-8 text: {exc}",
-                                  status=1, status_name="NC_ERR_INVALID_ARGUMENT") from None
+            raise error_for(Status.INVALID_ARGUMENT,
+                            message=f"{what} is not valid UTF-8 text: {exc}") from None
     if b"\x00" in data:
-        raise InvalidArgument(f"{what} contains a NUL character",
-                              status=1, status_name="NC_ERR_INVALID_ARGUMENT")
+        raise error_for(Status.INVALID_ARGUMENT, message=f"{what} contains a NUL character")
     return data
 
 
@@ -112,15 +111,10 @@ def _dumps(obj: Any) -> bytes:
                        allow_nan=False).encode("utf-8")
 
 
-def _with_context(exc: StatusError, detail: str) -> StatusError:
-    exc.args = (f"{detail}: {exc.args[0]}",) + exc.args[1:]
-    return exc
-
-
 def build_request(method: str, path: str, *, params: Optional[Params] = None,
                   json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
                   timeout: Optional[float] = None, envelope: Optional[bool] = None,
-                  output: Any = None) -> int:
+                  output: Any = None) -> RequestHandle:
     """Create an ``nc_request`` for the arguments; the caller frees it.
 
     See :meth:`netcore.Client.request` for the meaning of each argument.
@@ -158,21 +152,19 @@ def build_request(method: str, path: str, *, params: Optional[Params] = None,
         else:
             params_json, encoding = _dumps(_form_object(data)), NC_ENCODING_FORM
 
-    req = ctypes.c_void_p()
+    handle = RequestHandle()
+    check_call(C.nc_request_new, cstr(method, "method"), cstr(path, "path"), ctypes.byref(handle),
+               detail=f"invalid request {method!r} {path!r}")
     try:
-        C.nc_request_new(cstr(method, "method"), cstr(path, "path"), ctypes.byref(req))
-    except StatusError as exc:
-        raise _with_context(exc, f"invalid request {method!r} {path!r}") from None
-    try:
-        handle = req.value
-        assert handle is not None  # NC_OK always writes the builder
         for name, text in query:
-            C.nc_request_set_query(handle, cstr(name, "query name"), cstr(text, "query value"))
+            check_call(C.nc_request_set_query, handle, cstr(name, "query name"),
+                       cstr(text, "query value"))
         if params_json is not None:
-            C.nc_request_set_params_json(handle, params_json, len(params_json))
-            C.nc_request_set_encoding(handle, encoding)
+            check_call(C.nc_request_set_params_json, handle, params_json, len(params_json))
+            check_call(C.nc_request_set_encoding, handle, encoding)
         if body is not None:
-            C.nc_request_set_body(handle, body, len(body), cstr(body_type or "", "content type"))
+            check_call(C.nc_request_set_body, handle, body, len(body),
+                       cstr(body_type or "", "content type"))
         for name, value in header_pairs:
             if not isinstance(name, str):
                 raise TypeError(f"headers: names must be str, not {type(name).__name__}")
@@ -180,25 +172,21 @@ def build_request(method: str, path: str, *, params: Optional[Params] = None,
                 continue  # given to nc_request_set_body above
             if value is not None and not isinstance(value, (str, bytes)):
                 raise TypeError(f"headers[{name!r}] must be str or None, not {type(value).__name__}")
-            try:
-                C.nc_request_set_header(handle, cstr(name, "header name"),
-                                        None if value is None else cstr(value, f"header {name!r}"))
-            except StatusError as exc:
-                raise _with_context(exc, f"invalid header {name!r}") from None
+            check_call(C.nc_request_set_header, handle, cstr(name, "header name"),
+                       None if value is None else cstr(value, f"header {name!r}"),
+                       detail=f"invalid header {name!r}")
         if timeout is not None:
             # 0 means "no limit" in C; a tiny positive timeout stays a limit (1 ms).
             ms = 0 if timeout == 0 else max(1, int(round(timeout * 1000)))
-            C.nc_request_set_timeout_ms(handle, ms)
+            check_call(C.nc_request_set_timeout_ms, handle, ms)
         if envelope is not None:
-            C.nc_request_set_envelope(handle, 1 if envelope else 0)
+            check_call(C.nc_request_set_envelope, handle, 1 if envelope else 0)
         if output is not None:
-            try:
-                C.nc_request_set_output_file(handle, os.fsencode(output))
-            except StatusError as exc:
-                raise _with_context(exc, f"output {output!r}") from None
+            check_call(C.nc_request_set_output_file, handle, os.fsencode(output),
+                       detail=f"output {output!r}")
         return handle
     except BaseException:
-        C.nc_request_free(req.value)
+        C.nc_request_free(handle)
         raise
 
 
@@ -213,7 +201,7 @@ class _PlainRequest:
     """An nc_request kept for reuse by one thread; freed with its cache."""
     __slots__ = ("handle",)
 
-    def __init__(self, handle: int) -> None:
+    def __init__(self, handle: RequestHandle) -> None:
         self.handle = handle
 
     def __del__(self, _free: Any = C.nc_request_free) -> None:
@@ -224,7 +212,7 @@ _PLAIN_CACHE_SIZE = 64
 _plain = threading.local()
 
 
-def plain_request(method: str, path: str) -> int:
+def plain_request(method: str, path: str) -> RequestHandle:
     """The calling thread's ``nc_request`` for ``method path`` without options.
 
     Borrowed: do not free it. Raises as :func:`build_request` does.

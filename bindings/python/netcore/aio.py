@@ -7,37 +7,60 @@ the loop's thread, where each resolves its request's Future.
 
 Cancelling the asyncio task that awaits a request cancels the request
 (``nc_task_cancel``); its cancelled completion arrives at a later dispatch and is
-dropped (the Future is already cancelled).
+dropped (the Future is already cancelled), unless :meth:`AsyncClient.send` was
+given a callback: that callback then runs with :class:`~netcore.Cancelled`.
+
+Names. As httpx's ``AsyncClient`` mirrors its ``Client``, :class:`AsyncClient` has
+the request methods of :class:`~netcore.Client` with the same names and the same
+parameters (``await client.get(...)``). The earlier ``a``-prefixed names
+(``aget``, ``apost``, ``aput``, ``apatch``, ``adelete``, ``ahead``, ``arequest``)
+still work in 0.2.x, emit a :class:`DeprecationWarning`, and are removed in
+netcore :data:`ALIASES_REMOVED_IN`.
 """
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
+import warnings
 import weakref
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Coroutine, Dict, Optional
 
-from ._capi import C
-from ._core import ClientCore, Config, Pending, config_text, convert, data_key, dispatch
+from ._capi import C, TaskHandle
+from ._core import ClientCore, Config, Pending, config_text, convert, data_key, dispatch, report
 from ._request import HeadersArg, Params, build_request, plain_request
-from .errors import Error, InvalidState
+from .client import Callback
+from .errors import Error, Status, error_for
 from .response import Response
 
-__all__ = ["AsyncClient"]
+__all__ = ["AsyncClient", "ALIASES_REMOVED_IN", "DEPRECATED_ALIASES"]
+
+#: The netcore version (the next minor) without the deprecated ``a``-prefixed names.
+ALIASES_REMOVED_IN = "0.3.0"
+
+#: Deprecated name -> the name to use (each alias warns, then calls it).
+DEPRECATED_ALIASES: Dict[str, str] = {
+    "arequest": "request", "aget": "get", "apost": "post", "aput": "put",
+    "apatch": "patch", "adelete": "delete", "ahead": "head",
+}
 
 
 class _FuturePending(Pending):
-    def __init__(self, future: "asyncio.Future[Response]", description: str, key: Any) -> None:
+    def __init__(self, future: "asyncio.Future[Response]", description: str, key: Any,
+                 callback: Optional[Callback] = None) -> None:
         self.future = future
         self.description = description
         self.key = key  # where a successful response's data is (_core.data_key)
+        self.callback = callback  # AsyncClient.send(callback=...)
 
     def complete(self, core: ClientCore, response: Optional[int], error: Optional[int]) -> None:
         fut = self.future
         loop = fut.get_loop()
-        if loop.is_closed():
+        callback = self.callback
+        if callback is None and loop.is_closed():
             return  # nobody can await this any more (client freed after its loop ended)
         on_loop_thread = core.loop_thread == threading.get_ident()
-        if on_loop_thread and fut.done():
+        if callback is None and on_loop_thread and fut.done():
             # Cancelled from asyncio; still tell the hook about failures.
             if error and core.on_error is not None:
                 core.call_on_error(convert(None, error)[1])  # type: ignore[arg-type]
@@ -47,15 +70,34 @@ class _FuturePending(Pending):
             core.call_on_error(err)
         elif resp is not None:
             resp._data_key = self.key
-        if on_loop_thread:
-            _settle(fut, resp, err)
+        if on_loop_thread and callback is None:
+            _settle(fut, resp, err)  # the common case, without a call to _finish
+        elif on_loop_thread or loop.is_closed():
+            self._finish(resp, err)
         else:
             # nc_client_free on another thread (e.g. a finalizer) runs the queued
             # completions there: hand the result to the loop, if it still runs.
             try:
-                loop.call_soon_threadsafe(_settle, fut, resp, err)
-            except RuntimeError:  # the loop is closed: nobody awaits this any more
-                pass
+                loop.call_soon_threadsafe(self._finish, resp, err)
+            except RuntimeError:  # closed meanwhile: finish here (the callback still runs)
+                self._finish(resp, err)
+
+    def _finish(self, resp: Optional[Response], err: Optional[Error]) -> None:
+        """Run the callback (exactly once), then resolve the Future (if anyone can)."""
+        callback = self.callback
+        if callback is not None:
+            try:
+                callback(resp, err)
+            except Exception as exc:
+                report(exc, f"completion callback {callback!r} of {self.description}")
+        fut = self.future
+        if not fut.get_loop().is_closed():
+            _settle(fut, resp, err)
+
+
+def _deprecation(old: str) -> str:
+    return (f"AsyncClient.{old}() is deprecated and will be removed in netcore "
+            f"{ALIASES_REMOVED_IN}; use `await client.{DEPRECATED_ALIASES[old]}(...)`")
 
 
 def _settle(fut: "asyncio.Future[Response]", resp: Optional[Response],
@@ -66,6 +108,14 @@ def _settle(fut: "asyncio.Future[Response]", resp: Optional[Response],
         fut.set_exception(err)
     else:
         fut.set_result(resp)  # type: ignore[arg-type]
+
+
+def _sent_done(task: TaskHandle, retrieved: bool, fut: "asyncio.Future[Response]") -> None:
+    """Done-callback of a Future returned by :meth:`AsyncClient.send`."""
+    if fut.cancelled():
+        C.nc_task_cancel(task)  # returns at once (queue mode); no-op once finished
+    elif retrieved:
+        fut.exception()  # the callback had it: no "exception was never retrieved"
 
 
 def _finalize(core: ClientCore, fd: int) -> None:
@@ -102,13 +152,21 @@ class AsyncClient:
     ::
 
         async with netcore.AsyncClient({"base_url": url, "envelope": {}}) as client:
-            user = (await client.aget("/user/7")).data
+            user = (await client.get("/user/7")).data
 
-    Requests: :meth:`aget`, :meth:`apost`, :meth:`aput`, :meth:`apatch`,
-    :meth:`adelete`, :meth:`ahead`, :meth:`arequest`, with the keyword arguments of
-    :meth:`netcore.Client.request`. Failures raise the typed
-    :class:`~netcore.Error`. Cancelling the awaiting task (``asyncio.wait_for``,
-    ``task.cancel()``) cancels the request.
+    Requests: ``await`` :meth:`request`, :meth:`get`, :meth:`post`, :meth:`put`,
+    :meth:`patch`, :meth:`delete`, :meth:`head`, :meth:`options` — the names and
+    parameters of :class:`netcore.Client`'s methods (see
+    :meth:`netcore.Client.request` for the keyword arguments), returning the same
+    :class:`~netcore.Response` and raising the same typed
+    :class:`~netcore.Error`. :meth:`send` starts a request without awaiting it, as
+    :meth:`netcore.Client.send` does. Cancelling the awaiting task
+    (``asyncio.wait_for``, ``task.cancel()``) cancels the request.
+
+    Deprecated: ``aget``, ``apost``, ``aput``, ``apatch``, ``adelete``, ``ahead``
+    and ``arequest``, the earlier names, warn with :class:`DeprecationWarning` and
+    call the method of the same name without the ``a``; they are removed in netcore
+    0.3.0.
     """
 
     def __init__(self, config: Config, *, on_error: Optional[Callable[[Error], Any]] = None) -> None:
@@ -116,8 +174,8 @@ class AsyncClient:
         self._fd = int(C.nc_client_fd(self._core.handle()))
         if self._fd < 0:  # pragma: no cover - the library ignored "callbacks": "queue"
             self._core.free()
-            raise InvalidState("nc_client_fd() returned -1 for a queue-mode client",
-                               status=2, status_name="NC_ERR_INVALID_STATE")
+            raise error_for(Status.INVALID_STATE, function="nc_client_fd",
+                            message="nc_client_fd() returned -1 for a queue-mode client")
         self._finalizer = weakref.finalize(self, _finalize, self._core, self._fd)
 
     # -- loop binding -----------------------------------------------------------
@@ -152,8 +210,8 @@ class AsyncClient:
         if core.closed:
             return
         if core.in_callback():
-            raise InvalidState("aclose() cannot be called from a completion callback",
-                               status=2, status_name="NC_ERR_INVALID_STATE")
+            raise error_for(Status.INVALID_STATE,
+                            message="aclose() cannot be called from a completion callback")
         loop = core.loop
         if loop is not None and not loop.is_closed():
             if loop is not asyncio.get_running_loop():
@@ -193,27 +251,37 @@ class AsyncClient:
         self._core.set_header(name, value)
 
     # -- requests ---------------------------------------------------------------
+    #
+    # The names and parameters are Client's (tests check the signatures match).
+    # request() and send() each start the request themselves: a shared helper
+    # costs a Python call (about 700 instructions) per awaited request.
 
-    async def arequest(self, method: str, path: str, *, params: Optional[Params] = None,
-                       json: Any = None, data: Any = None,
-                       headers: Optional[HeadersArg] = None, timeout: Optional[float] = None,
-                       envelope: Optional[bool] = None, output: Any = None) -> Response:
-        """Send a request and await its response; arguments, result and errors as in
-        :meth:`netcore.Client.request`. Cancelling the awaiting task cancels it."""
+    async def request(self, method: str, path: str, *, params: Optional[Params] = None,
+                      json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
+                      timeout: Optional[float] = None, envelope: Optional[bool] = None,
+                      output: Any = None) -> Response:
+        """Send a request and await its response (``nc_client_send``; the completion
+        is dispatched on the event loop).
+
+        Arguments, result and errors as in :meth:`netcore.Client.request`: a
+        failed request raises the same typed :class:`~netcore.Error`, a refused
+        call the same :class:`~netcore.StatusError`. Cancelling the awaiting task
+        cancels the request (``nc_task_cancel``).
+        """
         loop = self._attach()
         core = self._core
         fut: "asyncio.Future[Response]" = loop.create_future()
-        key = data_key(core, envelope, output)
+        pending = _FuturePending(fut, f"{method.upper()} {path}", data_key(core, envelope, output))
         if (params is None and json is None and data is None and headers is None
                 and timeout is None and envelope is None and output is None):
             # nc_client_send copies the builder: the thread's cached one is reused.
-            task = core.send(plain_request(method, path), _FuturePending(fut, f"{method.upper()} {path}", key))
+            task = core.send(plain_request(method, path), pending)
         else:
             req = build_request(method, path, params=params, json=json, data=data,
                                 headers=headers, timeout=timeout, envelope=envelope,
                                 output=output)
             try:
-                task = core.send(req, _FuturePending(fut, f"{method.upper()} {path}", key))
+                task = core.send(req, pending)
             finally:
                 C.nc_request_free(req)
         try:
@@ -226,29 +294,111 @@ class AsyncClient:
         finally:
             C.nc_task_free(task)
 
-    async def aget(self, path: str, **kwargs: Any) -> Response:
-        """GET ``path`` (see :meth:`arequest`)."""
-        return await self.arequest("GET", path, **kwargs)
+    async def get(self, path: str, **kwargs: Any) -> Response:
+        """GET ``path``; keyword arguments as in :meth:`request`."""
+        return await self.request("GET", path, **kwargs)
 
-    async def apost(self, path: str, **kwargs: Any) -> Response:
-        """POST ``path`` (see :meth:`arequest`)."""
-        return await self.arequest("POST", path, **kwargs)
+    async def post(self, path: str, **kwargs: Any) -> Response:
+        """POST ``path``; keyword arguments as in :meth:`request`."""
+        return await self.request("POST", path, **kwargs)
 
-    async def aput(self, path: str, **kwargs: Any) -> Response:
-        """PUT ``path`` (see :meth:`arequest`)."""
-        return await self.arequest("PUT", path, **kwargs)
+    async def put(self, path: str, **kwargs: Any) -> Response:
+        """PUT ``path``; keyword arguments as in :meth:`request`."""
+        return await self.request("PUT", path, **kwargs)
 
-    async def apatch(self, path: str, **kwargs: Any) -> Response:
-        """PATCH ``path`` (see :meth:`arequest`)."""
-        return await self.arequest("PATCH", path, **kwargs)
+    async def patch(self, path: str, **kwargs: Any) -> Response:
+        """PATCH ``path``; keyword arguments as in :meth:`request`."""
+        return await self.request("PATCH", path, **kwargs)
 
-    async def adelete(self, path: str, **kwargs: Any) -> Response:
-        """DELETE ``path`` (see :meth:`arequest`)."""
-        return await self.arequest("DELETE", path, **kwargs)
+    async def delete(self, path: str, **kwargs: Any) -> Response:
+        """DELETE ``path``; keyword arguments as in :meth:`request`."""
+        return await self.request("DELETE", path, **kwargs)
 
-    async def ahead(self, path: str, **kwargs: Any) -> Response:
-        """HEAD ``path`` (see :meth:`arequest`)."""
-        return await self.arequest("HEAD", path, **kwargs)
+    async def head(self, path: str, **kwargs: Any) -> Response:
+        """HEAD ``path``; keyword arguments as in :meth:`request`."""
+        return await self.request("HEAD", path, **kwargs)
+
+    async def options(self, path: str, **kwargs: Any) -> Response:
+        """OPTIONS ``path``; keyword arguments as in :meth:`request`."""
+        return await self.request("OPTIONS", path, **kwargs)
+
+    def send(self, method: str, path: str, *, callback: Optional[Callback] = None,
+             params: Optional[Params] = None, json: Any = None, data: Any = None,
+             headers: Optional[HeadersArg] = None, timeout: Optional[float] = None,
+             envelope: Optional[bool] = None, output: Any = None) -> "asyncio.Future[Response]":
+        """Start a request and return at once (``nc_client_send``), as
+        :meth:`netcore.Client.send` does; call it from a coroutine or callback of the
+        client's event loop.
+
+        Returns an :class:`asyncio.Future` that resolves to the
+        :class:`~netcore.Response` or the request's :class:`~netcore.Error`;
+        cancelling it cancels the request. ``callback(response, error)``, if given,
+        runs exactly once when the request ends, on the event loop's thread, before
+        the Future resolves — also when the Future was cancelled (``error`` is then
+        :class:`~netcore.Cancelled`, or the real result if it had already arrived).
+        What it raises is logged (logger ``"netcore"``). With a callback the Future
+        need not be awaited (its error counts as retrieved); without one, await it,
+        or asyncio reports an error that was never retrieved.
+
+        Arguments as in :meth:`request`. The client keeps the callback and the
+        request's state alive until the completion.
+        """
+        loop = self._attach()
+        core = self._core
+        fut: "asyncio.Future[Response]" = loop.create_future()
+        pending = _FuturePending(fut, f"{method.upper()} {path}", data_key(core, envelope, output),
+                                 callback)
+        req = build_request(method, path, params=params, json=json, data=data, headers=headers,
+                            timeout=timeout, envelope=envelope, output=output)
+        try:
+            task = core.send(req, pending)
+        finally:
+            C.nc_request_free(req)
+        # The task reference goes with the Future (even if its loop is closed by then).
+        weakref.finalize(fut, C.nc_task_free, task)
+        fut.add_done_callback(functools.partial(_sent_done, task, callback is not None))
+        return fut
+
+    # -- deprecated names (removed in ALIASES_REMOVED_IN) -------------------------
+
+    # Plain functions returning the new method's coroutine: the warning is raised
+    # when called, attributed to the caller's line (stacklevel=2), even when the
+    # coroutine is then run by asyncio.gather or a Task.
+
+    def arequest(self, method: str, path: str, **kwargs: Any) -> Coroutine[Any, Any, Response]:
+        """Deprecated: use :meth:`request` (removed in netcore 0.3.0)."""
+        warnings.warn(_deprecation("arequest"), DeprecationWarning, stacklevel=2)
+        return self.request(method, path, **kwargs)
+
+    def aget(self, path: str, **kwargs: Any) -> Coroutine[Any, Any, Response]:
+        """Deprecated: use :meth:`get` (removed in netcore 0.3.0)."""
+        warnings.warn(_deprecation("aget"), DeprecationWarning, stacklevel=2)
+        return self.get(path, **kwargs)
+
+    def apost(self, path: str, **kwargs: Any) -> Coroutine[Any, Any, Response]:
+        """Deprecated: use :meth:`post` (removed in netcore 0.3.0)."""
+        warnings.warn(_deprecation("apost"), DeprecationWarning, stacklevel=2)
+        return self.post(path, **kwargs)
+
+    def aput(self, path: str, **kwargs: Any) -> Coroutine[Any, Any, Response]:
+        """Deprecated: use :meth:`put` (removed in netcore 0.3.0)."""
+        warnings.warn(_deprecation("aput"), DeprecationWarning, stacklevel=2)
+        return self.put(path, **kwargs)
+
+    def apatch(self, path: str, **kwargs: Any) -> Coroutine[Any, Any, Response]:
+        """Deprecated: use :meth:`patch` (removed in netcore 0.3.0)."""
+        warnings.warn(_deprecation("apatch"), DeprecationWarning, stacklevel=2)
+        return self.patch(path, **kwargs)
+
+    def adelete(self, path: str, **kwargs: Any) -> Coroutine[Any, Any, Response]:
+        """Deprecated: use :meth:`delete` (removed in netcore 0.3.0)."""
+        warnings.warn(_deprecation("adelete"), DeprecationWarning, stacklevel=2)
+        return self.delete(path, **kwargs)
+
+    def ahead(self, path: str, **kwargs: Any) -> Coroutine[Any, Any, Response]:
+        """Deprecated: use :meth:`head` (removed in netcore 0.3.0)."""
+        warnings.warn(_deprecation("ahead"), DeprecationWarning, stacklevel=2)
+        return self.head(path, **kwargs)
 
     def __repr__(self) -> str:
         return f"<netcore.AsyncClient {'closed' if self.closed else 'open'}>"

@@ -6,10 +6,10 @@ import threading
 import weakref
 from typing import Any, Callable, Optional
 
-from ._capi import C, error_from_handle
+from ._capi import C, NC_OK, ErrorHandle, ResponseHandle, TaskHandle
 from ._core import ClientCore, Config, Pending, config_text, convert, data_key, report
 from ._request import HeadersArg, Params, build_request, plain_request
-from .errors import Error, InvalidState
+from .errors import Error, Status, check_call, error_for
 from .response import Response
 
 __all__ = ["Client", "Task", "Callback"]
@@ -32,10 +32,10 @@ class Task:
         self._event = threading.Event()
         self._response: Optional[Response] = None
         self._error: Optional[Error] = None
-        self._handle: Optional[int] = None
+        self._handle: Optional[TaskHandle] = None
         self._finalizer: "Optional[weakref.finalize[Any, Any]]" = None
 
-    def _attach(self, handle: int) -> None:
+    def _attach(self, handle: TaskHandle) -> None:
         self._handle = handle
         self._finalizer = weakref.finalize(self, C.nc_task_free, handle)
 
@@ -119,7 +119,8 @@ class Client:
 
     Use it as a context manager, or call :meth:`close`. All methods may be called
     from any thread. Every request method takes requests' keyword arguments, see
-    :meth:`request`.
+    :meth:`request`. :class:`~netcore.AsyncClient` has the same request methods
+    with the same parameters, to be awaited (``await client.get(...)``).
 
     Proxies come from the environment (``http_proxy``, ``https_proxy``,
     ``all_proxy``, ``no_proxy`` and their upper-case forms, as libcurl reads them),
@@ -148,8 +149,8 @@ class Client:
             InvalidState: called from inside one of this client's callbacks.
         """
         if self._core.in_callback():
-            raise InvalidState("close() cannot be called from a completion callback of "
-                               "the same client", status=2, status_name="NC_ERR_INVALID_STATE")
+            raise error_for(Status.INVALID_STATE, message="close() cannot be called from a "
+                            "completion callback of the same client")
         self._finalizer.detach()
         self._core.free()
 
@@ -226,7 +227,7 @@ class Client:
                 callbacks.
         """
         core = self._core
-        resp_p, err_p = ctypes.c_void_p(), ctypes.c_void_p()
+        resp_p, err_p = ResponseHandle(), ErrorHandle()
         if (params is None and json is None and data is None and headers is None
                 and timeout is None and envelope is None and output is None):
             # The common plain call: the thread's cached builder (see plain_request),
@@ -234,27 +235,30 @@ class Client:
             handle = core._handle
             if handle is None or core._closing:
                 handle = core.handle()   # raises InvalidState
-            C.nc_client_send_sync(handle, plain_request(method, path),
-                                  ctypes.byref(resp_p), ctypes.byref(err_p))
+            status = C.nc_client_send_sync(handle, plain_request(method, path),
+                                           ctypes.byref(resp_p), ctypes.byref(err_p))
         else:
             req = build_request(method, path, params=params, json=json, data=data,
                                 headers=headers, timeout=timeout, envelope=envelope,
                                 output=output)
             try:
-                C.nc_client_send_sync(core.handle(), req, ctypes.byref(resp_p), ctypes.byref(err_p))
+                status = C.nc_client_send_sync(core.handle(), req, ctypes.byref(resp_p),
+                                               ctypes.byref(err_p))
             finally:
                 C.nc_request_free(req)
-        response = Response(resp_p.value) if resp_p.value else None
-        if err_p.value:
+        response = Response(resp_p) if resp_p else None
+        if status != NC_OK:
+            # NC_ERR_FAILED with an nc_error: the request's Error; else a refusal.
             try:
-                error = error_from_handle(err_p.value, response)
+                exc = error_for(status, err_p, function="nc_client_send_sync", response=response)
             finally:
-                C.nc_error_free(err_p.value)
-            core.call_on_error(error)
-            raise error
+                C.nc_error_free(err_p)  # NULL: no-op
+            if isinstance(exc, Error):
+                core.call_on_error(exc)
+            raise exc
         if response is None:  # pragma: no cover - the library always gives one on NC_OK
-            raise InvalidState("nc_client_send_sync gave neither a response nor an error",
-                               status=0, status_name="NC_OK")
+            raise error_for(Status.FAILED, function="nc_client_send_sync",
+                            message="nc_client_send_sync gave neither a response nor an error")
         # A success: its data is where the request's mode says (parsed in Python).
         response._data_key = (core.data_key if envelope is None and output is None
                               else data_key(core, envelope, output))
@@ -328,7 +332,7 @@ class Client:
     def dispatch(self) -> None:
         """``nc_client_dispatch``: run the queued completions on this thread (queue mode)."""
         with self._core.use() as h:
-            C.nc_client_dispatch(h)
+            check_call(C.nc_client_dispatch, h)
 
     def __repr__(self) -> str:
         return f"<netcore.Client {'closed' if self.closed else 'open'}>"

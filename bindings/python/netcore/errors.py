@@ -30,13 +30,22 @@ Two families, kept apart on purpose:
   :class:`RuntimeError`, :class:`NoMemory` a :class:`MemoryError`), so
   ``except ValueError`` works as usual.
 
-This module does not touch ctypes; errors are plain Python data built from
-``nc_error_json()`` (plus ``nc_error_body()`` for the exact bytes).
+**This module is the one place where a C outcome becomes a Python exception**:
+:func:`error_for` turns an ``nc_status`` (and the ``nc_error`` that explains it,
+if any) into the right class, and :func:`check_call` raises it for a non-OK status.
+Every other module calls these; none builds an :class:`Error` or a
+:class:`StatusError` itself. Errors are plain Python data, copied from
+``nc_error_json()`` (plus ``nc_error_body()`` for the exact bytes), so they
+outlive the handle they came from.
 """
 from __future__ import annotations
 
+import ctypes
 import enum
-from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Type
+import json
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Type, Union
+
+from ._capi import C, NC_OK, ErrorHandle
 
 if TYPE_CHECKING:  # pragma: no cover
     from .response import Response
@@ -346,10 +355,61 @@ _STATUS_CLASSES: Dict[int, Type[StatusError]] = {
 }
 
 
-def status_error(status: int, status_name: str, function: str, detail: str = "") -> StatusError:
-    """The exception for a non-OK ``nc_status`` returned by ``function``."""
+# --------------------------------------------------------------------------
+# From C to Python: the one place
+# --------------------------------------------------------------------------
+
+def _status_name(status: int) -> str:
+    return str(C.nc_status_str(status).decode("ascii", "replace"))
+
+
+def error_for(status: int, error: Optional[ErrorHandle] = None, *, function: str = "",
+              response: Optional["Response"] = None, detail: str = "",
+              message: str = "") -> Union[Error, StatusError]:
+    """The exception for the outcome of a C call. Every netcore exception that
+    comes from the library (or stands for one of its statuses) is built here.
+
+    Args:
+        status: the ``nc_status`` the call returned (``Status.FAILED`` for a
+            completion, which reports its failure with an ``nc_error`` only).
+        error: an ``nc_error *`` (borrowed: read, not freed). When it is not NULL
+            the result is the request's :class:`Error` (the subclass for its
+            domain and code), whatever ``status`` is.
+        function: the C function that returned ``status`` (``StatusError.function``).
+        response: the :class:`~netcore.Response` that came with ``error``, if any.
+        detail: context put before the message, e.g. ``"invalid header 'X-A'"``.
+        message: the message of a refusal decided in Python before calling C
+            (a closed client, a NUL in a string); default
+            ``"<function>() returned <NC_ERR_...>"``.
+
+    Returns:
+        An :class:`Error` when ``error`` is given, else the :class:`StatusError`
+        subclass for ``status`` (``Failed`` for ``NC_ERR_FAILED`` without an
+        ``nc_error``).
+    """
+    if error:
+        text = C.nc_error_json(error)
+        info = json.loads(text) if text else {"message": "unknown error"}
+        body = C.nc_error_body(error, ctypes.byref(ctypes.c_size_t(0)))
+        return Error.from_info(info, body or b"", response)
+    status_name = _status_name(status)
     klass = _STATUS_CLASSES.get(status, StatusError)
-    message = f"{function}() returned {status_name}"
+    text = message or f"{function}() returned {status_name}"
     if detail:
-        message = f"{detail}: {message}"
-    return klass(message, status=status, status_name=status_name, function=function)
+        text = f"{detail}: {text}"
+    return klass(text, status=status, status_name=status_name, function=function)
+
+
+def check_call(function: Any, *args: Any, detail: str = "") -> None:
+    """Call the ``nc_status`` function ``function`` (a ``C.nc_...``) with ``args``;
+    raise :func:`error_for`'s :class:`StatusError` unless it returns ``NC_OK``
+    (as :func:`subprocess.check_call` does for an exit status)::
+
+        check_call(C.nc_request_set_query, req, name, value)
+
+    For functions that may also report an ``nc_error`` (``nc_client_new``,
+    ``nc_client_send_sync``) call :func:`error_for` with both instead.
+    """
+    status = function(*args)
+    if status != NC_OK:
+        raise error_for(status, function=function.__name__, detail=detail)

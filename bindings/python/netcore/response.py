@@ -7,7 +7,8 @@ import threading
 from collections.abc import Mapping
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-from ._capi import C, string_at
+from ._capi import C, ResponseHandle
+from .errors import check_call
 
 __all__ = ["Headers", "Response"]
 
@@ -83,11 +84,11 @@ class Response:
     __slots__ = ("_handle", "_status", "_headers", "_body", "_data", "_from_cache", "_data_key",
                  "__weakref__")
 
-    def __init__(self, handle: int) -> None:
+    def __init__(self, handle: ResponseHandle) -> None:
         """Take ownership of ``handle``, an owned ``nc_response *`` (not borrowed)."""
-        if not handle:
-            raise ValueError("Response needs a non-NULL nc_response handle")
-        self._handle: Optional[int] = handle
+        if not isinstance(handle, ResponseHandle) or not handle:
+            raise ValueError("Response needs a non-NULL ResponseHandle")
+        self._handle: Optional[ResponseHandle] = handle
         self._status: Any = _UNSET      # read on first use: one foreign call fewer
         self._from_cache: Any = _UNSET
         self._headers: Any = _UNSET
@@ -104,7 +105,7 @@ class Response:
             _free(handle)
 
     @classmethod
-    def _from_borrowed(cls, handle: int) -> "Response":
+    def _from_borrowed(cls, handle: ResponseHandle) -> "Response":
         """Wrap a response passed to a completion callback (borrowed): retain it first."""
         return cls(C.nc_response_retain(handle))
 
@@ -220,26 +221,26 @@ class Response:
         return f"<netcore.Response [{self.status}]>"
 
 
-def _read_headers(handle: int) -> Headers:
+def _read_headers(handle: ResponseHandle) -> Headers:
     count = int(C.nc_response_header_count(handle))
     name, value = ctypes.c_char_p(), ctypes.c_char_p()
     items = []
     for i in range(count):
-        C.nc_response_header_at(handle, i, ctypes.byref(name), ctypes.byref(value))
+        check_call(C.nc_response_header_at, handle, i, ctypes.byref(name), ctypes.byref(value))
         items.append(((name.value or b"").decode("utf-8", "replace"),
                       (value.value or b"").decode("utf-8", "replace")))
     return Headers(items)
 
 
-def _read_status(handle: int) -> int:
+def _read_status(handle: ResponseHandle) -> int:
     return int(_status(handle))
 
 
-def _read_from_cache(handle: int) -> bool:
+def _read_from_cache(handle: ResponseHandle) -> bool:
     return bool(C.nc_response_from_cache(handle))
 
 
-def _read_body(handle: int) -> bytes:
+def _read_body(handle: ResponseHandle) -> bytes:
     n = ctypes.c_size_t(0)
     ptr = C.nc_response_body(handle, ctypes.byref(n))
     return ptr[:n.value] if ptr else b""
@@ -278,9 +279,6 @@ def _loads(text: str) -> Any:
     return value
 
 
-def _read_data(handle: int) -> Any:
-    n = ctypes.c_size_t(0)
-    ptr = C.nc_response_data_json(handle, ctypes.byref(n))
-    if not ptr:
-        return None
-    return _json.loads(string_at(ptr, n.value))
+def _read_data(handle: ResponseHandle) -> Any:
+    text = C.nc_response_data_json(handle, ctypes.byref(ctypes.c_size_t(0)))
+    return None if text is None else _json.loads(text)
