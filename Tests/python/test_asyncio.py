@@ -5,6 +5,7 @@ import logging
 import re
 import socket
 import threading
+import time
 import weakref
 
 import pytest
@@ -412,10 +413,10 @@ def test_cancelling_the_awaiting_task_cancels_the_request(base):
             with pytest.raises(asyncio.CancelledError):
                 await task
             # The request itself ends with Cancelled (seen by the hook) at a later
-            # dispatch, long before /slow would have answered.
-            while c._core.pending and time.monotonic() - t0 < 2:
+            # dispatch, before /slow would have answered (a Cancelled, not a result).
+            while c._core.pending and time.monotonic() - t0 < 10:
                 await asyncio.sleep(0.01)
-            assert c._core.pending == {} and time.monotonic() - t0 < 1.0
+            assert c._core.pending == {}
             assert [type(e) for e in hooked] == [netcore.Cancelled]
 
     run(main())
