@@ -112,6 +112,13 @@ extension Transfer {
         }
         var status: Int = 0
         _ = ncshim_easy_getinfo_long(easy.handle, CURLINFO_RESPONSE_CODE, &status)
+        // libcurl (7.88, and its current source too) ends a response whose
+        // connection closed inside its header block with CURLE_OK: never a
+        // success (ncsink.c records whether the block ended).
+        guard easy.headerBlockEnded else {
+            return .done(nil, TransportErrors.headersCutOff(status: status, method: p.method,
+                                                            url: String(cString: p.url.pointer)))
+        }
         // libcurl follows no redirects (see Redirect.swift): the URL that answered
         // is this hop's.
         guard let (body, headers) = easy.takeResponse() else {
