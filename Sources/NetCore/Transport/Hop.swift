@@ -16,8 +16,9 @@ enum HopResult {
 extension EasyHandle {
     /// Sets what changes from one transfer to the next. Fixed options are set once
     /// per easy handle (EasyHandle.init); handles are reused without curl_easy_reset,
-    /// so every option set here is set on every transfer.
-    func configure(for t: Transfer, _ p: PreparedRequest) {
+    /// so every option set here is set on every transfer. `timeoutMs`: this hop's
+    /// CURLOPT_TIMEOUT_MS (Transfer.hopTimeoutMs).
+    func configure(for t: Transfer, _ p: PreparedRequest, timeoutMs: Int64) {
         let h = handle
         let me = Unmanaged.passUnretained(t).toOpaque()
         errorBuffer[0] = 0
@@ -26,7 +27,7 @@ extension EasyHandle {
         // The same resolved request as this handle's last transfer (a request sent
         // again): every option below is still set, as libcurl keeps options
         // between transfers. Saves the setopts and libcurl's copy of the URL.
-        if configuredFor === p { return }
+        if configuredFor === p && timeoutMs == p.timeoutMs { return }   // (a later hop's may be shorter)
         configuredFor = p
         if let parsed = p.parsedURL {
             // The parsed URL (see PreparedRequest.parsedURL). Clearing CURLOPT_URL
@@ -47,7 +48,7 @@ extension EasyHandle {
             _ = ncshim_easy_setopt_ptr(h, CURLOPT_NOPROXY, t.loop.proxies.noProxy.pointer)
             appliedProxy = proxy
         }
-        _ = ncshim_easy_setopt_long(h, CURLOPT_TIMEOUT_MS, Int(clamping: p.timeoutMs))
+        _ = ncshim_easy_setopt_long(h, CURLOPT_TIMEOUT_MS, Int(clamping: timeoutMs))
         _ = ncshim_easy_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, Int(clamping: p.connectTimeoutMs))
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_HTTPHEADER, p.headerList)
         if decodesContent != p.decodesContent {
@@ -105,7 +106,13 @@ extension Transfer {
                                               detail: "writing '\(p.outputPath ?? "")': \(String(cString: strerror(easy.outputErrno)))",
                                               method: p.method, url: String(cString: p.url.pointer))
             default:
-                error = TransportErrors.error(code: code, detail: easy.errorDetail, method: p.method, url: String(cString: p.url.pointer))
+                var detail = easy.errorDetail
+                if code == CURLE_OPERATION_TIMEDOUT && redirects > 0 && p.timeoutMs > 0 {
+                    // This hop had only what was left of the request's total.
+                    detail += " (timeout_ms, \(p.timeoutMs) ms, bounds the request and its "
+                        + "\(redirects) redirect\(redirects == 1 ? "" : "s") followed together)"
+                }
+                error = TransportErrors.error(code: code, detail: detail, method: p.method, url: String(cString: p.url.pointer))
                     .attempted(TransportErrors.sentNothing(code) && redirects == 0 ? 0 : 1)
             }
             return .done(nil, error)

@@ -17,6 +17,9 @@ public final class Transfer: @unchecked Sendable {
     var prepared: PreparedRequest?
     /// Redirects followed so far (transfer thread only).
     var redirects: Int32 = 0
+    /// When the first hop launched (monotonic ms, Transfer+TotalTimeout.swift):
+    /// timeout_ms bounds all hops together (transfer thread only).
+    var startedAtMs: Int64 = 0
     /// Set when the request could not be built: completes with it, sends nothing.
     let presetError: NetError?
     /// The completion. Set before the transfer is submitted and not changed after

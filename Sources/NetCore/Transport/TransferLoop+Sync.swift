@@ -88,8 +88,10 @@ extension TransferLoop {
                 return (nil, NetError.internalError("A transfer ended without its request.").attempted(1))
             }
             if let e = t.openOutput() { return (nil, e) }
+            let timeoutMs: Int64
+            do { timeoutMs = try t.hopTimeoutMs(p) } catch { return (nil, error) }
             t.easy = easy
-            easy.configure(for: t, p)
+            easy.configure(for: t, p, timeoutMs: timeoutMs)
             guard curl_multi_add_handle(lane.multi, easy.handle) == CURLM_OK else {
                 t.easy = nil
                 return (nil, NetError.internalError("libcurl refused the transfer.").attempted(t.redirects > 0 ? 1 : 0))

@@ -374,12 +374,18 @@ final class TransferLoop: @unchecked Sendable {
     /// Puts `t` (its current hop) into the multi handle.
     private func launch(_ t: Transfer, _ multi: UnsafeMutableRawPointer) {
         if let e = t.openOutput() { complete(t, nil, e); return }
-        guard let prepared = t.prepared, let easy = state.pointee.easyPool.take() ?? newEasyHandle() else {
+        guard let prepared = t.prepared else {
+            complete(t, nil, NetError.internalError("A transfer ended without its request.").attempted(t.redirects > 0 ? 1 : 0))
+            return
+        }
+        let timeoutMs: Int64
+        do { timeoutMs = try t.hopTimeoutMs(prepared) } catch { complete(t, nil, error); return }
+        guard let easy = state.pointee.easyPool.take() ?? newEasyHandle() else {
             complete(t, nil, NetError.internalError("libcurl could not create a transfer (out of memory).").attempted(t.redirects > 0 ? 1 : 0))
             return
         }
         t.easy = easy
-        easy.configure(for: t, prepared)
+        easy.configure(for: t, prepared, timeoutMs: timeoutMs)
         guard curl_multi_add_handle(multi, easy.handle) == CURLM_OK else {
             t.easy = nil
             easy.parked()
