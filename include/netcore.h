@@ -458,7 +458,8 @@ NC_API nc_status nc_request_set_body(nc_request *request, const void *bytes, siz
 
 /**
  * Sets this request's total timeout in milliseconds (0 = no limit), overriding
- * the client's timeout_ms.
+ * the client's timeout_ms. It bounds all redirect hops together (TRANSPORT 28
+ * when it runs out).
  *
  * Ownership: `request` is borrowed.
  * Thread:    the thread that uses the builder.

@@ -33,6 +33,8 @@ void ncsink_reset(ncsink *s, curl_off_t max_body, size_t max_header_count, size_
     s->head_len = 0;
     s->head_lines = 0;
     s->head_bytes = 0;
+    s->head_at_start = 1;
+    s->head_ended = 0;
     s->max_body = max_body;
     s->max_header_count = max_header_count;
     s->max_header_bytes = max_header_bytes;
@@ -153,21 +155,36 @@ size_t ncsink_header(char *ptr, size_t size, size_t nmemb, void *userdata) {
     ncsink *s = userdata;
     if (!s || (nmemb && size > (size_t)-1 / nmemb)) return 0;
     size_t n = size * nmemb;
-    if (n >= 5 && memcmp(ptr, "HTTP/", 5) == 0) {
-        /* A new response (a redirect hop, 100 Continue): start over. */
-        s->head_len = 0;
-        s->head_lines = 0;
-        s->head_bytes = n;
-        if (s->head) s->head[0] = 0;
+    int first = s->head_bytes == 0;
+    /* Every line of every block counts, so 1xx interim responses cannot reset
+     * the limits (libcurl hands over lines of at most 100 KB: no overflow). */
+    s->head_bytes += n;
+    if (n == 0 || ptr[0] == '\r' || ptr[0] == '\n') {
+        /* The blank line ending a block (libcurl's own test): a status line may
+         * follow (the final response after a 1xx one). */
+        s->head_at_start = 1;
+        s->head_ended = 1;
         return n;
     }
-    s->head_bytes += n;
-    if (n == 0 || ptr[0] == '\r' || ptr[0] == '\n') return n;   /* end of the block */
-    s->head_lines++;
+    /* As libcurl: only the first line of a block is a status line. Trailer lines
+     * (after the body of a chunked response) never begin a response. */
+    int status = s->head_at_start && s->body_len == 0 && s->out_bytes == 0 &&
+                 n >= 5 && memcmp(ptr, "HTTP/", 5) == 0;
+    s->head_at_start = 0;
+    if (status) {
+        /* A new response: the headers kept are the final response's. */
+        s->head_ended = 0;
+        s->head_len = 0;
+        if (s->head) s->head[0] = 0;
+        if (!first) s->head_lines++;    /* each response after the first is a line */
+    } else {
+        s->head_lines++;
+    }
     if (s->head_lines > s->max_header_count || s->head_bytes > s->max_header_bytes) {
         s->abort_reason = NCSINK_HEADERS_TOO_LARGE;
         return 0;
     }
+    if (status) return n;
     if (!grow((void **)&s->head, &s->head_cap, s->head_len, n)) {
         s->abort_reason = NCSINK_NO_MEMORY;
         return 0;

@@ -746,6 +746,84 @@ static void test_null_arguments(void) {
     json_decref(arr);
 }
 
+/* ---- misbehaving servers (scripted raw responses) ------------------------ */
+
+/* Sends `req` on `c` (sync): an error of `domain`/`code`, attempts 1, no response,
+ * a message containing `part`. */
+static void expect_failure(nc_client *c, const nc_request *req, nc_domain domain, long long code,
+                           const char *part) {
+    nc_response *resp = NULL;
+    nc_error *err = NULL;
+    CHECK_INT(nc_client_send_sync(c, req, &resp, &err), NC_ERR_FAILED);
+    if (CHECK(err != NULL)) {
+        CHECK_INT(nc_error_domain(err), domain);
+        CHECK_INT(nc_error_code(err), code);
+        CHECK_INT(nc_error_attempts(err), 1);
+        if (!CHECK(strstr(nc_error_message(err), part) != NULL))
+            printf("     message: %s\n", nc_error_message(err));
+    }
+    CHECK(resp == NULL);
+    nc_response_free(resp);
+    nc_error_free(err);
+}
+
+static void test_misbehaving_servers(void) {
+    nc_client *c = make_client(ENVELOPE_A, NULL);
+    nc_request *r = NULL;
+    nc_response *resp = NULL;
+    nc_error *err = NULL;
+    if (!c) return;
+
+    g_ctx = "HTTP/ lines inside a header block do not reset the header limits";
+    if (CHECK_INT(nc_request_new("GET", "/raw/headers-http-lines?n=10000&every=50", &r), NC_OK))
+        expect_failure(c, r, NC_DOMAIN_CLIENT, NC_CLIENT_HEADERS_TOO_LARGE, "max_header_count");
+    nc_request_free(r);
+    r = NULL;
+
+    g_ctx = "1xx interim responses do not reset the header limits";
+    if (CHECK_INT(nc_request_new("GET", "/raw/1xx-flood?n=200&headers=1", &r), NC_OK))
+        expect_failure(c, r, NC_DOMAIN_CLIENT, NC_CLIENT_HEADERS_TOO_LARGE, "max_header_count");
+    nc_request_free(r);
+    r = NULL;
+
+    g_ctx = "the final response's headers are kept after 1xx ones";
+    CHECK_INT(get(c, "/raw/1xx-flood?n=2&headers=2", &resp, &err), NC_OK);
+    if (CHECK(resp != NULL)) {
+        CHECK_STR(nc_response_header(resp, "X-Final"), "yes");
+        CHECK(nc_response_header(resp, "X-Progress-1") == NULL);
+        CHECK_INT(nc_response_header_count(resp), 4);
+    }
+    nc_response_free(resp);
+    nc_error_free(err);
+    resp = NULL, err = NULL;
+
+    g_ctx = "a POST cut off inside its header block";
+    if (CHECK_INT(nc_request_new("POST", "/raw/truncated-headers?lines=3", &r), NC_OK)) {
+        CHECK_INT(nc_request_set_body(r, "{\"order\":42}", 12, "application/json"), NC_OK);
+        expect_failure(c, r, NC_DOMAIN_TRANSPORT, 18, "closed inside the response headers");
+    }
+    nc_request_free(r);
+    r = NULL;
+
+    g_ctx = "timeout_ms bounds all redirect hops together";
+    if (CHECK_INT(nc_request_new("GET", "/redirect/slow-chain?n=5&ms=300", &r), NC_OK)) {
+        CHECK_INT(nc_request_set_timeout_ms(r, 1000), NC_OK);
+        expect_failure(c, r, NC_DOMAIN_TRANSPORT, 28, "timeout_ms");
+        g_ctx = "the same redirect chain without a timeout";
+        CHECK_INT(nc_request_set_timeout_ms(r, 0), NC_OK);
+        CHECK_INT(nc_client_send_sync(c, r, &resp, &err), NC_OK);
+        CHECK(err == NULL);
+        if (CHECK(resp != NULL)) CHECK_JSON(nc_response_data(resp), "{\"redirected\":true,\"hops\":5}");
+        nc_response_free(resp);
+        nc_error_free(err);
+    }
+    nc_request_free(r);
+
+    /* the same client serves the next request */
+    expect_ok(c, "/env/code/ok", "{\"id\":7,\"name\":\"Ada\"}");
+    nc_client_free(c);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: %s http://127.0.0.1:<port>/api\n", argv[0]);
@@ -763,6 +841,7 @@ int main(int argc, char **argv) {
     test_loop_callbacks();
     test_null_arguments();
     test_free_in_flight();
+    test_misbehaving_servers();
 
     printf("%d passed, %d failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;

@@ -284,6 +284,19 @@ final class TestClient: @unchecked Sendable {
     }
 }
 
+extension TestClient {
+    /// nc_client_send with a fresh collector, waiting for the completion. The
+    /// collector tells how often the callback ran (check after a later request or
+    /// free(): a second call would have come by then).
+    func sendAndWait(_ request: Request, timeout: Double = 20) -> Collector {
+        let c = Collector()
+        let (rc, task) = send(request, c)
+        nc_task_free(task)
+        if rc == NC_OK { c.wait(timeout: timeout) }
+        return c
+    }
+}
+
 /// An nc_request builder freed on deinit.
 final class Request: @unchecked Sendable {
     let handle: OpaquePointer

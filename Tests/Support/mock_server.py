@@ -7,8 +7,9 @@ Process contract
   * Binds 127.0.0.1 (port 0 = pick a free port). The first and only stdout
     line is "PORT <n>", flushed as soon as the socket is listening.
   * HTTP/1.1 keep-alive; every response carries Content-Length (except
-    204/304 and the chunked route). Request bodies (Content-Length or chunked)
-    are always consumed. Client disconnects are swallowed silently.
+    204/304, the chunked route and the raw routes). Request bodies
+    (Content-Length or chunked) are always consumed. Client disconnects are
+    swallowed silently.
   * Exits on SIGTERM/SIGINT, and on stdin EOF with --exit-on-stdin-eof.
   * Request logging goes to stderr only with --verbose.
   * Any path may be prefixed with /api (stripped before routing). All methods
@@ -30,11 +31,24 @@ Routes (JSON is compact, Content-Type application/json; charset=utf-8)
   /echo, /echo-raw    request description, with / without the ok envelope
   /login /profile     token login (password "secret") / bearer-protected profile
   /redirect?to=U&status=302, /redirect/chain?n=K, /redirect/loop
+  /redirect/slow-chain?n=K&ms=N   waits N ms, then 302 to n=K-1; n=0 waits N ms
+                      and answers ok {"redirected":true,"hops":K0} (K0 = first n)
   /gzip /etag /flaky?key=K&fails=F&status=S&retry_after=R /headers/many?n=N /cookie
   /_stats (GET counters, not counted), /_stats/reset (zero counters, not counted);
                       "connections" counts TCP connections accepted (the /_stats
                       call's own included)
   anything else       404 {"error":"not found","path":P}
+Raw routes (bytes written as scripted, then the connection is closed)
+  /raw/headers-http-lines?n=N&every=E   200 with N header lines "X-Line-i: v",
+                      every E-th one "HTTP/1.1 200 OK: line i" instead (a header
+                      line, not a status line: it has a colon, as libcurl 7.88
+                      requires of every line after the first), then an ok body
+  /raw/1xx-flood?n=N&headers=H   N interim "HTTP/1.1 102 Processing" responses
+                      with H lines "X-Progress-i: v" each, then a 200 with
+                      "X-Final: yes" and "X-Final-Count: N" and an ok body
+  /raw/truncated-headers?lines=L&status=S&interim=K   K complete "HTTP/1.1 100
+                      Continue" responses, then "HTTP/1.1 S ..." and L header
+                      lines, then FIN before the blank line that would end them
 """
 import argparse
 import gzip
@@ -278,6 +292,55 @@ def route_redirect_loop(h):
                                            + (f"?{query}" if query else ""))])
 
 
+def route_redirect_slow_chain(h):
+    n, ms = h.int_arg("n", 3), h.int_arg("ms", 300)
+    if h.server.stopping.wait(ms / 1000.0):
+        h.close_connection = True  # shutting down
+        return
+    if n <= 0:
+        h.send_json(200, ok({"redirected": True, "hops": h.int_arg("hops", 0)}))
+    else:
+        hops = h.int_arg("hops", n)
+        h.send_body(302, headers=[("Location", f"{h.prefix}/redirect/slow-chain?n={n - 1}&ms={ms}&hops={hops}")])
+
+
+# --- raw routes: bytes as scripted, whatever HTTP says; then close ------------
+
+def send_raw(h, data):
+    h.headers_sent = True
+    h.close_connection = True
+    h.wfile.write(data)
+
+
+def ok_tail(extra=b""):
+    body = dumps(ok({"raw": True}))
+    return (b"Content-Type: " + JSON_TYPE.encode() + b"\r\n" + extra
+            + b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+
+def route_raw_headers_http_lines(h):
+    n, every = max(0, h.int_arg("n", 100)), max(1, h.int_arg("every", 50))
+    lines = [b"HTTP/1.1 200 OK: line %d\r\n" % i if i % every == 0 else b"X-Line-%d: v\r\n" % i
+             for i in range(1, n + 1)]
+    send_raw(h, b"HTTP/1.1 200 OK\r\n" + b"".join(lines) + ok_tail())
+
+
+def route_raw_1xx_flood(h):
+    n, k = max(0, h.int_arg("n", 10)), max(0, h.int_arg("headers", 1))
+    interim = b"".join(b"HTTP/1.1 102 Processing\r\n"
+                       + b"".join(b"X-Progress-%d: v\r\n" % j for j in range(1, k + 1)) + b"\r\n"
+                       for _ in range(n))
+    send_raw(h, interim + b"HTTP/1.1 200 OK\r\nX-Final: yes\r\n"
+             + ok_tail(b"X-Final-Count: %d\r\n" % n))
+
+
+def route_raw_truncated_headers(h):
+    lines, status = max(0, h.int_arg("lines", 2)), h.int_arg("status", 200)
+    send_raw(h, b"HTTP/1.1 100 Continue\r\n\r\n" * max(0, h.int_arg("interim", 0))
+             + b"HTTP/1.1 %d Whatever\r\n" % status
+             + b"".join(b"X-Partial-%d: v\r\n" % i for i in range(1, lines + 1)))
+
+
 def route_gzip(h):
     compressed = "gzip" in h.headers.get("Accept-Encoding", "").lower()
     body = dumps(ok({"compressed": compressed, "pad": "a" * 2000}))
@@ -343,6 +406,9 @@ ROUTES.update({
     "/echo": route_echo, "/echo-raw": route_echo_raw, "/login": route_login,
     "/profile": route_profile, "/redirect": route_redirect,
     "/redirect/chain": route_redirect_chain, "/redirect/loop": route_redirect_loop,
+    "/redirect/slow-chain": route_redirect_slow_chain,
+    "/raw/headers-http-lines": route_raw_headers_http_lines,
+    "/raw/1xx-flood": route_raw_1xx_flood, "/raw/truncated-headers": route_raw_truncated_headers,
     "/gzip": route_gzip, "/etag": route_etag, "/flaky": route_flaky,
     "/headers/many": route_headers_many, "/cookie": route_cookie,
     "/_stats": route_stats, "/_stats/reset": route_stats_reset,

@@ -4,11 +4,18 @@
  * One sink belongs to one pooled easy handle (CURLOPT_WRITEDATA/HEADERDATA point
  * at it for the handle's whole life). The callbacks are plain C so that receiving a
  * response costs a memcpy per chunk and per header line, not a trip through Swift.
- * Headers are kept as the raw lines of the current response ("Name: value\r\n"
+ * Headers are kept as the raw lines of the final response ("Name: value\r\n"
  * each, no status line, no blank line), handed over after the body in the same
- * block; the Swift HeaderStore indexes them on first use. Limits are checked as
- * bytes arrive; a breach aborts the transfer (the callback returns 0, libcurl ends
- * with CURLE_WRITE_ERROR) and records why.
+ * block; the Swift HeaderStore indexes them on first use. As in libcurl, only the
+ * first line of a header block is a status line: one that starts with "HTTP/"
+ * there begins a new response (a 1xx interim one came before) and drops the lines
+ * stored so far; an "HTTP/" line inside a block is an ordinary header line.
+ * Limits are checked as bytes arrive, counted over every header block of the
+ * transfer (interim responses included, so no number of them resets the count);
+ * a breach aborts the transfer (the callback returns 0, libcurl ends with
+ * CURLE_WRITE_ERROR) and records why. The sink also records whether the latest
+ * header block ended (its blank line arrived): libcurl 7.88 reports success for
+ * a response cut off inside its header block, the caller must not.
  *
  * A sink may also write the body to a file descriptor (nc_request_set_output_file):
  * then a 2xx body goes there as it arrives, never to memory, and the body limit does
@@ -36,8 +43,11 @@ typedef struct ncsink {
     size_t body_len, body_cap;
     char *head;                 /* malloc'd raw header lines, NUL-terminated when non-NULL */
     size_t head_len, head_cap;
-    size_t head_lines;          /* header lines of the current response */
-    size_t head_bytes;          /* bytes of the current response's header block */
+    size_t head_lines;          /* header lines of the transfer, every block's, plus
+                                   one per response after the first (1xx interim) */
+    size_t head_bytes;          /* bytes of every header block of the transfer */
+    int head_at_start;          /* the next header line is the first of a block */
+    int head_ended;             /* the latest header block ended with its blank line */
     curl_off_t max_body;        /* limits of the running transfer */
     size_t max_header_count, max_header_bytes;
     int abort_reason;           /* NCSINK_*: why a callback refused, else NCSINK_OK */

@@ -20,7 +20,7 @@ extension EasyHandle {
         // between transfers. Saves the setopts and libcurl's copy of the URL. (A
         // redirect hop, the only one with less than the whole timeout, is a new
         // resolved request each time.)
-        if configuredFor === p { return }
+        if configuredFor === p && timeoutMs == p.timeoutMs { return }
         configuredFor = p
         if let parsed = p.parsedURL {
             // The parsed URL (see PreparedRequest.parsedURL). Clearing CURLOPT_URL

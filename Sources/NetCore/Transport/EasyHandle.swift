@@ -74,6 +74,10 @@ final class EasyHandle {
     /// Why the sink refused bytes, if it did.
     var abortReason: Int32 { sink.pointee.abort_reason }
 
+    /// The latest header block ended with its blank line (ncsink.c); false when
+    /// the connection closed inside it.
+    var headerBlockEnded: Bool { sink.pointee.head_ended != 0 }
+
     /// The received body and header lines, handed over in one block (ncsink_take):
     /// the headers borrow the body's storage and keep it alive. Nil when memory ran
     /// out.

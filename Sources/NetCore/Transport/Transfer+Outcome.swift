@@ -17,6 +17,9 @@ struct HopOutcome {
     var outputErrno: Int32 = 0
     /// The response's status, and what was received (nil: out of memory).
     var status: Int = 0
+    /// The last header block ended with its blank line: false when the connection
+    /// closed inside it, which libcurl 7.88 reports as success.
+    var headerBlockEnded = true
     var received: (body: ByteBuffer, headers: HeaderStore)?
 
     init(code: CURLcode, status: Int = 0, received: (body: ByteBuffer, headers: HeaderStore)? = nil) {
@@ -38,6 +41,7 @@ struct HopOutcome {
         var status: Int = 0
         _ = ncshim_easy_getinfo_long(easy.handle, CURLINFO_RESPONSE_CODE, &status)
         self.status = status
+        headerBlockEnded = easy.headerBlockEnded
         received = easy.takeResponse()
     }
 }
@@ -68,6 +72,12 @@ extension Transfer {
             return .ended(nil, NetError.internalError("A transfer ended without its request.").attempted(attemptsMade(thisOneSent: true)))
         }
         if outcome.code != CURLE_OK { return .ended(nil, failure(outcome, p)) }
+        // Never a success for a header block that did not end (ncsink.c records it).
+        guard outcome.headerBlockEnded else {
+            return .ended(nil, TransportErrors.headersCutOff(status: outcome.status, method: p.method,
+                                                             url: String(cString: p.url.pointer))
+                .attempted(attemptsMade(thisOneSent: true)))
+        }
         // libcurl follows no redirects (see Redirect.swift): the URL that answered
         // is this hop's.
         guard let (body, headers) = outcome.received else {
@@ -103,7 +113,13 @@ extension Transfer {
                                          detail: "writing '\(p.outputPath ?? "")': \(String(cString: strerror(o.outputErrno)))",
                                          method: p.method, url: String(cString: p.url.pointer)).attempted(sent)
         default:
-            return TransportErrors.error(code: o.code, detail: o.detail, method: p.method, url: String(cString: p.url.pointer))
+            var detail = o.detail
+            if o.code == CURLE_OPERATION_TIMEDOUT && redirects > 0 && p.timeoutMs > 0 {
+                // This hop had only what was left of the attempt's total.
+                detail += " (timeout_ms, \(p.timeoutMs) ms, bounds the request and its "
+                    + "\(redirects) redirect\(redirects == 1 ? "" : "s") followed together)"
+            }
+            return TransportErrors.error(code: o.code, detail: detail, method: p.method, url: String(cString: p.url.pointer))
                 .attempted(attemptsMade(thisOneSent: !TransportErrors.sentNothing(o.code)))
         }
     }
@@ -144,7 +160,8 @@ extension Transfer {
     /// redirect's next hop would start with nothing left): TRANSPORT 28.
     func timedOutBetweenHops(_ p: PreparedRequest) -> NetError {
         TransportErrors.error(code: CURLE_OPERATION_TIMEDOUT,
-                              detail: "the total timeout of \(p.timeoutMs) ms ran out after \(redirects) redirect(s)",
+                              detail: "the total timeout_ms of \(p.timeoutMs) ms ran out after \(redirects) redirect\(redirects == 1 ? "" : "s") "
+                                  + "followed (it bounds all hops of a request together)",
                               method: p.method, url: String(cString: p.url.pointer))
             .attempted(attemptsMade(thisOneSent: true))
     }

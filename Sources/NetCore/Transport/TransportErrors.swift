@@ -53,4 +53,17 @@ enum TransportErrors {
         e.attempts = 1
         return e
     }
+
+    /// The connection closed inside the response's header block (`status` from its
+    /// status line; libcurl 7.88 reports success there). CURLE_PARTIAL_FILE, as
+    /// libcurl for any message the peer cuts short of what its framing announced
+    /// (a body short of Content-Length, a chunked body without its last chunk).
+    static func headersCutOff(status: Int, method: String, url: String) -> NetError {
+        var e = error(code: CURLE_PARTIAL_FILE, detail: "", method: method, url: url)
+        e.message = "\(method) \(url) failed: \(String(cString: curl_easy_strerror(CURLE_PARTIAL_FILE))): "
+            + "the connection closed inside the response headers (status \(status), no blank line ended them), "
+            + "so there is no response. The server may have acted on the request: send it again only if it "
+            + "is idempotent (GET, PUT, DELETE); for a POST, check first whether it took effect."
+        return e
+    }
 }

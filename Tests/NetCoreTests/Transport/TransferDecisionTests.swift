@@ -106,6 +106,18 @@ import CCurlShim
         #expect(e?.attempts == 0)
     }
 
+    @Test func aHeaderBlockThatDidNotEndIsNeverASuccess() throws {
+        let (c, t) = try transfer("POST")
+        defer { c.shutdown() }
+        var o = outcome(200, headers: ["Content-Type: application/json"])
+        o.headerBlockEnded = false
+        guard case .complete(nil, let e) = t.next(after: o) else { Issue.record("expected .complete"); return }
+        #expect(e?.domain == .transport)
+        #expect(e?.code == Int64(CURLE_PARTIAL_FILE.rawValue))
+        #expect(e?.attempts == 1)
+        #expect(e?.message.contains("closed inside the response headers") == true)
+    }
+
     @Test func theSinkSaysWhyItAborted() throws {
         let (c, t) = try transfer()
         defer { c.shutdown() }
