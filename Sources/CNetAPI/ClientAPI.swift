@@ -44,7 +44,7 @@ public func nc_client_set_header(_ client: OpaquePointer?, _ name: UnsafePointer
         guard let s = text(value) else { return ncInvalidArgument }
         v = s
     }
-    do throws(RequestError) {
+    do throws(NetError) {
         try c.setHeader(name, v)
         return ncOK
     } catch {

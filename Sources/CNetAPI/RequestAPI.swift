@@ -17,7 +17,7 @@ final class RequestBox {
 public func nc_request_new(_ method: UnsafePointer<CChar>?, _ path_or_url: UnsafePointer<CChar>?,
                            _ request_out: UnsafeMutablePointer<OpaquePointer?>?) -> nc_status {
     guard let request_out, let method = text(method), let target = text(path_or_url) else { return ncInvalidArgument }
-    do throws(RequestError) {
+    do throws(NetError) {
         request_out.pointee = retained(RequestBox(try Request(method: method, target: target)))
         return ncOK
     } catch {
@@ -32,10 +32,10 @@ public func nc_request_free(_ request: OpaquePointer?) {
 
 /// Applies one builder change; any refusal is NC_ERR_INVALID_ARGUMENT and changes nothing.
 @inline(__always)
-private func edit(_ request: OpaquePointer?, _ change: (inout Request) throws(RequestError) -> Void) -> nc_status {
+private func edit(_ request: OpaquePointer?, _ change: (inout Request) throws(NetError) -> Void) -> nc_status {
     guard let box = borrow(request, as: RequestBox.self) else { return ncInvalidArgument }
     var copy = box.current.request
-    do throws(RequestError) {
+    do throws(NetError) {
         try change(&copy)
     } catch {
         return ncInvalidArgument
@@ -50,7 +50,7 @@ public func nc_request_set_header(_ request: OpaquePointer?, _ name: UnsafePoint
     guard let name = text(name) else { return ncInvalidArgument }
     if value != nil && text(value) == nil { return ncInvalidArgument }
     let v = text(value)
-    return edit(request) { (r: inout Request) throws(RequestError) in try r.setHeader(name, v) }
+    return edit(request) { (r: inout Request) throws(NetError) in try r.setHeader(name, v) }
 }
 
 @c @implementation
@@ -59,27 +59,27 @@ public func nc_request_set_query(_ request: OpaquePointer?, _ name: UnsafePointe
     guard let name = text(name) else { return ncInvalidArgument }
     if value != nil && text(value) == nil { return ncInvalidArgument }
     let v = text(value)
-    return edit(request) { (r: inout Request) throws(RequestError) in try r.setQuery(name, v) }
+    return edit(request) { (r: inout Request) throws(NetError) in try r.setQuery(name, v) }
 }
 
 @c @implementation
 public func nc_request_set_params_json(_ request: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ len: Int) -> nc_status {
     guard let json, len >= 0 else { return ncInvalidArgument }
     let bytes = UnsafeRawBufferPointer(start: json, count: len)
-    return edit(request) { (r: inout Request) throws(RequestError) in try r.setParams(json: bytes) }
+    return edit(request) { (r: inout Request) throws(NetError) in try r.setParams(json: bytes) }
 }
 
 @c @implementation
 public func nc_request_set_params(_ request: OpaquePointer?, _ params: UnsafeMutablePointer<json_t>?) -> nc_status {
     guard let params else { return ncInvalidArgument }
     let value = JSONValue(borrowingOpaque: OpaquePointer(params))
-    return edit(request) { (r: inout Request) throws(RequestError) in try r.setParams(value) }
+    return edit(request) { (r: inout Request) throws(NetError) in try r.setParams(value) }
 }
 
 @c @implementation
 public func nc_request_set_encoding(_ request: OpaquePointer?, _ encoding: Int32) -> nc_status {
     guard let e = ParameterEncoding(rawValue: encoding) else { return ncInvalidArgument }
-    return edit(request) { (r: inout Request) throws(RequestError) in r.encoding = e }
+    return edit(request) { (r: inout Request) throws(NetError) in r.encoding = e }
 }
 
 @c @implementation
@@ -89,19 +89,19 @@ public func nc_request_set_body(_ request: OpaquePointer?, _ bytes: UnsafeRawPoi
     if content_type != nil && text(content_type) == nil { return ncInvalidArgument }
     let type = text(content_type)
     let buffer = UnsafeRawBufferPointer(start: len > 0 ? bytes : nil, count: len)
-    return edit(request) { (r: inout Request) throws(RequestError) in try r.setBody(buffer, contentType: type) }
+    return edit(request) { (r: inout Request) throws(NetError) in try r.setBody(buffer, contentType: type) }
 }
 
 @c @implementation
 public func nc_request_set_timeout_ms(_ request: OpaquePointer?, _ ms: Int64) -> nc_status {
     guard ms >= 0 else { return ncInvalidArgument }
-    return edit(request) { (r: inout Request) throws(RequestError) in r.timeoutMs = ms }
+    return edit(request) { (r: inout Request) throws(NetError) in r.timeoutMs = ms }
 }
 
 @c @implementation
 public func nc_request_set_envelope(_ request: OpaquePointer?, _ enabled: Int32) -> nc_status {
     guard enabled == 0 || enabled == 1 else { return ncInvalidArgument }
-    return edit(request) { (r: inout Request) throws(RequestError) in r.envelope = enabled == 1 }
+    return edit(request) { (r: inout Request) throws(NetError) in r.envelope = enabled == 1 }
 }
 
 @c @implementation
@@ -111,5 +111,5 @@ public func nc_request_set_output_file(_ request: OpaquePointer?, _ path: Unsafe
         guard let p = text(path), !p.isEmpty else { return ncInvalidArgument }
         output = p
     }
-    return edit(request) { (r: inout Request) throws(RequestError) in r.outputPath = output }
+    return edit(request) { (r: inout Request) throws(NetError) in r.outputPath = output }
 }

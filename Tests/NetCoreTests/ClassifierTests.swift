@@ -10,7 +10,7 @@ import Testing
 
     func classify(_ status: Int32, _ body: String, schema: String? = shapeA) throws -> (Response, NetError?) {
         let envelope = try schema.map { try #require(try Configuration.parse(json: #"{"envelope":\#($0)}"#).get().envelope) }
-        return Classifier.classify(.init(status: status, headers: HeaderStore(), body: ByteBuffer(body),
+        return Classifier.classify(.init(status: status, headers: HeaderStore(), body: NetBytes(body),
                                          method: "GET", url: CString("http://h.test/x"), schema: envelope))
     }
 

@@ -27,9 +27,9 @@ import MockServerSupport
         let user = try await client.decode(User.self, from: Request(method: "GET", target: "/env/code/ok"))
         print(user.name)                                      // Ada
 
-        do {
+        do throws(NetError) {   // building and sending throw the one error type
             _ = try await client.send(Request(method: "GET", target: "/env/code/fail"))
-        } catch let error as NetError {
+        } catch {
             print(error.domain.name, error.code, error.message)  // NCAPIErrorDomain 1001 wrong password
             print(error.response?.status ?? 0)                   // 200: HTTP/API/PARSE errors keep the response
         }

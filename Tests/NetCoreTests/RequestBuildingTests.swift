@@ -132,28 +132,28 @@ import Testing
 
     @Test(arguments: ["GE T", "GET\r\nX: y", "", "G\u{7F}"])
     func rejectsBadMethods(method: String) {
-        #expect(throws: RequestError.self) { try Request(method: method, target: "/x") }
+        #expect(throws: NetError.self) { try Request(method: method, target: "/x") }
     }
 
     @Test(arguments: ["/a b", "/a\r\nX: y", "", "ftp://h/x", "file:///etc/passwd", "javascript:alert(1)"])
     func rejectsBadTargets(target: String) {
-        #expect(throws: RequestError.self) { try Request(method: "GET", target: target) }
+        #expect(throws: NetError.self) { try Request(method: "GET", target: target) }
     }
 
     @Test func rejectsHeaderInjection() throws {
         var r = try Request(method: "GET", target: "/x")
-        #expect(throws: RequestError.self) { try r.setHeader("X-A\r\nB", "v") }
-        #expect(throws: RequestError.self) { try r.setHeader("X-A", "v\r\nX-B: 1") }
-        #expect(throws: RequestError.self) { try r.setHeader("X-A", "v\nX-B: 1") }
-        #expect(throws: RequestError.self) { try r.setHeader("", "v") }
+        #expect(throws: NetError.self) { try r.setHeader("X-A\r\nB", "v") }
+        #expect(throws: NetError.self) { try r.setHeader("X-A", "v\r\nX-B: 1") }
+        #expect(throws: NetError.self) { try r.setHeader("X-A", "v\nX-B: 1") }
+        #expect(throws: NetError.self) { try r.setHeader("", "v") }
         #expect(r.headers.isEmpty)
     }
 
     @Test func paramsMustBeAnObjectAndNotTooDeep() throws {
         var r = try Request(method: "POST", target: "/x")
-        #expect(throws: RequestError.self) { try r.setParams(try JSONValue.parse("[1]").get()) }
+        #expect(throws: NetError.self) { try r.setParams(try JSONValue.parse("[1]").get()) }
         let deep = String(repeating: #"{"a":"#, count: 600) + "1" + String(repeating: "}", count: 600)
-        #expect(throws: RequestError.self) { try r.setParams(try JSONValue.parse(deep).get()) }
+        #expect(throws: NetError.self) { try r.setParams(try JSONValue.parse(deep).get()) }
         #expect(r.params == nil)
     }
 

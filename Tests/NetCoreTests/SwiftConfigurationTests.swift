@@ -35,7 +35,7 @@ import MockServerSupport
     }
 
     @Test func headersLiteralKeepsOrderAndLastValue() {
-        let headers: HTTPHeaders = ["User-Agent": "a/1", "X-Two": "2", "user-agent": "a/2"]
+        let headers: HeaderFields = ["User-Agent": "a/1", "X-Two": "2", "user-agent": "a/2"]
         #expect(headers.entries.map(\.name) == ["user-agent", "X-Two"])
         #expect(headers["User-Agent"] == "a/2")
     }

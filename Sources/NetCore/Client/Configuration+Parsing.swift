@@ -82,9 +82,9 @@ private struct ConfigReader {
         return out
     }
 
-    func headers(_ value: UnsafeMutablePointer<json_t>) throws -> HTTPHeaders {
+    func headers(_ value: UnsafeMutablePointer<json_t>) throws -> HeaderFields {
         try requireObject(value, "headers")
-        var out = HTTPHeaders()
+        var out = HeaderFields()
         for (name, v) in JSON.members(value) {
             let key = "headers.\(name)"
             guard HTTPValidation.isToken(name) else {

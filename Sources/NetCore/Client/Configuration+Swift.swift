@@ -13,7 +13,7 @@ extension Configuration {
     public init(baseURL: String?,
                 environments: [String: String] = [:],
                 environment: String? = nil,
-                headers: HTTPHeaders = HTTPHeaders(),
+                headers: HeaderFields = HeaderFields(),
                 credentialHeaders: [String] = [],
                 compression: Bool = true,
                 envelope: EnvelopeSchema? = nil,
@@ -88,7 +88,7 @@ extension EnvelopeSchema {
 
 /// `["User-Agent": "shop/2.3", "X-App-Version": "2.3.0"]`, in the written order
 /// (a repeated name keeps the last value).
-extension HTTPHeaders: ExpressibleByDictionaryLiteral {
+extension HeaderFields: ExpressibleByDictionaryLiteral {
     public init(dictionaryLiteral elements: (String, String)...) {
         self.init()
         for (name, value) in elements { set(name, value) }

@@ -8,7 +8,7 @@ public struct Configuration: Sendable {
     /// The selected environment's name. Default none.
     public var environment: String? = nil
     /// Headers sent with every request (a request's own header wins). Default none.
-    public var headers = HTTPHeaders()
+    public var headers = HeaderFields()
     /// Extra header names treated as credentials: like Authorization, Cookie and
     /// Proxy-Authorization (always), dropped on a redirect to another origin. Default [].
     public var credentialHeaders: [String] = []

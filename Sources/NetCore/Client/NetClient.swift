@@ -52,10 +52,10 @@ public final class NetClient: @unchecked Sendable {
     }
 
     /// Sets (nil: removes) a default header for later requests.
-    public func setHeader(_ name: String, _ value: String?) throws(RequestError) {
-        guard HTTPValidation.isToken(name) else { throw RequestError("header name must be an HTTP token") }
+    public func setHeader(_ name: String, _ value: String?) throws(NetError) {
+        guard HTTPValidation.isToken(name) else { throw NetError.invalidArgument("header name must be an HTTP token") }
         if let value, !HTTPValidation.isHeaderValue(value) {
-            throw RequestError("header value must not contain CR, LF or control characters")
+            throw NetError.invalidArgument("header value must not contain CR, LF or control characters")
         }
         settingsLock.withLock {
             var config = settings.config

@@ -22,13 +22,13 @@ final class PreparedRequest: @unchecked Sendable {
     let isHTTPS: Bool
     /// Owned curl_slist of "Name: value" lines (freed on deinit).
     let headerList: UnsafeMutablePointer<curl_slist>?
-    let body: ByteBuffer?
+    let body: NetBytes?
     let timeoutMs: Int64
     let connectTimeoutMs: Int64
     let envelope: CompiledEnvelope?
     let limits: Configuration.Limits
     /// The merged headers the lines were built from (kept for redirects).
-    let headers: HTTPHeaders
+    let headers: HeaderFields
     /// Header names (lower-cased) dropped on a redirect to another origin.
     let credentialHeaders: Set<String>
     /// Where a 2xx body is written instead of memory (Request.outputPath).
@@ -38,7 +38,7 @@ final class PreparedRequest: @unchecked Sendable {
     let decodesContent: Bool
     private let compression: Bool
 
-    private init(method: String, url: String, headers: HTTPHeaders, body: ByteBuffer?,
+    private init(method: String, url: String, headers: HeaderFields, body: NetBytes?,
                  timeoutMs: Int64, connectTimeoutMs: Int64, envelope: CompiledEnvelope?,
                  limits: Configuration.Limits, credentialHeaders: Set<String>, compression: Bool,
                  outputPath: String?) {
@@ -140,10 +140,10 @@ final class PreparedRequest: @unchecked Sendable {
                 query.append(contentsOf: ParameterEncoder.pairs(params).map { (name: $0.0, value: $0.1) })
             case .form:
                 let bytes = ParameterEncoder.urlEncoded(ParameterEncoder.pairs(params))
-                body = bytes.withUnsafeBytes { ByteBuffer(bytes: $0) }
+                body = bytes.withUnsafeBytes { NetBytes(bytes: $0) }
                 contentType = "application/x-www-form-urlencoded"
             case .json:
-                body = ByteBuffer(ParameterEncoder.jsonBody(params))
+                body = NetBytes(ParameterEncoder.jsonBody(params))
                 contentType = "application/json"
             }
         }
@@ -158,7 +158,7 @@ final class PreparedRequest: @unchecked Sendable {
         // A body written to a file is not read as an envelope: raw mode.
         let envelope: CompiledEnvelope? = (request.envelope ?? true) && request.outputPath == nil ? settings.envelope : nil
         return .success(PreparedRequest(
-            method: request.method, url: url, headers: headers, body: body,
+            method: request.method.rawValue, url: url, headers: headers, body: body,
             timeoutMs: request.timeoutMs ?? settings.config.timeoutMs,
             connectTimeoutMs: settings.config.connectTimeoutMs,
             envelope: envelope, limits: settings.config.limits,
@@ -168,7 +168,7 @@ final class PreparedRequest: @unchecked Sendable {
 
     static func resolvedEncoding(_ request: Request) -> ParameterEncoding {
         guard request.encoding == .default else { return request.encoding }
-        switch request.method {
+        switch request.method.rawValue {
         case "GET", "HEAD", "DELETE", "OPTIONS": return .query
         default: return .form
         }

@@ -11,11 +11,11 @@ public struct Request: Sendable {
     private final class Storage: @unchecked Sendable {
         var method: String
         var target: String
-        var headers = HTTPHeaders()
+        var headers = HeaderFields()
         var query: [(name: String, value: String)] = []
         var params: JSONValue? = nil
         var encoding: ParameterEncoding = .default
-        var body: ByteBuffer? = nil
+        var body: NetBytes? = nil
         var contentType: String? = nil
         var timeoutMs: Int64? = nil
         var outputPath: String? = nil
@@ -56,11 +56,11 @@ public struct Request: Sendable {
     /// The resolved form of this value, filled by its first send (see PreparedCache).
     var prepared: PreparedCache { storage.prepared }
 
-    /// Upper-cased HTTP method token.
-    public var method: String { storage.method }
+    /// The HTTP method (upper-cased token); compare with `.get` or `"GET"`.
+    public var method: Method { Method(upperCased: storage.method) }
     /// A path joined to the client's base URL, or an absolute http(s) URL.
     public var target: String { storage.target }
-    public var headers: HTTPHeaders { storage.headers }
+    public var headers: HeaderFields { storage.headers }
     /// Query parameters in order; names may repeat.
     public var query: [(name: String, value: String)] { storage.query }
     /// Parameters (a JSON object, nulls dropped when encoded).
@@ -70,7 +70,7 @@ public struct Request: Sendable {
         set { changing().encoding = newValue }
     }
     /// A raw body, sent as is (exclusive with `params`).
-    public var body: ByteBuffer? { storage.body }
+    public var body: NetBytes? { storage.body }
     public var contentType: String? { storage.contentType }
     /// Total timeout in ms overriding the client's (0 = none); nil = the client's.
     public var timeoutMs: Int64? {
@@ -93,44 +93,44 @@ public struct Request: Sendable {
 
     /// Fails with `.invalidArgument` for a method that is not a token or a target
     /// with spaces, control characters or a scheme other than http/https.
-    public init(method: String, target: String) throws(RequestError) {
+    public init(method: String, target: String) throws(NetError) {
         guard HTTPValidation.isToken(method) else {
-            throw RequestError("method must be an HTTP token (e.g. GET, POST) without spaces, CR or LF")
+            throw NetError.invalidArgument("method must be an HTTP token (e.g. GET, POST) without spaces, CR or LF")
         }
         guard HTTPValidation.isURLText(target) else {
-            throw RequestError("path or URL must be non-empty, without spaces, CR, LF or control characters")
+            throw NetError.invalidArgument("path or URL must be non-empty, without spaces, CR, LF or control characters")
         }
         if HTTPValidation.hasScheme(target) && !HTTPValidation.isAbsoluteHTTP(target) {
-            throw RequestError("only http:// and https:// URLs are allowed")
+            throw NetError.invalidArgument("only http:// and https:// URLs are allowed")
         }
         storage = Storage(method: method.uppercased(), target: target)
     }
 
     /// Sets (replaces) a header; nil removes it.
-    public mutating func setHeader(_ name: String, _ value: String?) throws(RequestError) {
-        guard HTTPValidation.isToken(name) else { throw RequestError("header name must be an HTTP token") }
+    public mutating func setHeader(_ name: String, _ value: String?) throws(NetError) {
+        guard HTTPValidation.isToken(name) else { throw NetError.invalidArgument("header name must be an HTTP token") }
         guard let value else { changing().headers.remove(name); return }
         guard HTTPValidation.isHeaderValue(value) else {
-            throw RequestError("header value must not contain CR, LF or control characters")
+            throw NetError.invalidArgument("header value must not contain CR, LF or control characters")
         }
         changing().headers.set(name, value)
     }
 
     /// Appends a query parameter; nil removes every parameter of that name.
-    public mutating func setQuery(_ name: String, _ value: String?) throws(RequestError) {
-        guard !name.isEmpty, !name.utf8.contains(0) else { throw RequestError("query name must be non-empty") }
+    public mutating func setQuery(_ name: String, _ value: String?) throws(NetError) {
+        guard !name.isEmpty, !name.utf8.contains(0) else { throw NetError.invalidArgument("query name must be non-empty") }
         guard let value else { changing().query.removeAll { $0.name == name }; return }
-        guard !value.utf8.contains(0) else { throw RequestError("query value must not contain NUL") }
+        guard !value.utf8.contains(0) else { throw NetError.invalidArgument("query value must not contain NUL") }
         changing().query.append((name, value))
     }
 
     /// Sets params from a JSON object (copied). Clears a raw body.
-    public mutating func setParams(_ object: JSONValue) throws(RequestError) {
-        guard object.isObject else { throw RequestError("params must be a JSON object") }
+    public mutating func setParams(_ object: JSONValue) throws(NetError) {
+        guard object.isObject else { throw NetError.invalidArgument("params must be a JSON object") }
         guard object.depth(limit: Request.maxParamsDepth) <= Request.maxParamsDepth else {
-            throw RequestError("params are nested deeper than \(Request.maxParamsDepth)")
+            throw NetError.invalidArgument("params are nested deeper than \(Request.maxParamsDepth)")
         }
-        guard let copy = object.deepCopy() else { throw RequestError("params could not be copied (out of memory)") }
+        guard let copy = object.deepCopy() else { throw NetError.invalidArgument("params could not be copied (out of memory)") }
         let s = changing()
         s.params = copy
         s.body = nil
@@ -138,20 +138,20 @@ public struct Request: Sendable {
     }
 
     /// Sets params from JSON text. Clears a raw body.
-    public mutating func setParams(json text: UnsafeRawBufferPointer) throws(RequestError) {
+    public mutating func setParams(json text: UnsafeRawBufferPointer) throws(NetError) {
         switch JSONValue.parse(text) {
         case .success(let value): try setParams(value)
-        case .failure(let f): throw RequestError("params are not valid JSON (line \(f.line), column \(f.column): \(f.reason))")
+        case .failure(let f): throw NetError.invalidArgument("params are not valid JSON (line \(f.line), column \(f.column): \(f.reason))")
         }
     }
 
     /// Sets a raw body (copied) and its content type. Clears params.
-    public mutating func setBody(_ bytes: UnsafeRawBufferPointer, contentType: String?) throws(RequestError) {
+    public mutating func setBody(_ bytes: UnsafeRawBufferPointer, contentType: String?) throws(NetError) {
         if let contentType, !HTTPValidation.isHeaderValue(contentType) {
-            throw RequestError("content type must not contain CR, LF or control characters")
+            throw NetError.invalidArgument("content type must not contain CR, LF or control characters")
         }
         let s = changing()
-        s.body = ByteBuffer(bytes: bytes)
+        s.body = NetBytes(bytes: bytes)
         s.contentType = contentType
         s.params = nil
     }
@@ -169,8 +169,7 @@ public enum ParameterEncoding: Int32, Sendable {
     case json = 3
 }
 
-/// A request argument was refused; nothing was changed or sent.
-public struct RequestError: Error, Sendable {
-    public var message: String
-    init(_ message: String) { self.message = message }
-}
+/// Building a request throws the same `NetError` as sending one (CLIENT domain,
+/// `invalidRequest`), so one `catch let e as NetError` covers both.
+@available(*, deprecated, renamed: "NetError", message: "request building throws NetError (.client, .invalidRequest)")
+public typealias RequestError = NetError

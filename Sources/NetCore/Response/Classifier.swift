@@ -12,14 +12,14 @@ enum Classifier {
     struct Input {
         var status: Int32
         var headers: HeaderStore
-        var body: ByteBuffer
+        var body: NetBytes
         var method: String
         var url: CString
         var envelope: CompiledEnvelope?
         /// The URL as text, for messages (error paths only).
         var urlText: String { String(cString: url.pointer) }
 
-        init(status: Int32, headers: HeaderStore, body: ByteBuffer, method: String, url: CString,
+        init(status: Int32, headers: HeaderStore, body: NetBytes, method: String, url: CString,
              envelope: CompiledEnvelope?) {
             self.status = status
             self.headers = headers
@@ -29,7 +29,7 @@ enum Classifier {
             self.envelope = envelope
         }
 
-        init(status: Int32, headers: HeaderStore, body: ByteBuffer, method: String, url: CString,
+        init(status: Int32, headers: HeaderStore, body: NetBytes, method: String, url: CString,
              schema: EnvelopeSchema?) {
             self.init(status: status, headers: headers, body: body, method: method, url: url,
                       envelope: schema.map(CompiledEnvelope.init))

@@ -44,7 +44,7 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
     /// The envelope's data of a business error (nil when absent or null).
     public var data: JSONValue? = nil
     /// The raw body of the response, if one was received.
-    public var body: ByteBuffer? = nil
+    public var body: NetBytes? = nil
     /// How many times the request was sent (0: never).
     public var attempts: Int32 = 0
     /// Whether sending the same request again may succeed.
@@ -76,6 +76,9 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
     public static let shutdown = client(.shutdown, "The client was shut down (nc_client_free) while the request was running. Send it again on a live client.")
 
     public static func invalidRequest(_ why: String) -> NetError { client(.invalidRequest, why) }
+    /// A request or client argument was refused while building (nothing was changed
+    /// or sent): CLIENT `invalidRequest`, like a request that cannot be sent.
+    public static func invalidArgument(_ why: String) -> NetError { client(.invalidRequest, why) }
     public static func invalidConfig(_ why: String) -> NetError { client(.invalidConfig, why) }
     public static func internalError(_ why: String) -> NetError { client(.internalError, why) }
 

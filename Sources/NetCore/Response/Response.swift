@@ -7,7 +7,7 @@ public final class Response: @unchecked Sendable {
     /// HTTP status of the final response (after redirects).
     public let status: Int32
     public let headers: HeaderStore
-    public let body: ByteBuffer
+    public let body: NetBytes
     /// Served from the client's cache.
     public let fromCache: Bool
     /// The URL that answered (after redirects).
@@ -37,7 +37,7 @@ public final class Response: @unchecked Sendable {
 
     /// `json`: the parsed body, if the caller parsed it; the response takes over
     /// that reference.
-    init(status: Int32, headers: HeaderStore, body: ByteBuffer, url: CString,
+    init(status: Int32, headers: HeaderStore, body: NetBytes, url: CString,
          json: UnsafeMutablePointer<json_t>?, source: DataSource, fromCache: Bool = false) {
         self.status = status
         self.headers = headers

@@ -81,14 +81,14 @@ final class EasyHandle {
     /// The received body and header lines, handed over in one block (ncsink_take):
     /// the headers borrow the body's storage and keep it alive. Nil when memory ran
     /// out.
-    func takeResponse() -> (body: ByteBuffer, headers: HeaderStore)? {
+    func takeResponse() -> (body: NetBytes, headers: HeaderStore)? {
         var block: UnsafeMutablePointer<UInt8>? = nil
         var bodyCount = 0, headOffset = 0, headCount = 0
         guard ncsink_take(sink, &block, &bodyCount, &headOffset, &headCount) != 0 else { return nil }
-        guard let block else { return (ByteBuffer(), HeaderStore()) }
+        guard let block else { return (NetBytes(), HeaderStore()) }
         // Capacity: the body and its NUL only, so the buffer never grows in place
         // over the header lines (a response's buffer is never appended to anyway).
-        let body = ByteBuffer(adopting: block, count: bodyCount, capacity: bodyCount + 1)
+        let body = NetBytes(adopting: block, count: bodyCount, capacity: bodyCount + 1)
         guard headCount > 0 else { return (body, HeaderStore()) }
         let lines = UnsafeMutableRawPointer(block + headOffset).assumingMemoryBound(to: CChar.self)
         return (body, HeaderStore(lines: lines, count: headCount, owner: body))

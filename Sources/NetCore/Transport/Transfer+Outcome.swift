@@ -20,9 +20,9 @@ struct HopOutcome {
     /// The last header block ended with its blank line: false when the connection
     /// closed inside it, which libcurl 7.88 reports as success.
     var headerBlockEnded = true
-    var received: (body: ByteBuffer, headers: HeaderStore)?
+    var received: (body: NetBytes, headers: HeaderStore)?
 
-    init(code: CURLcode, status: Int = 0, received: (body: ByteBuffer, headers: HeaderStore)? = nil) {
+    init(code: CURLcode, status: Int = 0, received: (body: NetBytes, headers: HeaderStore)? = nil) {
         self.code = code
         self.status = status
         self.received = received

@@ -19,11 +19,11 @@ import CCurlShim
     /// A received response: body and raw header lines as the sink hands them over.
     func outcome(_ status: Int, _ body: String = "", headers: [String] = []) -> HopOutcome {
         let text = headers.map { $0 + "\r\n" }.joined()
-        let buffer = ByteBuffer(text)
+        let buffer = NetBytes(text)
         let store = text.isEmpty ? HeaderStore()
             : HeaderStore(lines: UnsafeMutableRawPointer(buffer.base!).assumingMemoryBound(to: CChar.self),
                           count: buffer.count, owner: buffer)
-        return HopOutcome(code: CURLE_OK, status: status, received: (ByteBuffer(body), store))
+        return HopOutcome(code: CURLE_OK, status: status, received: (NetBytes(body), store))
     }
 
     @Test func anEnvelopeSuccessCompletesWithItsData() throws {

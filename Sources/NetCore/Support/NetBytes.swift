@@ -5,7 +5,7 @@ import Glibc
 /// A growable byte buffer on malloc, always followed by a NUL byte so text bodies
 /// can be handed to C as strings. Its storage address is stable between appends,
 /// which libcurl needs for POSTFIELDS.
-public final class ByteBuffer: @unchecked Sendable {
+public final class NetBytes: @unchecked Sendable {
     // Unchecked exclusivity: `count` is public, so every read from another module
     // (the C boundary's nc_response_body, say) would otherwise pay a dynamic
     // exclusivity check (a thread-local access set) for a plain load. Only the
@@ -78,7 +78,7 @@ public final class ByteBuffer: @unchecked Sendable {
     /// The bytes (non-NULL even when empty) — NUL-terminated.
     public var pointer: UnsafePointer<UInt8> {
         if let base { return UnsafePointer(base) }
-        return ByteBuffer.emptyPointer
+        return NetBytes.emptyPointer
     }
 
     public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: pointer, count: count) }

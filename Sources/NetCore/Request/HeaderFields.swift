@@ -1,0 +1,43 @@
+/// An ordered list of headers; names compare case-insensitively.
+public struct HeaderFields: Sendable, Sequence {
+    public private(set) var entries: [(name: String, value: String)] = []
+
+    public init() {}
+
+    /// Replaces every header called `name` with one carrying `value`.
+    public mutating func set(_ name: String, _ value: String) {
+        var replaced = false
+        entries = entries.compactMap { entry in
+            guard Self.same(entry.name, name) else { return entry }
+            if replaced { return nil }
+            replaced = true
+            return (name, value)
+        }
+        if !replaced { entries.append((name, value)) }
+    }
+
+    public mutating func remove(_ name: String) {
+        entries.removeAll { Self.same($0.name, name) }
+    }
+
+    public subscript(name: String) -> String? {
+        entries.first { Self.same($0.name, name) }?.value
+    }
+
+    public func contains(_ name: String) -> Bool { self[name] != nil }
+
+    public var isEmpty: Bool { entries.isEmpty }
+
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
+        entries.makeIterator()
+    }
+
+    /// ASCII case-insensitive equality (header names are tokens), no allocation.
+    @inline(__always)
+    static func same(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        return a.utf8.elementsEqual(b.utf8) { x, y in
+            x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= UInt8(ascii: "a") && (x | 0x20) <= UInt8(ascii: "z"))
+        }
+    }
+}
