@@ -38,7 +38,7 @@ async def async_client(config):
 
 
 async def async_get(client, url, raw):
-    r = await (client.aget(url, envelope=False) if raw else client.aget(url))
+    r = await (client.get(url, envelope=False) if raw else client.get(url))
     body = r.body
     if not raw and r.data is None:
         raise ValueError("no data")
