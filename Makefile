@@ -92,4 +92,4 @@ format-deps:
 	@command -v clang-format >/dev/null || { sudo=""; [ "$$(id -u)" -ne 0 ] && sudo=sudo; $$sudo apt-get update -qq && $$sudo apt-get install -y -qq clang-format; }
 
 clean:
-	rm -rf $(BUILD) .build .build-tsan .build-asan
+	rm -rf $(BUILD) .build .build-tsan .build-asan Tests/NIOCompat/.build
