@@ -172,7 +172,7 @@ extension TransferLoop {
             case .relaunch:
                 t.beginAttempt(now: monotonicNanos())
             case .relaunchAfter(let ms, let reason):
-                t.emitRetry(delayMs: ms, reason: reason)
+                t.emitRelaunchScheduled(delayMs: ms, reason: reason)
                 let due = monotonicNanos() &+ UInt64(clamping: max(ms, 0)) &* 1_000_000
                 while true {
                     if lanes.stopping.load(ordering: .acquiring) { return (nil, NetError.shutdown.attempted(t.attempt)) }

@@ -515,7 +515,7 @@ final class TransferLoop: @unchecked Sendable {
         case .relaunch:
             relaunch(t)
         case .relaunchAfter(let ms, let reason):
-            t.emitRetry(delayMs: ms, reason: reason)
+            t.emitRelaunchScheduled(delayMs: ms, reason: reason)
             t.waiting = .timer
             state.pointee.timers.schedule(t, at: monotonicNanos() &+ UInt64(clamping: max(ms, 0)) &* 1_000_000)
         case .park:

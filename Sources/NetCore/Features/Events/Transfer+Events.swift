@@ -20,18 +20,24 @@ extension Transfer {
         timings.add(easy.hopTimings())
     }
 
+    /// An event that reports a result (attempt end, request end).
+    private func event(_ kind: RequestEvent.Kind, _ response: Response?, _ error: NetError?) -> RequestEvent {
+        var e = event(kind)
+        e.status = response?.status ?? error?.httpStatus ?? 0
+        e.error = error
+        return e
+    }
+
     @inline(__always)
     func emitAttemptEnd(_ response: Response?, _ error: NetError?) {
         guard let monitor else { return }
-        var e = event(.attemptEnd)
-        e.status = response?.status ?? error?.httpStatus ?? 0
-        e.error = error
+        var e = event(.attemptEnd, response, error)
         e.timings = timings
         monitor.attemptDidEnd(e)
     }
 
     @inline(__always)
-    func emitRetry(delayMs: Int64, reason: String) {
+    func emitRelaunchScheduled(delayMs: Int64, reason: String) {
         guard let monitor else { return }
         var e = event(.retry)
         e.delayMs = delayMs
@@ -42,9 +48,6 @@ extension Transfer {
     @inline(__always)
     func emitEnd(_ response: Response?, _ error: NetError?) {
         guard let monitor else { return }
-        var e = event(.requestEnd)
-        e.status = response?.status ?? error?.httpStatus ?? 0
-        e.error = error
-        monitor.requestDidComplete(e)
+        monitor.requestDidComplete(event(.requestEnd, response, error))
     }
 }
