@@ -27,12 +27,15 @@ final class RecordingMonitor: EventMonitor, @unchecked Sendable {
 /// A policy scripted per attempt: the action for attempt 1, 2, …; later ones complete.
 final class ScriptedPolicy: TransferPolicy, @unchecked Sendable {
     let script: [TransferAction]
-    let parked = Mutex<[Transfer]>([])
+    /// Weak: a transfer holds its policy, so a strong list would keep both alive.
+    private struct Held { weak var transfer: Transfer? }
+    private let held = Mutex<[Held]>([])
     init(_ script: [TransferAction]) { self.script = script }
+    var parked: [Transfer] { held.withLock { $0.compactMap(\.transfer) } }
     func next(after transfer: Transfer, response: Response?, error: NetError?) -> TransferAction {
         let i = Int(transfer.attempt) - 1
         guard i < script.count else { return .complete(response, error) }
-        if case .park = script[i] { parked.withLock { $0.append(transfer) } }
+        if case .park = script[i] { held.withLock { $0.append(Held(transfer: transfer)) } }
         return script[i]
     }
 }
@@ -130,13 +133,13 @@ final class ScriptedPolicy: TransferPolicy, @unchecked Sendable {
                 done.withLock { $0.append(outcome ?? (nil, nil)) }
             })
             #expect(monitor.wait(for: .attemptEnd))
-            let parked = try #require(policy.parked.withLock { $0.first })
+            let parked = try #require(policy.parked.first)
             c.loop.resume(parked)
             pthread_join(thread, nil)
         } else {
             _ = try #require(c.send(request) { r, e in done.withLock { $0.append((r, e)) } })
             #expect(monitor.wait(for: .attemptEnd))
-            let parked = try #require(policy.parked.withLock { $0.first })
+            let parked = try #require(policy.parked.first)
             #expect(done.withLock { $0.isEmpty })      // held, not completed
             c.loop.resume(parked)
             #expect(monitor.wait(for: .requestEnd))
