@@ -14,11 +14,11 @@ public func nc_version_number() -> UInt32 {
 @c @implementation
 public func nc_status_str(_ status: nc_status) -> UnsafePointer<CChar>? {
     switch status {
-    case 0: return staticC("NC_OK")
-    case 1: return staticC("NC_ERR_INVALID_ARGUMENT")
-    case 2: return staticC("NC_ERR_INVALID_STATE")
-    case 3: return staticC("NC_ERR_NO_MEMORY")
-    case 4: return staticC("NC_ERR_FAILED")
+    case NC_OK: return staticC("NC_OK")
+    case NC_ERR_INVALID_ARGUMENT: return staticC("NC_ERR_INVALID_ARGUMENT")
+    case NC_ERR_INVALID_STATE: return staticC("NC_ERR_INVALID_STATE")
+    case NC_ERR_NO_MEMORY: return staticC("NC_ERR_NO_MEMORY")
+    case NC_ERR_FAILED: return staticC("NC_ERR_FAILED")
     default: return staticC("NC_UNKNOWN_STATUS")
     }
 }

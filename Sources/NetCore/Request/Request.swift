@@ -160,8 +160,8 @@ public struct Request: Sendable {
     public static let maxParamsDepth = 512
 }
 
-/// How params are encoded.
-public enum ParameterEncoding: Int32, Sendable {
+/// How params are encoded; raw values are the C numbers (NC_ENCODING_*).
+public enum ParameterEncoding: Int32, Sendable, CaseIterable {
     /// Query for GET, HEAD, DELETE and OPTIONS; form for the others.
     case `default` = 0
     case query = 1
