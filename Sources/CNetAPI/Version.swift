@@ -1,14 +1,21 @@
 import CNetCore
 import NetCore
 
+// The version is the header's NC_VERSION_* macros; NetCore's NetCoreVersion (which
+// cannot import the header) is checked against them by
+// Tests/CAPITests/HeaderAgreementTests.swift.
+
+/// NC_VERSION_STRING as a C string made once and kept for the process.
+private let versionText = CString(NC_VERSION_STRING)
+
 @c @implementation
 public func nc_version() -> UnsafePointer<CChar>? {
-    staticC(NetCoreVersionText.value)
+    versionText.pointer
 }
 
 @c @implementation
 public func nc_version_number() -> UInt32 {
-    NetCoreVersion.number
+    UInt32(truncatingIfNeeded: (NC_VERSION_MAJOR << 16) | (NC_VERSION_MINOR << 8) | NC_VERSION_PATCH)
 }
 
 @c @implementation
@@ -21,9 +28,4 @@ public func nc_status_str(_ status: nc_status) -> UnsafePointer<CChar>? {
     case NC_ERR_FAILED: return staticC("NC_ERR_FAILED")
     default: return staticC("NC_UNKNOWN_STATUS")
     }
-}
-
-/// The version as a static C string; a test checks it equals NetCoreVersion.string.
-enum NetCoreVersionText {
-    static let value: StaticString = "0.2.0"
 }

@@ -1,5 +1,5 @@
 // NetCore sits below the C header and cannot import it, so the numbers it declares
-// (domains, NC_CLIENT_* / NC_PARSE_* codes, encodings) agree with
+// (domains, NC_CLIENT_* / NC_PARSE_* codes, encodings) and its version agree with
 // include/netcore.h by this test. Each switch is exhaustive: a NetCore case without a
 // header macro does not compile; the header scan catches a macro without a case.
 import CNetCore
@@ -92,5 +92,17 @@ import Testing
             #expect(e.rawValue == value, "\(e) is \(e.rawValue), \(name) is \(value)")
         }
         #expect(Set(ParameterEncoding.allCases.map { Self.macro($0).0 }) == (try Self.macros("NC_ENCODING_")))
+    }
+
+    /// NetCoreVersion (NetCore) and nc_version() / nc_version_number() (built from the
+    /// macros in Sources/CNetAPI/Version.swift) describe the header's version.
+    @Test func version() {
+        #expect(NetCoreVersion.major == UInt32(NC_VERSION_MAJOR))
+        #expect(NetCoreVersion.minor == UInt32(NC_VERSION_MINOR))
+        #expect(NetCoreVersion.patch == UInt32(NC_VERSION_PATCH))
+        #expect(NetCoreVersion.string == NC_VERSION_STRING)
+        #expect(NC_VERSION_STRING == "\(NC_VERSION_MAJOR).\(NC_VERSION_MINOR).\(NC_VERSION_PATCH)")
+        #expect(NetCoreVersion.number == nc_version_number())
+        #expect(string(nc_version()) == NetCoreVersion.string)
     }
 }
