@@ -6,8 +6,10 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
     public enum Domain: Int32, Sendable, CaseIterable {
         case client = 1, transport = 2, http = 3, api = 4, parse = 5
 
-        /// The name used in logs, e.g. "NCAPIErrorDomain".
-        public var name: String {
+        /// The name used in logs, e.g. "NCAPIErrorDomain": the one place the five
+        /// names are written. Static text, so that nc_error_domain_name() can hand
+        /// out its bytes.
+        package var staticName: StaticString {
             switch self {
             case .client: return "NCClientErrorDomain"
             case .transport: return "NCTransportErrorDomain"
@@ -16,6 +18,10 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
             case .parse: return "NCParseErrorDomain"
             }
         }
+
+        /// The name used in logs, e.g. "NCAPIErrorDomain" (in `description` and
+        /// `json`; nc_error_domain_name() returns the same text).
+        public var name: String { staticName.description }
     }
 
     /// Codes of `Domain.client` (NC_CLIENT_*), append-only.
