@@ -94,8 +94,7 @@ public func nc_request_set_body(_ request: OpaquePointer?, _ bytes: UnsafeRawPoi
 
 @c @implementation
 public func nc_request_set_timeout_ms(_ request: OpaquePointer?, _ ms: Int64) -> nc_status {
-    guard ms >= 0 else { return NC_ERR_INVALID_ARGUMENT }
-    return edit(request) { (r: inout Request) throws(RequestError) in r.timeoutMs = ms }
+    edit(request) { (r: inout Request) throws(RequestError) in try r.setTimeout(ms: ms) }
 }
 
 @c @implementation
@@ -106,10 +105,7 @@ public func nc_request_set_envelope(_ request: OpaquePointer?, _ enabled: Int32)
 
 @c @implementation
 public func nc_request_set_output_file(_ request: OpaquePointer?, _ path: UnsafePointer<CChar>?) -> nc_status {
-    var output: String? = nil
-    if path != nil {
-        guard let p = text(path), !p.isEmpty else { return NC_ERR_INVALID_ARGUMENT }
-        output = p
-    }
-    return edit(request) { (r: inout Request) throws(RequestError) in r.outputPath = output }
+    if path != nil && text(path) == nil { return NC_ERR_INVALID_ARGUMENT }
+    let output = text(path)
+    return edit(request) { (r: inout Request) throws(RequestError) in try r.setOutputPath(output) }
 }
