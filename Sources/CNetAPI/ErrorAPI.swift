@@ -28,8 +28,8 @@ public func nc_error_domain(_ error: OpaquePointer?) -> nc_domain {
 
 @c @implementation
 public func nc_error_domain_name(_ error: OpaquePointer?) -> UnsafePointer<CChar>? {
-    guard let e = borrow(error, as: ErrorBox.self)?.error else { return staticC("NCUnknownErrorDomain") }
-    return staticC(e.domain.staticName)
+    guard let domain = borrow(error, as: ErrorBox.self)?.error.domain else { return staticC("NCUnknownErrorDomain") }
+    return staticC(domain.staticName)
 }
 
 @c @implementation
