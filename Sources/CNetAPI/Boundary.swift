@@ -47,8 +47,7 @@ func jsonPointer(_ p: OpaquePointer?) -> UnsafeMutablePointer<json_t>? {
     p.map { UnsafeMutablePointer<json_t>($0) }
 }
 
-let ncOK: nc_status = 0
-let ncInvalidArgument: nc_status = 1
-let ncInvalidState: nc_status = 2
-let ncNoMemory: nc_status = 3
-let ncFailed: nc_status = 4
+// Status, domain and code numbers are the header's macros (NC_OK, NC_DOMAIN_*, ...),
+// never re-declared here; NetCore's own numbers (NetError.Domain, ClientCode,
+// ParseCode, ParameterEncoding) are checked against them by
+// Tests/CAPITests/HeaderAgreementTests.swift.

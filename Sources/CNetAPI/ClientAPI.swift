@@ -5,19 +5,19 @@ import NetCore
 public func nc_client_new(_ config_json: UnsafePointer<CChar>?,
                           _ client_out: UnsafeMutablePointer<OpaquePointer?>?,
                           _ error_out: UnsafeMutablePointer<OpaquePointer?>?) -> nc_status {
-    guard let client_out else { return ncInvalidArgument }
+    guard let client_out else { return NC_ERR_INVALID_ARGUMENT }
     guard let json = text(config_json) else {
         error_out?.pointee = retained(ErrorBox(.invalidConfig("The configuration is NULL or not valid UTF-8; pass JSON text such as \"{}\".")))
-        return ncInvalidArgument
+        return NC_ERR_INVALID_ARGUMENT
     }
     do throws(NetError) {
         let client = try NetClient(json: json)
         client_out.pointee = retained(client)
-        return ncOK
+        return NC_OK
     } catch {
         error_out?.pointee = retained(ErrorBox(error))
         return error.domain == .client && error.code == NetError.ClientCode.invalidConfig.rawValue
-            ? ncInvalidArgument : ncFailed
+            ? NC_ERR_INVALID_ARGUMENT : NC_ERR_FAILED
     }
 }
 
@@ -31,24 +31,24 @@ public func nc_client_free(_ client: OpaquePointer?) {
 
 @c @implementation
 public func nc_client_set_environment(_ client: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> nc_status {
-    guard let c = borrow(client, as: NetClient.self), let name = text(name) else { return ncInvalidArgument }
-    return c.setEnvironment(name) ? ncOK : ncInvalidArgument
+    guard let c = borrow(client, as: NetClient.self), let name = text(name) else { return NC_ERR_INVALID_ARGUMENT }
+    return c.setEnvironment(name) ? NC_OK : NC_ERR_INVALID_ARGUMENT
 }
 
 @c @implementation
 public func nc_client_set_header(_ client: OpaquePointer?, _ name: UnsafePointer<CChar>?,
                                  _ value: UnsafePointer<CChar>?) -> nc_status {
-    guard let c = borrow(client, as: NetClient.self), let name = text(name) else { return ncInvalidArgument }
+    guard let c = borrow(client, as: NetClient.self), let name = text(name) else { return NC_ERR_INVALID_ARGUMENT }
     var v: String? = nil
     if let value {
-        guard let s = text(value) else { return ncInvalidArgument }
+        guard let s = text(value) else { return NC_ERR_INVALID_ARGUMENT }
         v = s
     }
     do throws(NetError) {
         try c.setHeader(name, v)
-        return ncOK
+        return NC_OK
     } catch {
-        return ncInvalidArgument
+        return NC_ERR_INVALID_ARGUMENT
     }
 }
 
@@ -59,9 +59,9 @@ public func nc_client_fd(_ client: OpaquePointer?) -> Int32 {
 
 @c @implementation
 public func nc_client_dispatch(_ client: OpaquePointer?) -> nc_status {
-    guard let c = borrow(client, as: NetClient.self) else { return ncInvalidArgument }
+    guard let c = borrow(client, as: NetClient.self) else { return NC_ERR_INVALID_ARGUMENT }
     switch c.dispatch() {
-    case .ok: return ncOK
-    case .wrongMode, .nested: return ncInvalidState
+    case .ok: return NC_OK
+    case .wrongMode, .nested: return NC_ERR_INVALID_STATE
     }
 }

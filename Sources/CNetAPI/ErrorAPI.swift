@@ -28,14 +28,8 @@ public func nc_error_domain(_ error: OpaquePointer?) -> nc_domain {
 
 @c @implementation
 public func nc_error_domain_name(_ error: OpaquePointer?) -> UnsafePointer<CChar>? {
-    guard let e = borrow(error, as: ErrorBox.self)?.error else { return staticC("NCUnknownErrorDomain") }
-    switch e.domain {
-    case .client: return staticC("NCClientErrorDomain")
-    case .transport: return staticC("NCTransportErrorDomain")
-    case .http: return staticC("NCHTTPErrorDomain")
-    case .api: return staticC("NCAPIErrorDomain")
-    case .parse: return staticC("NCParseErrorDomain")
-    }
+    guard let domain = borrow(error, as: ErrorBox.self)?.error.domain else { return staticC("NCUnknownErrorDomain") }
+    return staticC(domain.staticName)
 }
 
 @c @implementation

@@ -16,12 +16,12 @@ final class RequestBox {
 @c @implementation
 public func nc_request_new(_ method: UnsafePointer<CChar>?, _ path_or_url: UnsafePointer<CChar>?,
                            _ request_out: UnsafeMutablePointer<OpaquePointer?>?) -> nc_status {
-    guard let request_out, let method = text(method), let target = text(path_or_url) else { return ncInvalidArgument }
+    guard let request_out, let method = text(method), let target = text(path_or_url) else { return NC_ERR_INVALID_ARGUMENT }
     do throws(NetError) {
         request_out.pointee = retained(RequestBox(try Request(method: method, target: target)))
-        return ncOK
+        return NC_OK
     } catch {
-        return ncInvalidArgument
+        return NC_ERR_INVALID_ARGUMENT
     }
 }
 
@@ -33,22 +33,22 @@ public func nc_request_free(_ request: OpaquePointer?) {
 /// Applies one builder change; any refusal is NC_ERR_INVALID_ARGUMENT and changes nothing.
 @inline(__always)
 private func edit(_ request: OpaquePointer?, _ change: (inout Request) throws(NetError) -> Void) -> nc_status {
-    guard let box = borrow(request, as: RequestBox.self) else { return ncInvalidArgument }
+    guard let box = borrow(request, as: RequestBox.self) else { return NC_ERR_INVALID_ARGUMENT }
     var copy = box.current.request
     do throws(NetError) {
         try change(&copy)
     } catch {
-        return ncInvalidArgument
+        return NC_ERR_INVALID_ARGUMENT
     }
     box.current = RequestBox.Snapshot(copy)
-    return ncOK
+    return NC_OK
 }
 
 @c @implementation
 public func nc_request_set_header(_ request: OpaquePointer?, _ name: UnsafePointer<CChar>?,
                                   _ value: UnsafePointer<CChar>?) -> nc_status {
-    guard let name = text(name) else { return ncInvalidArgument }
-    if value != nil && text(value) == nil { return ncInvalidArgument }
+    guard let name = text(name) else { return NC_ERR_INVALID_ARGUMENT }
+    if value != nil && text(value) == nil { return NC_ERR_INVALID_ARGUMENT }
     let v = text(value)
     return edit(request) { (r: inout Request) throws(NetError) in try r.setHeader(name, v) }
 }
@@ -56,37 +56,37 @@ public func nc_request_set_header(_ request: OpaquePointer?, _ name: UnsafePoint
 @c @implementation
 public func nc_request_set_query(_ request: OpaquePointer?, _ name: UnsafePointer<CChar>?,
                                  _ value: UnsafePointer<CChar>?) -> nc_status {
-    guard let name = text(name) else { return ncInvalidArgument }
-    if value != nil && text(value) == nil { return ncInvalidArgument }
+    guard let name = text(name) else { return NC_ERR_INVALID_ARGUMENT }
+    if value != nil && text(value) == nil { return NC_ERR_INVALID_ARGUMENT }
     let v = text(value)
     return edit(request) { (r: inout Request) throws(NetError) in try r.setQuery(name, v) }
 }
 
 @c @implementation
 public func nc_request_set_params_json(_ request: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ len: Int) -> nc_status {
-    guard let json, len >= 0 else { return ncInvalidArgument }
+    guard let json, len >= 0 else { return NC_ERR_INVALID_ARGUMENT }
     let bytes = UnsafeRawBufferPointer(start: json, count: len)
     return edit(request) { (r: inout Request) throws(NetError) in try r.setParams(json: bytes) }
 }
 
 @c @implementation
 public func nc_request_set_params(_ request: OpaquePointer?, _ params: UnsafeMutablePointer<json_t>?) -> nc_status {
-    guard let params else { return ncInvalidArgument }
+    guard let params else { return NC_ERR_INVALID_ARGUMENT }
     let value = JSONValue(borrowingOpaque: OpaquePointer(params))
     return edit(request) { (r: inout Request) throws(NetError) in try r.setParams(value) }
 }
 
 @c @implementation
 public func nc_request_set_encoding(_ request: OpaquePointer?, _ encoding: Int32) -> nc_status {
-    guard let e = ParameterEncoding(rawValue: encoding) else { return ncInvalidArgument }
+    guard let e = ParameterEncoding(rawValue: encoding) else { return NC_ERR_INVALID_ARGUMENT }
     return edit(request) { (r: inout Request) throws(NetError) in r.encoding = e }
 }
 
 @c @implementation
 public func nc_request_set_body(_ request: OpaquePointer?, _ bytes: UnsafeRawPointer?, _ len: Int,
                                 _ content_type: UnsafePointer<CChar>?) -> nc_status {
-    guard len >= 0, bytes != nil || len == 0 else { return ncInvalidArgument }
-    if content_type != nil && text(content_type) == nil { return ncInvalidArgument }
+    guard len >= 0, bytes != nil || len == 0 else { return NC_ERR_INVALID_ARGUMENT }
+    if content_type != nil && text(content_type) == nil { return NC_ERR_INVALID_ARGUMENT }
     let type = text(content_type)
     let buffer = UnsafeRawBufferPointer(start: len > 0 ? bytes : nil, count: len)
     return edit(request) { (r: inout Request) throws(NetError) in try r.setBody(buffer, contentType: type) }
@@ -94,22 +94,18 @@ public func nc_request_set_body(_ request: OpaquePointer?, _ bytes: UnsafeRawPoi
 
 @c @implementation
 public func nc_request_set_timeout_ms(_ request: OpaquePointer?, _ ms: Int64) -> nc_status {
-    guard ms >= 0 else { return ncInvalidArgument }
-    return edit(request) { (r: inout Request) throws(NetError) in r.timeoutMs = ms }
+    edit(request) { (r: inout Request) throws(NetError) in try r.setTimeout(ms: ms) }
 }
 
 @c @implementation
 public func nc_request_set_envelope(_ request: OpaquePointer?, _ enabled: Int32) -> nc_status {
-    guard enabled == 0 || enabled == 1 else { return ncInvalidArgument }
+    guard enabled == 0 || enabled == 1 else { return NC_ERR_INVALID_ARGUMENT }
     return edit(request) { (r: inout Request) throws(NetError) in r.envelope = enabled == 1 }
 }
 
 @c @implementation
 public func nc_request_set_output_file(_ request: OpaquePointer?, _ path: UnsafePointer<CChar>?) -> nc_status {
-    var output: String? = nil
-    if path != nil {
-        guard let p = text(path), !p.isEmpty else { return ncInvalidArgument }
-        output = p
-    }
-    return edit(request) { (r: inout Request) throws(NetError) in r.outputPath = output }
+    if path != nil && text(path) == nil { return NC_ERR_INVALID_ARGUMENT }
+    let output = text(path)
+    return edit(request) { (r: inout Request) throws(NetError) in try r.setOutputPath(output) }
 }

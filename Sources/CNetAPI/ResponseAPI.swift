@@ -22,11 +22,11 @@ public func nc_response_header_at(_ response: OpaquePointer?, _ index: Int,
                                   _ name_out: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
                                   _ value_out: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> nc_status {
     guard let r = borrow(response, as: Response.self), let entry = r.headers.entry(index) else {
-        return ncInvalidArgument
+        return NC_ERR_INVALID_ARGUMENT
     }
     name_out?.pointee = entry.name
     value_out?.pointee = entry.value
-    return ncOK
+    return NC_OK
 }
 
 @c @implementation

@@ -6,13 +6,13 @@ public func nc_client_send(_ client: OpaquePointer?, _ request: OpaquePointer?, 
                            _ userdata: UnsafeMutableRawPointer?,
                            _ task_out: UnsafeMutablePointer<OpaquePointer?>?) -> nc_status {
     guard let c = borrow(client, as: NetClient.self), let r = borrow(request, as: RequestBox.self),
-          let fn else { return ncInvalidArgument }
+          let fn else { return NC_ERR_INVALID_ARGUMENT }
     let snapshot = r.current
     let task = c.send(snapshot.request, foreign: (unsafeBitCast(fn, to: UnsafeRawPointer.self), userdata),
                       completion: callC)
-    guard let task else { return ncInvalidState }
+    guard let task else { return NC_ERR_INVALID_STATE }
     task_out?.pointee = retained(task)
-    return ncOK
+    return NC_OK
 }
 
 @c @implementation
@@ -20,17 +20,17 @@ public func nc_client_send_sync(_ client: OpaquePointer?, _ request: OpaquePoint
                                 _ response_out: UnsafeMutablePointer<OpaquePointer?>?,
                                 _ error_out: UnsafeMutablePointer<OpaquePointer?>?) -> nc_status {
     guard let c = borrow(client, as: NetClient.self), let r = borrow(request, as: RequestBox.self) else {
-        return ncInvalidArgument
+        return NC_ERR_INVALID_ARGUMENT
     }
     let snapshot = r.current
     switch c.sendSync(snapshot.request) {
     case .failure:
-        return ncInvalidState
+        return NC_ERR_INVALID_STATE
     case .success(let (response, error)):
         if let response { response_out?.pointee = retained(response) }
-        guard let error else { return ncOK }
+        guard let error else { return NC_OK }
         error_out?.pointee = retained(ErrorBox(error))
-        return ncFailed
+        return NC_ERR_FAILED
     }
 }
 

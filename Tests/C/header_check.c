@@ -78,7 +78,7 @@ struct nc_api_table nc_api_check_table = {
 };
 
 /* Every constant is an integer constant expression of the documented value. */
-typedef char nc_check_version[NC_VERSION_NUMBER == 0x000200 ? 1 : -1];
+typedef char nc_check_version[(NC_VERSION_NUMBER >> 16) == NC_VERSION_MAJOR ? 1 : -1];
 typedef char nc_check_status[(NC_OK == 0 && NC_ERR_INVALID_ARGUMENT == 1 &&
                               NC_ERR_INVALID_STATE == 2 && NC_ERR_NO_MEMORY == 3 &&
                               NC_ERR_FAILED == 4) ? 1 : -1];

@@ -51,7 +51,7 @@ import Glibc
         let path = "/tmp/nc-swift-out-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).bin"
         defer { unlink(path) }
         var request = try Request(method: "GET", target: "/large?bytes=200000")
-        request.outputPath = path
+        try request.setOutputPath(path)
         let r = try await c.send(request)
         #expect(r.status == 200)
         #expect(r.body.count == 0)
@@ -59,7 +59,7 @@ import Glibc
         #expect(stat(path, &st) == 0)
         #expect(st.st_size == 200_000)
         // The same request again, synchronously: the file is written anew.
-        request.outputPath = path
+        try request.setOutputPath(path)
         guard case .success(let (response, error)) = c.sendSync(request) else {
             Issue.record("sync send refused")
             return

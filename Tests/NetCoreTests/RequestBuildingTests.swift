@@ -25,7 +25,7 @@ import Testing
         #expect(try resolved(a, settings) === first)
         #expect(url(try resolved(a, settings)) == "http://h.test/api/a")
         // Any change, and a new settings snapshot, resolve again.
-        a.timeoutMs = 5
+        try a.setTimeout(ms: 5)
         let second = try resolved(a, settings)
         #expect(second !== first)
         #expect(second.timeoutMs == 5)
@@ -155,6 +155,34 @@ import Testing
         let deep = String(repeating: #"{"a":"#, count: 600) + "1" + String(repeating: "}", count: 600)
         #expect(throws: NetError.self) { try r.setParams(try JSONValue.parse(deep).get()) }
         #expect(r.params == nil)
+    }
+
+    /// The rules nc_request_set_timeout_ms() applies, in the Swift API.
+    @Test func timeoutMustNotBeNegative() throws {
+        var r = try Request(method: "GET", target: "/x")
+        #expect(throws: NetError.self) { try r.setTimeout(ms: -1) }
+        #expect(throws: NetError.self) { try r.setTimeout(ms: Int64.min) }
+        #expect(r.timeoutMs == nil)
+        try r.setTimeout(ms: 0)
+        #expect(r.timeoutMs == 0)
+        try r.setTimeout(ms: 5_000)
+        #expect(throws: NetError.self) { try r.setTimeout(ms: -5) }
+        #expect(r.timeoutMs == 5_000)   // a refusal changes nothing
+        try r.setTimeout(ms: nil)
+        #expect(r.timeoutMs == nil)
+    }
+
+    /// The rules nc_request_set_output_file() applies, in the Swift API.
+    @Test func outputPathMustBeNonEmptyWithoutNUL() throws {
+        var r = try Request(method: "GET", target: "/x")
+        #expect(throws: NetError.self) { try r.setOutputPath("") }
+        #expect(throws: NetError.self) { try r.setOutputPath("/tmp/a\u{0}b") }
+        #expect(r.outputPath == nil)
+        try r.setOutputPath("/tmp/out.bin")
+        #expect(throws: NetError.self) { try r.setOutputPath("") }
+        #expect(r.outputPath == "/tmp/out.bin")
+        try r.setOutputPath(nil)
+        #expect(r.outputPath == nil)
     }
 
     @Test func nonASCIIPathIsPercentEncoded() throws {

@@ -35,6 +35,28 @@ def libpath():
 
 
 @pytest.fixture(scope="session")
+def header_macros():
+    """The object-like ``#define NC_*`` macros of include/netcore.h with an integer or
+    string literal value, e.g. ``{"NC_VERSION_STRING": "0.2.0", "NC_OK": 0, ...}``."""
+    import re
+
+    with open(os.path.join(ROOT, "include", "netcore.h"), encoding="utf-8") as f:
+        header = f.read()
+    macros = {}
+    for name, value in re.findall(r'^#define\s+(NC_\w+)\s+(\d+|"[^"]*")', header, re.M):
+        macros[name] = value.strip('"') if value.startswith('"') else int(value)
+    return macros
+
+
+@pytest.fixture(scope="session")
+def header_version(header_macros):
+    """The header's version: (NC_VERSION_STRING, NC_VERSION_NUMBER as 0xMMmmpp)."""
+    m = header_macros
+    number = (m["NC_VERSION_MAJOR"] << 16) | (m["NC_VERSION_MINOR"] << 8) | m["NC_VERSION_PATCH"]
+    return m["NC_VERSION_STRING"], number
+
+
+@pytest.fixture(scope="session")
 def base(server):
     """The mock API's base URL (with the /api prefix the server strips)."""
     return server.base_url + "/api"

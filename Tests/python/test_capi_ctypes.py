@@ -62,9 +62,10 @@ def send(nc, client, method, path, params=None, header=None):
         nc.nc_request_free(req)
 
 
-def test_version_matches_header(nc):
-    assert nc.nc_version() == b"0.2.0"
-    assert nc.nc_version_number() == 0x000200
+def test_version_matches_header(nc, header_version):
+    text, number = header_version
+    assert nc.nc_version() == text.encode("ascii")
+    assert nc.nc_version_number() == number
 
 
 def test_envelope_success_and_business_error(nc, server):

@@ -84,14 +84,14 @@ def test_not_found_names_every_place(tmp_path):
         assert place in message, (place, message)
 
 
-def test_missing_symbol_says_the_library_is_too_old(libpath):
+def test_missing_symbol_says_the_library_is_too_old(libpath, header_version):
     lib = ctypes.CDLL(libpath)
     table = _capi.TABLE + (("nc_from_the_future", (), None),)
     with pytest.raises(ImportError) as info:
         _capi.bind(lib, libpath, table)
     message = str(info.value)
     assert "nc_from_the_future" in message and "too old" in message
-    assert "0.2.0" in message and libpath in message
+    assert header_version[0] in message and libpath in message
 
 
 def test_major_version_mismatch():

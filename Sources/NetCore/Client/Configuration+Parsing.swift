@@ -24,51 +24,80 @@ struct ConfigError: Error {
     var message: String
 }
 
-/// Walks the configuration object key by key.
+/// Walks the configuration object key by key. Which keys exist, their types and
+/// ranges come from the table (ConfigurationKeys.swift); `apply` binds each key to
+/// its property.
 private struct ConfigReader {
     func read(_ root: UnsafeMutablePointer<json_t>) throws -> Configuration {
         guard root.pointee.type == JSON_OBJECT else {
             throw ConfigError(message: "The configuration must be a JSON object, got \(JSON.typeName(root)).")
         }
         var config = Configuration()
-        for (key, value) in JSON.members(root) {
-            switch key {
-            case "base_url":
-                config.baseURL = try optionalURL(value, key)
-            case "environments":
-                config.environments = try environments(value)
-            case "environment":
-                config.environment = try optionalString(value, key)
-            case "headers":
-                config.headers = try headers(value)
-            case "credential_headers":
-                config.credentialHeaders = try headerNames(value, key)
-            case "timeout_ms":
-                config.timeoutMs = Int64(try integer(value, key, in: 0...Int(Int32.max)))
-            case "connect_timeout_ms":
-                config.connectTimeoutMs = Int64(try integer(value, key, in: 0...Int(Int32.max)))
-            case "compression":
-                config.compression = try boolean(value, key)
-            case "envelope":
-                config.envelope = value.pointee.type == JSON_NULL ? nil : try envelope(value)
-            case "limits":
-                config.limits = try limits(value)
-            case "callbacks":
-                let mode = try string(value, key)
-                guard let parsed = Configuration.CallbackMode(rawValue: mode) else {
-                    throw ConfigError(message: "Configuration key 'callbacks' must be \"loop\" or \"queue\", got \"\(mode)\".")
-                }
-                config.callbacks = parsed
-            case "retry", "cache", "endpoints":
-                throw ConfigError(message: "Configuration key '\(key)' is not supported by libnetcore \(NetCoreVersion.string) yet; remove it.")
-            default:
-                throw ConfigError(message: "Unknown configuration key '\(key)'. Check the spelling against docs/configuration.md.")
-            }
-        }
+        try applyMembers(of: root, in: nil, to: &config)
         if let env = config.environment, config.environments[env] == nil {
             throw ConfigError(message: "Configuration key 'environment' names \"\(env)\", which is not in 'environments'.")
         }
         return config
+    }
+
+    /// Applies every member of `object`, the value of `section` (nil: the top level).
+    func applyMembers(of object: UnsafeMutablePointer<json_t>, in section: ConfigKey?,
+                      to config: inout Configuration) throws {
+        for (name, value) in JSON.members(object) {
+            guard let key = ConfigKey.named(name, in: section) else { throw unknown(name, in: section) }
+            try apply(key, value, to: &config)
+        }
+    }
+
+    func unknown(_ name: String, in section: ConfigKey?) -> ConfigError {
+        guard let section else {
+            return ConfigError(message: "Unknown configuration key '\(name)'. Check the spelling against docs/configuration.md.")
+        }
+        let known = ConfigKey.keys(in: section).map(\.name).joined(separator: ", ")
+        return ConfigError(message: "Unknown configuration key '\(section.path).\(name)'. Known: \(known).")
+    }
+
+    /// Reads one key's value into its property. Exhaustive: a key added to the
+    /// table does not compile until it is read here.
+    func apply(_ key: ConfigKey, _ value: UnsafeMutablePointer<json_t>, to config: inout Configuration) throws {
+        let path = key.path
+        switch key {
+        case .baseURL: config.baseURL = try optionalURL(value, path)
+        case .environments: config.environments = try environments(value)
+        case .environment: config.environment = try optionalString(value, path)
+        case .headers: config.headers = try headers(value)
+        case .credentialHeaders: config.credentialHeaders = try headerNames(value, path)
+        case .compression: config.compression = try boolean(value, path)
+        case .timeoutMs: config.timeoutMs = try integer(value, key)
+        case .connectTimeoutMs: config.connectTimeoutMs = try integer(value, key)
+        case .envelope: config.envelope = value.pointee.type == JSON_NULL ? nil : try envelope(value)
+        case .limits:
+            try requireObject(value, path)
+            config.limits = Configuration.Limits()
+            try applyMembers(of: value, in: .limits, to: &config)
+        case .callbacks:
+            let mode = try choice(value, key)
+            config.callbacks = Configuration.CallbackMode(rawValue: mode) ?? config.callbacks
+        case .retry, .cache, .endpoints:
+            throw ConfigError(message: "Configuration key '\(path)' is not supported by libnetcore \(NetCoreVersion.string) yet; remove it.")
+
+        // Inside "envelope" (see envelope(_:), which starts from EnvelopeSchema()).
+        case .envelopeCode: config.envelope?.codeField = try fieldName(value, path)
+        case .envelopeOkCodes: config.envelope?.okCodes = try codes(value, path)
+        case .envelopeSuccess: config.envelope?.successField = try fieldName(value, path)
+        case .envelopeStatus: config.envelope?.statusField = try fieldName(value, path)
+        case .envelopeOkStatus: config.envelope?.okStatuses = try codes(value, path)
+        case .envelopeMessage: config.envelope?.messageField = try fieldName(value, path)
+        case .envelopeData: config.envelope?.dataField = try fieldName(value, path)
+        case .envelopeTraceID: config.envelope?.traceIDField = try fieldName(value, path)
+        case .envelopeAuthExpiredCodes: config.envelope?.authExpiredCodes = try codes(value, path)
+
+        case .limitsMaxConnectionsPerHost: config.limits.maxConnectionsPerHost = Int(try integer(value, key))
+        case .limitsMaxResponseBytes: config.limits.maxResponseBytes = Int(try integer(value, key))
+        case .limitsMaxRedirects: config.limits.maxRedirects = Int(try integer(value, key))
+        case .limitsMaxHeaderCount: config.limits.maxHeaderCount = Int(try integer(value, key))
+        case .limitsMaxHeaderBytes: config.limits.maxHeaderBytes = Int(try integer(value, key))
+        }
     }
 
     // MARK: sections
@@ -113,46 +142,16 @@ private struct ConfigReader {
         return out
     }
 
-    func limits(_ value: UnsafeMutablePointer<json_t>) throws -> Configuration.Limits {
-        try requireObject(value, "limits")
-        var out = Configuration.Limits()
-        for (key, v) in JSON.members(value) {
-            let full = "limits.\(key)"
-            switch key {
-            case "max_connections_per_host": out.maxConnectionsPerHost = try integer(v, full, in: 0...100_000)
-            case "max_response_bytes": out.maxResponseBytes = try integer(v, full, in: 1...Int(Int64.max))
-            case "max_redirects": out.maxRedirects = try integer(v, full, in: 0...100)
-            case "max_header_count": out.maxHeaderCount = try integer(v, full, in: 1...100_000)
-            case "max_header_bytes": out.maxHeaderBytes = try integer(v, full, in: 256...(64 << 20))
-            default:
-                throw ConfigError(message: "Unknown configuration key '\(full)'. Known: max_connections_per_host, max_response_bytes, max_redirects, max_header_count, max_header_bytes.")
-            }
-        }
-        return out
-    }
-
+    /// The "envelope" object: the defaults of EnvelopeSchema, then each member.
     func envelope(_ value: UnsafeMutablePointer<json_t>) throws -> EnvelopeSchema {
         try requireObject(value, "envelope")
-        var out = EnvelopeSchema()
-        var okCodesGiven = false
-        for (key, v) in JSON.members(value) {
-            let full = "envelope.\(key)"
-            switch key {
-            case "code": out.codeField = try fieldName(v, full)
-            case "ok_codes": out.okCodes = try codes(v, full); okCodesGiven = true
-            case "success": out.successField = try fieldName(v, full)
-            case "status": out.statusField = try fieldName(v, full)
-            case "ok_status": out.okStatuses = try codes(v, full)
-            case "message": out.messageField = try fieldName(v, full)
-            case "data": out.dataField = try fieldName(v, full)
-            case "trace_id": out.traceIDField = try fieldName(v, full)
-            case "auth_expired_codes": out.authExpiredCodes = try codes(v, full)
-            default:
-                throw ConfigError(message: "Unknown configuration key '\(full)'. Known: code, ok_codes, success, status, ok_status, message, data, trace_id, auth_expired_codes.")
-            }
-        }
+        var config = Configuration()
+        config.envelope = EnvelopeSchema()
+        try applyMembers(of: value, in: .envelope, to: &config)
+        guard var out = config.envelope else { return EnvelopeSchema() }
         // With a success flag, the code is reported but is not a condition unless
         // ok_codes says so: {"success":true,"code":2001} is a success.
+        let okCodesGiven = json_object_get(value, ConfigKey.envelopeOkCodes.name) != nil
         if out.successField != nil && !okCodesGiven { out.okCodes = [] }
         if out.statusField != nil && out.okStatuses.isEmpty {
             throw ConfigError(message: "Configuration key 'envelope.ok_status' must list at least one value when 'envelope.status' is set.")
@@ -213,15 +212,29 @@ private struct ConfigReader {
         v.pointee.type == JSON_NULL ? nil : try url_(v, key)
     }
 
-    func integer(_ v: UnsafeMutablePointer<json_t>, _ key: String, in range: ClosedRange<Int>) throws -> Int {
+    /// An integer in the key's range (the table's).
+    func integer(_ v: UnsafeMutablePointer<json_t>, _ key: ConfigKey) throws -> Int64 {
         guard v.pointee.type == JSON_INTEGER else {
-            throw ConfigError(message: "Configuration key '\(key)' must be an integer, got \(JSON.typeName(v)).")
+            throw ConfigError(message: "Configuration key '\(key.path)' must be an integer, got \(JSON.typeName(v)).")
         }
         let n = json_integer_value(v)
-        guard n >= Int64(range.lowerBound), n <= Int64(range.upperBound) else {
-            throw ConfigError(message: "Configuration key '\(key)' must be between \(range.lowerBound) and \(range.upperBound), got \(n).")
+        let range = key.spec.range ?? Int64.min...Int64.max
+        guard range.contains(n) else {
+            throw ConfigError(message: "Configuration key '\(key.path)' must be between \(range.lowerBound) and \(range.upperBound), got \(n).")
         }
-        return Int(n)
+        return n
+    }
+
+    /// One of the key's choices (the table's), e.g. "loop" or "queue".
+    func choice(_ v: UnsafeMutablePointer<json_t>, _ key: ConfigKey) throws -> String {
+        let text = try string(v, key.path)
+        var choices: [String] = []
+        if case .choice(let listed) = key.spec.type { choices = listed }
+        guard choices.contains(text) else {
+            let options = choices.map { "\"\($0)\"" }.joined(separator: " or ")
+            throw ConfigError(message: "Configuration key '\(key.path)' must be \(options), got \"\(text)\".")
+        }
+        return text
     }
 
     /// An array of codes (integers or strings), kept as text.

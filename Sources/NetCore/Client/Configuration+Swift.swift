@@ -1,6 +1,7 @@
-/// Building a configuration in Swift instead of JSON. Every parameter has the
-/// default of the JSON key it mirrors (docs/configuration.md), so
-/// `Configuration(baseURL: nil)` equals `Configuration()`.
+/// Building a configuration in Swift instead of JSON. Every parameter defaults to
+/// the plain value's property, i.e. to the JSON key's default (the table in
+/// ConfigurationKeys.swift, docs/configuration.md), so `Configuration(baseURL: nil)`
+/// equals `Configuration()`.
 ///
 /// ```swift
 /// let config = Configuration(baseURL: "https://api.example.com/v1",
@@ -11,16 +12,16 @@
 /// ```
 extension Configuration {
     public init(baseURL: String?,
-                environments: [String: String] = [:],
-                environment: String? = nil,
-                headers: HeaderFields = HeaderFields(),
-                credentialHeaders: [String] = [],
-                compression: Bool = true,
-                envelope: EnvelopeSchema? = nil,
-                timeoutMs: Int64 = 15_000,
-                connectTimeoutMs: Int64 = 5_000,
+                environments: [String: String] = Configuration().environments,
+                environment: String? = Configuration().environment,
+                headers: HeaderFields = Configuration().headers,
+                credentialHeaders: [String] = Configuration().credentialHeaders,
+                compression: Bool = Configuration().compression,
+                envelope: EnvelopeSchema? = Configuration().envelope,
+                timeoutMs: Int64 = Configuration().timeoutMs,
+                connectTimeoutMs: Int64 = Configuration().connectTimeoutMs,
                 limits: Limits = Limits(),
-                callbacks: CallbackMode = .loop) {
+                callbacks: CallbackMode = Configuration().callbacks) {
         self.init()
         self.baseURL = baseURL
         self.environments = environments
@@ -38,11 +39,11 @@ extension Configuration {
 
 extension Configuration.Limits {
     /// Limits with the JSON "limits" defaults; see each property.
-    public init(maxConnectionsPerHost: Int = 8,
-                maxResponseBytes: Int = 104_857_600,
-                maxRedirects: Int = 10,
-                maxHeaderCount: Int = 100,
-                maxHeaderBytes: Int = 65_536) {
+    public init(maxConnectionsPerHost: Int = Configuration.Limits().maxConnectionsPerHost,
+                maxResponseBytes: Int = Configuration.Limits().maxResponseBytes,
+                maxRedirects: Int = Configuration.Limits().maxRedirects,
+                maxHeaderCount: Int = Configuration.Limits().maxHeaderCount,
+                maxHeaderBytes: Int = Configuration.Limits().maxHeaderBytes) {
         self.init()
         self.maxConnectionsPerHost = maxConnectionsPerHost
         self.maxResponseBytes = maxResponseBytes
@@ -64,18 +65,18 @@ extension EnvelopeSchema {
     ///
     /// `okCodes: nil` applies the JSON rule: `["0"]`, or `[]` (the code is not a
     /// success condition) when `successField` is set.
-    public init(codeField: String? = "code",
+    public init(codeField: String? = EnvelopeSchema().codeField,
                 okCodes: [String]? = nil,
-                successField: String? = nil,
-                statusField: String? = nil,
-                okStatuses: [String] = [],
-                messageField: String? = "msg",
-                dataField: String? = "data",
-                traceIDField: String? = "traceId",
-                authExpiredCodes: [String] = []) {
+                successField: String? = EnvelopeSchema().successField,
+                statusField: String? = EnvelopeSchema().statusField,
+                okStatuses: [String] = EnvelopeSchema().okStatuses,
+                messageField: String? = EnvelopeSchema().messageField,
+                dataField: String? = EnvelopeSchema().dataField,
+                traceIDField: String? = EnvelopeSchema().traceIDField,
+                authExpiredCodes: [String] = EnvelopeSchema().authExpiredCodes) {
         self.init()
         self.codeField = codeField
-        self.okCodes = okCodes ?? (successField == nil ? ["0"] : [])
+        self.okCodes = okCodes ?? (successField == nil ? self.okCodes : [])
         self.successField = successField
         self.statusField = statusField
         self.okStatuses = okStatuses

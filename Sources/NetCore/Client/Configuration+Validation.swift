@@ -4,8 +4,8 @@ extension Configuration {
     /// Throws a CLIENT `invalidConfig` error naming the property (e.g.
     /// "limits.maxRedirects") when a value would be refused in JSON: URLs that are
     /// not absolute http(s), an unknown environment, header names that are not
-    /// tokens, values with CR/LF/controls, out-of-range numbers, an envelope
-    /// without a success condition.
+    /// tokens, values with CR/LF/controls, numbers outside the ranges of the table
+    /// of keys (ConfigurationKeys.swift), an envelope without a success condition.
     public func validate() throws(NetError) {
         func fail(_ message: String) -> NetError { .invalidConfig("Configuration.\(message)") }
         func check(_ value: Int64, _ name: String, _ range: ClosedRange<Int64>) throws(NetError) {
@@ -34,20 +34,19 @@ extension Configuration {
         for name in credentialHeaders where !HTTPValidation.isToken(name) {
             throw fail("credentialHeaders: \"\(name)\" is not a header name (an HTTP token).")
         }
-        try check(timeoutMs, "timeoutMs", 0...Int64(Int32.max))
-        try check(connectTimeoutMs, "connectTimeoutMs", 0...Int64(Int32.max))
-        try check(Int64(limits.maxConnectionsPerHost), "limits.maxConnectionsPerHost", 0...100_000)
-        try check(Int64(limits.maxResponseBytes), "limits.maxResponseBytes", 1...Int64.max)
-        try check(Int64(limits.maxRedirects), "limits.maxRedirects", 0...100)
-        try check(Int64(limits.maxHeaderCount), "limits.maxHeaderCount", 1...100_000)
-        try check(Int64(limits.maxHeaderBytes), "limits.maxHeaderBytes", 256...(64 << 20))
+        // Every integer key, in table order, against the table's range.
+        for key in ConfigKey.allCases {
+            guard let range = key.spec.range, let value = integerValue(of: key) else { continue }
+            try check(value, key.spec.swiftName, range)
+        }
 
         if let envelope {
-            let fields = [("codeField", envelope.codeField), ("successField", envelope.successField),
-                          ("statusField", envelope.statusField), ("messageField", envelope.messageField),
-                          ("dataField", envelope.dataField), ("traceIDField", envelope.traceIDField)]
-            for (name, field) in fields where field?.isEmpty == true {
-                throw fail("envelope.\(name) must be a field name or nil, got \"\".")
+            let fields: [(ConfigKey, String?)] = [
+                (.envelopeCode, envelope.codeField), (.envelopeSuccess, envelope.successField),
+                (.envelopeStatus, envelope.statusField), (.envelopeMessage, envelope.messageField),
+                (.envelopeData, envelope.dataField), (.envelopeTraceID, envelope.traceIDField)]
+            for (key, field) in fields where field?.isEmpty == true {
+                throw fail("\(key.spec.swiftName) must be a field name or nil, got \"\".")
             }
             if envelope.statusField != nil && envelope.okStatuses.isEmpty {
                 throw fail("envelope.okStatuses must list at least one value when envelope.statusField is set.")
@@ -55,6 +54,25 @@ extension Configuration {
             if !envelope.checksCode && envelope.successField == nil && envelope.statusField == nil {
                 throw fail("envelope has no success condition: set codeField with non-empty okCodes, successField, or statusField with okStatuses.")
             }
+        }
+    }
+
+    /// The value of an integer key; nil for the other keys. Exhaustive, so a key
+    /// added to the table is placed here too.
+    func integerValue(of key: ConfigKey) -> Int64? {
+        switch key {
+        case .timeoutMs: return timeoutMs
+        case .connectTimeoutMs: return connectTimeoutMs
+        case .limitsMaxConnectionsPerHost: return Int64(limits.maxConnectionsPerHost)
+        case .limitsMaxResponseBytes: return Int64(limits.maxResponseBytes)
+        case .limitsMaxRedirects: return Int64(limits.maxRedirects)
+        case .limitsMaxHeaderCount: return Int64(limits.maxHeaderCount)
+        case .limitsMaxHeaderBytes: return Int64(limits.maxHeaderBytes)
+        case .baseURL, .environments, .environment, .headers, .credentialHeaders, .compression,
+             .envelope, .limits, .callbacks, .retry, .cache, .endpoints,
+             .envelopeCode, .envelopeOkCodes, .envelopeSuccess, .envelopeStatus, .envelopeOkStatus,
+             .envelopeMessage, .envelopeData, .envelopeTraceID, .envelopeAuthExpiredCodes:
+            return nil
         }
     }
 

@@ -1,5 +1,6 @@
 /// A client's configuration, parsed from the JSON of nc_client_new() (see
-/// docs/configuration.md). Defaults are written next to each value.
+/// docs/configuration.md). The defaults come from the table of keys
+/// (ConfigurationKeys.swift); each is also written next to its value.
 public struct Configuration: Sendable {
     /// Base URL used when no environment is selected. Default none (absolute URLs only).
     public var baseURL: String? = nil
@@ -11,14 +12,14 @@ public struct Configuration: Sendable {
     public var headers = HeaderFields()
     /// Extra header names treated as credentials: like Authorization, Cookie and
     /// Proxy-Authorization (always), dropped on a redirect to another origin. Default [].
-    public var credentialHeaders: [String] = []
+    public var credentialHeaders: [String] = ConfigKey.credentialHeaders.defaultList
     /// Total time allowed per request, ms; 0 = no limit. Default 15000.
-    public var timeoutMs: Int64 = 15_000
+    public var timeoutMs: Int64 = ConfigKey.timeoutMs.defaultInteger
     /// Time allowed to connect, ms; 0 = libcurl's default (300 s). Default 5000.
-    public var connectTimeoutMs: Int64 = 5_000
+    public var connectTimeoutMs: Int64 = ConfigKey.connectTimeoutMs.defaultInteger
     /// Ask for compressed responses ("Accept-Encoding: gzip, deflate") and
     /// decompress them. A request's own Accept-Encoding header wins. Default true.
-    public var compression: Bool = true
+    public var compression: Bool = ConfigKey.compression.defaultBoolean
     /// Envelope schema; nil = raw mode. Default nil (key absent or null).
     public var envelope: EnvelopeSchema? = nil
     public var limits = Limits()
@@ -27,19 +28,19 @@ public struct Configuration: Sendable {
 
     public struct Limits: Sendable {
         /// CURLMOPT_MAX_HOST_CONNECTIONS; 0 = unlimited. Default 8.
-        public var maxConnectionsPerHost: Int = 8
+        public var maxConnectionsPerHost = Int(truncatingIfNeeded: ConfigKey.limitsMaxConnectionsPerHost.defaultInteger)
         /// Largest body accepted; larger ones fail with NC_CLIENT_RESPONSE_TOO_LARGE. Default 100 MiB.
-        public var maxResponseBytes: Int = 104_857_600
+        public var maxResponseBytes = Int(truncatingIfNeeded: ConfigKey.limitsMaxResponseBytes.defaultInteger)
         /// Redirects followed before NC_DOMAIN_TRANSPORT 47. Default 10.
-        public var maxRedirects: Int = 10
+        public var maxRedirects = Int(truncatingIfNeeded: ConfigKey.limitsMaxRedirects.defaultInteger)
         /// Header lines accepted in one response. Default 100.
-        public var maxHeaderCount: Int = 100
+        public var maxHeaderCount = Int(truncatingIfNeeded: ConfigKey.limitsMaxHeaderCount.defaultInteger)
         /// Total header bytes accepted in one response. Default 65536.
-        public var maxHeaderBytes: Int = 65_536
+        public var maxHeaderBytes = Int(truncatingIfNeeded: ConfigKey.limitsMaxHeaderBytes.defaultInteger)
         public init() {}
     }
 
-    public enum CallbackMode: String, Sendable {
+    public enum CallbackMode: String, Sendable, CaseIterable {
         /// On the client's transfer thread.
         case loop
         /// Queued; the caller runs them with `dispatch()` when `fd` is readable.

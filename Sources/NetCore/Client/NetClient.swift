@@ -75,8 +75,8 @@ public final class NetClient: @unchecked Sendable {
     /// `send(_:completion:)` for language boundaries: `completion` should capture
     /// nothing and find what it needs in `transfer.foreign`, which holds the two
     /// words given here (the C API passes its function pointer and userdata). Same
-    /// exactly-once contract.
-    public func send(_ request: Request, foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?),
+    /// exactly-once contract. Not for Swift callers: use `send(_:completion:)`.
+    package func send(_ request: Request, foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?),
                      completion: @escaping Transfer.Deliver) -> Transfer? {
         let t = transfer(request, foreign: foreign, completion)
         return loop.submit(t) ? t : nil

@@ -1,4 +1,5 @@
-/// The library version; must equal NC_VERSION_* in include/netcore.h (a test checks).
+/// The library version; must equal NC_VERSION_* in include/netcore.h, which NetCore
+/// cannot import: Tests/CAPITests/HeaderAgreementTests.swift checks that they agree.
 public enum NetCoreVersion {
     public static let major: UInt32 = 0
     public static let minor: UInt32 = 2

@@ -73,18 +73,14 @@ public struct Request: Sendable {
     public var body: NetBytes? { storage.body }
     public var contentType: String? { storage.contentType }
     /// Total timeout in ms overriding the client's (0 = none); nil = the client's.
-    public var timeoutMs: Int64? {
-        get { storage.timeoutMs }
-        set { changing().timeoutMs = newValue }
-    }
+    /// Set with `setTimeout(ms:)`.
+    public var timeoutMs: Int64? { storage.timeoutMs }
     /// Write the body of a 2xx response to this file (created or truncated when the
     /// request starts) instead of memory; the response's body is then empty, the
     /// request is read in raw mode, and limits.max_response_bytes does not apply.
     /// Bodies of other statuses (errors, redirect hops) stay in memory. nil = memory.
-    public var outputPath: String? {
-        get { storage.outputPath }
-        set { changing().outputPath = newValue }
-    }
+    /// Set with `setOutputPath(_:)`.
+    public var outputPath: String? { storage.outputPath }
     /// Envelope validation on/off overriding the client's; nil = the client's.
     public var envelope: Bool? {
         get { storage.envelope }
@@ -156,12 +152,29 @@ public struct Request: Sendable {
         s.params = nil
     }
 
+    /// Sets the total timeout in ms, overriding the client's timeout_ms: 0 = no
+    /// limit, nil = the client's. A negative value is refused (nothing changes).
+    public mutating func setTimeout(ms: Int64?) throws(NetError) {
+        if let ms, ms < 0 { throw NetError.invalidArgument("timeout must be 0 (no limit) or more milliseconds") }
+        changing().timeoutMs = ms
+    }
+
+    /// Streams the body of a 2xx response into the file at `path` instead of
+    /// memory (see `outputPath`); nil goes back to memory. An empty path, or one
+    /// containing NUL, is refused (nothing changes).
+    public mutating func setOutputPath(_ path: String?) throws(NetError) {
+        if let path, path.isEmpty || path.utf8.contains(0) {
+            throw NetError.invalidArgument("output path must be non-empty, without NUL")
+        }
+        changing().outputPath = path
+    }
+
     /// Parameters nested deeper than this are refused (jansson's copy and dump recurse).
     public static let maxParamsDepth = 512
 }
 
-/// How params are encoded.
-public enum ParameterEncoding: Int32, Sendable {
+/// How params are encoded; raw values are the C numbers (NC_ENCODING_*).
+public enum ParameterEncoding: Int32, Sendable, CaseIterable {
     /// Query for GET, HEAD, DELETE and OPTIONS; form for the others.
     case `default` = 0
     case query = 1

@@ -79,8 +79,9 @@ public final class HeaderStore: @unchecked Sendable {
         return result
     }
 
-    /// The first value of header `name` (case-insensitive), borrowed.
-    public func value(_ name: UnsafePointer<CChar>) -> UnsafePointer<CChar>? {
+    /// The first value of header `name` (case-insensitive), borrowed: for the C
+    /// boundary; Swift callers use `value(_: String)`.
+    package func value(_ name: UnsafePointer<CChar>) -> UnsafePointer<CChar>? {
         guard let raw else { return nil }
         let base = UnsafePointer(raw)
         return offsets { list in
@@ -93,8 +94,8 @@ public final class HeaderStore: @unchecked Sendable {
         name.withCString { value($0).map { String(cString: $0) } }
     }
 
-    /// Header `index` as borrowed C strings.
-    public func entry(_ i: Int) -> (name: UnsafePointer<CChar>, value: UnsafePointer<CChar>)? {
+    /// Header `index` as borrowed C strings: for the C boundary; Swift callers use `all`.
+    package func entry(_ i: Int) -> (name: UnsafePointer<CChar>, value: UnsafePointer<CChar>)? {
         guard let raw else { return nil }
         let base = UnsafePointer(raw)
         return offsets { list in

@@ -40,7 +40,7 @@ public struct JSONValueDecoder: Sendable {
 
     /// Decodes `type` from a borrowed `json_t *` (e.g. `Response.dataPointer`).
     /// Ownership: nothing is retained; the value must stay alive during the call.
-    public func decode<T: Decodable>(_ type: T.Type, from pointer: OpaquePointer) throws -> T {
+    package func decode<T: Decodable>(_ type: T.Type, from pointer: OpaquePointer) throws -> T {
         try decode(type, borrowing: UnsafeMutablePointer<json_t>(pointer))
     }
 

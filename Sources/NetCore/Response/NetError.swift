@@ -1,12 +1,15 @@
 /// The one error a request can end with: a domain, a code and everything needed to
 /// show, log or retry it. Immutable; safe to share across threads.
 public struct NetError: Error, Sendable, CustomStringConvertible {
-    /// The five error domains; raw values are the stable C numbers (NC_DOMAIN_*).
-    public enum Domain: Int32, Sendable {
+    /// The five error domains; raw values are the stable C numbers (NC_DOMAIN_*;
+    /// Tests/CAPITests/HeaderAgreementTests.swift checks them against the header).
+    public enum Domain: Int32, Sendable, CaseIterable {
         case client = 1, transport = 2, http = 3, api = 4, parse = 5
 
-        /// The name used in logs, e.g. "NCAPIErrorDomain".
-        public var name: String {
+        /// The name used in logs, e.g. "NCAPIErrorDomain": the one place the five
+        /// names are written. Static text, so that nc_error_domain_name() can hand
+        /// out its bytes.
+        package var staticName: StaticString {
             switch self {
             case .client: return "NCClientErrorDomain"
             case .transport: return "NCTransportErrorDomain"
@@ -15,16 +18,20 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
             case .parse: return "NCParseErrorDomain"
             }
         }
+
+        /// The name used in logs, e.g. "NCAPIErrorDomain" (in `description` and
+        /// `json`; nc_error_domain_name() returns the same text).
+        public var name: String { staticName.description }
     }
 
     /// Codes of `Domain.client` (NC_CLIENT_*), append-only.
-    public enum ClientCode: Int64, Sendable {
+    public enum ClientCode: Int64, Sendable, CaseIterable {
         case cancelled = 1, unreachable = 2, invalidRequest = 3, invalidConfig = 4
         case responseTooLarge = 5, shutdown = 6, headersTooLarge = 7, internalError = 8
     }
 
     /// Codes of `Domain.parse` (NC_PARSE_*), append-only.
-    public enum ParseCode: Int64, Sendable {
+    public enum ParseCode: Int64, Sendable, CaseIterable {
         case invalidJSON = 1, notObject = 2, missingField = 3, fieldType = 4
         /// The data did not match a Swift `Decodable` type (`Response.decode`);
         /// produced only by the Swift API.

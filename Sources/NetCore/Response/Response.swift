@@ -59,7 +59,7 @@ public final class Response: @unchecked Sendable {
 
     /// The parsed body as a borrowed jansson pointer (valid while `self` lives), for
     /// the C boundary; nil if the body is not JSON.
-    public var jsonHandle: OpaquePointer? { jsonPointer.map { OpaquePointer($0) } }
+    package var jsonHandle: OpaquePointer? { jsonPointer.map { OpaquePointer($0) } }
 
     /// The parsed body, borrowed (valid while `self` lives).
     var jsonPointer: UnsafeMutablePointer<json_t>? {
@@ -74,7 +74,8 @@ public final class Response: @unchecked Sendable {
 
     /// The business data as a borrowed jansson pointer (valid while `self` lives):
     /// the envelope's data field (JSON null when absent), or the whole body in raw mode.
-    public var dataPointer: OpaquePointer? {
+    /// For the C boundary; Swift callers read `data` or `decode(_:)`.
+    package var dataPointer: OpaquePointer? {
         switch source {
         case .envelope(let member):
             // The member lives as long as the document, which `lazy.parsed` holds.
@@ -84,8 +85,10 @@ public final class Response: @unchecked Sendable {
         }
     }
 
-    /// The business data as compact JSON text ("null" for JSON null); nil when absent.
-    public var dataJSON: (pointer: UnsafePointer<CChar>, count: Int)? {
+    /// The business data as compact JSON text ("null" for JSON null), made once and
+    /// kept as a C string borrowed from `self`; nil when absent. For the C boundary;
+    /// Swift callers read `data?.text`.
+    package var dataJSON: (pointer: UnsafePointer<CChar>, count: Int)? {
         guard let p = dataPointer else { return nil }
         let s = lazy.withLock { state in
             if let made = state.dataText { return made }

@@ -5,11 +5,11 @@ import Synchronization
 
 /// A NUL-terminated copy of a Swift string on malloc, for strings handed to C that
 /// must outlive the call (borrowed from a handle).
-public final class CString: @unchecked Sendable {
-    public let pointer: UnsafePointer<CChar>
-    public let count: Int
+package final class CString: @unchecked Sendable {
+    package let pointer: UnsafePointer<CChar>
+    package let count: Int
 
-    public init(_ string: String) {
+    package init(_ string: String) {
         var s = string
         let (p, n): (UnsafeMutablePointer<CChar>?, Int) = s.withUTF8 { buf in
             guard let p = malloc(buf.count + 1)?.assumingMemoryBound(to: CChar.self) else { return (nil, 0) }
@@ -38,12 +38,12 @@ public final class CString: @unchecked Sendable {
 }
 
 /// A string computed on first use and kept as a C string (thread-safe).
-public final class CStringCache: @unchecked Sendable {
+package final class CStringCache: @unchecked Sendable {
     private let value = Mutex<CString?>(nil)
 
-    public init() {}
+    package init() {}
 
-    public func get(_ make: () -> String) -> CString {
+    package func get(_ make: () -> String) -> CString {
         value.withLock { cached in
             if let cached { return cached }
             let made = CString(make())

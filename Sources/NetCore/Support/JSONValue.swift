@@ -21,7 +21,7 @@ public final class JSONValue: @unchecked Sendable {
     deinit { json_decref(raw) }
 
     /// The jansson pointer, for the C boundary (`json_t *`, borrowed from this object).
-    public var opaque: OpaquePointer { OpaquePointer(raw) }
+    package var opaque: OpaquePointer { OpaquePointer(raw) }
 
     /// Parses JSON text (any value, not only objects).
     public static func parse(_ bytes: UnsafeRawBufferPointer) -> Result<JSONValue, JSONParseFailure> {
@@ -156,7 +156,7 @@ enum JSON {
 
 extension JSONValue {
     /// Adds a reference to a borrowed `json_t *` handed over the C boundary.
-    public convenience init(borrowingOpaque pointer: OpaquePointer) {
+    package convenience init(borrowingOpaque pointer: OpaquePointer) {
         self.init(borrowing: UnsafeMutablePointer<json_t>(pointer))
     }
 }

@@ -75,8 +75,9 @@ public final class NetBytes: @unchecked Sendable {
         base?[0] = 0
     }
 
-    /// The bytes (non-NULL even when empty) — NUL-terminated.
-    public var pointer: UnsafePointer<UInt8> {
+    /// The bytes (non-NULL even when empty) — NUL-terminated. For C callers (the
+    /// boundary, libcurl); Swift callers read `bytes`, `array` or `text`.
+    package var pointer: UnsafePointer<UInt8> {
         if let base { return UnsafePointer(base) }
         return NetBytes.emptyPointer
     }

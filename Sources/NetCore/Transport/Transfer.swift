@@ -12,7 +12,7 @@ import Glibc
 public final class Transfer: @unchecked Sendable {
     /// The completion, given the transfer itself (whose `foreign` words a
     /// non-capturing completion reads), the response and the error.
-    public typealias Deliver = (Transfer, Response?, NetError?) -> Void
+    package typealias Deliver = (Transfer, Response?, NetError?) -> Void
 
     /// The request as resolved at send; every attempt starts from it.
     let original: PreparedRequest?

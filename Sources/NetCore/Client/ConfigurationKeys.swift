@@ -1,0 +1,217 @@
+/// Every key of the JSON configuration (docs/configuration.md), with what it
+/// accepts, its default and the `Configuration` property it sets: the one table
+/// the parser (Configuration+Parsing.swift), `Configuration.validate()` and the
+/// defaults of `Configuration`, `Configuration.Limits` and `EnvelopeSchema` read.
+/// Tests/NetCoreTests/ConfigurationDocsTests.swift checks docs/configuration.md
+/// against it both ways.
+///
+/// The raw value is the key's path: a key inside a section is "section.key".
+/// Cases are in the order the reference lists them; "Known: …" messages use it.
+enum ConfigKey: String, CaseIterable, Sendable {
+    case baseURL = "base_url"
+    case environments
+    case environment
+    case headers
+    case credentialHeaders = "credential_headers"
+    case compression
+    case timeoutMs = "timeout_ms"
+    case connectTimeoutMs = "connect_timeout_ms"
+    case envelope
+    case limits
+    case callbacks
+    case retry, cache, endpoints
+
+    case envelopeCode = "envelope.code"
+    case envelopeOkCodes = "envelope.ok_codes"
+    case envelopeSuccess = "envelope.success"
+    case envelopeStatus = "envelope.status"
+    case envelopeOkStatus = "envelope.ok_status"
+    case envelopeMessage = "envelope.message"
+    case envelopeData = "envelope.data"
+    case envelopeTraceID = "envelope.trace_id"
+    case envelopeAuthExpiredCodes = "envelope.auth_expired_codes"
+
+    case limitsMaxConnectionsPerHost = "limits.max_connections_per_host"
+    case limitsMaxResponseBytes = "limits.max_response_bytes"
+    case limitsMaxRedirects = "limits.max_redirects"
+    case limitsMaxHeaderCount = "limits.max_header_count"
+    case limitsMaxHeaderBytes = "limits.max_header_bytes"
+
+    /// The table.
+    var spec: ConfigKeySpec {
+        switch self {
+        case .baseURL:
+            return .init(.url, .none, "baseURL", "joined with request paths when no environment is selected")
+        case .environments:
+            return .init(.urlMap, .emptyMap, "environments", "named base URLs")
+        case .environment:
+            return .init(.name, .none, "environment", "the selected environment, a key of environments")
+        case .headers:
+            return .init(.headerMap, .emptyMap, "headers", "default headers of every request")
+        case .credentialHeaders:
+            return .init(.headerNames, .list([]), "credentialHeaders", "extra headers dropped on a redirect to another origin")
+        case .compression:
+            return .init(.boolean, .boolean(true), "compression", "ask for gzip/deflate and decompress")
+        case .timeoutMs:
+            return .init(.integer(0...Int64(Int32.max)), .integer(15_000), "timeoutMs", "total time per request, ms; 0 = no limit")
+        case .connectTimeoutMs:
+            return .init(.integer(0...Int64(Int32.max)), .integer(5_000), "connectTimeoutMs", "time to connect, ms; 0 = libcurl's default")
+        case .envelope:
+            return .init(.section(optional: true), .none, "envelope", "how to read the business envelope; null = raw mode")
+        case .limits:
+            return .init(.section(optional: false), .section, "limits", "safety limits")
+        case .callbacks:
+            return .init(.choice(Configuration.CallbackMode.allCases.map(\.rawValue)), .text("loop"), "callbacks",
+                         "where completion callbacks run")
+        case .retry:
+            return .init(.reserved, .none, "retry", "reserved (DESIGN.md §4); refused")
+        case .cache:
+            return .init(.reserved, .none, "cache", "reserved (DESIGN.md §4); refused")
+        case .endpoints:
+            return .init(.reserved, .none, "endpoints", "reserved (DESIGN.md §4); refused")
+
+        case .envelopeCode:
+            return .init(.fieldName, .text("code"), "envelope.codeField", "field with the business code")
+        case .envelopeOkCodes:
+            return .init(.codes, .list(["0"]), "envelope.okCodes", "codes meaning success, as text; [] when success is set")
+        case .envelopeSuccess:
+            return .init(.fieldName, .none, "envelope.successField", "field that must be true")
+        case .envelopeStatus:
+            return .init(.fieldName, .none, "envelope.statusField", "field whose value must be in ok_status")
+        case .envelopeOkStatus:
+            return .init(.codes, .list([]), "envelope.okStatuses", "status values meaning success")
+        case .envelopeMessage:
+            return .init(.fieldName, .text("msg"), "envelope.messageField", "field with the message")
+        case .envelopeData:
+            return .init(.fieldName, .text("data"), "envelope.dataField", "field with the business data")
+        case .envelopeTraceID:
+            return .init(.fieldName, .text("traceId"), "envelope.traceIDField", "field with the trace id")
+        case .envelopeAuthExpiredCodes:
+            return .init(.codes, .list([]), "envelope.authExpiredCodes", "codes meaning the login expired")
+
+        case .limitsMaxConnectionsPerHost:
+            return .init(.integer(0...100_000), .integer(8), "limits.maxConnectionsPerHost", "connections per host; 0 = no limit")
+        case .limitsMaxResponseBytes:
+            return .init(.integer(1...Int64.max), .integer(104_857_600), "limits.maxResponseBytes", "largest body accepted")
+        case .limitsMaxRedirects:
+            return .init(.integer(0...100), .integer(10), "limits.maxRedirects", "redirects followed; 0 = none")
+        case .limitsMaxHeaderCount:
+            return .init(.integer(1...100_000), .integer(100), "limits.maxHeaderCount", "header lines in one response")
+        case .limitsMaxHeaderBytes:
+            return .init(.integer(256...(64 << 20)), .integer(65_536), "limits.maxHeaderBytes", "header bytes in one response")
+        }
+    }
+
+    /// The key's path: "timeout_ms", "limits.max_redirects".
+    var path: String { rawValue }
+
+    /// The section holding the key (`.limits` for "limits.max_redirects"); nil at the top.
+    var section: ConfigKey? {
+        guard let dot = rawValue.firstIndex(of: ".") else { return nil }
+        return ConfigKey(rawValue: String(rawValue[..<dot]))
+    }
+
+    /// The key's name inside its section ("max_redirects").
+    var name: String {
+        guard let dot = rawValue.firstIndex(of: ".") else { return rawValue }
+        return String(rawValue[rawValue.index(after: dot)...])
+    }
+
+    /// The key called `name` in `section` (nil: the top level), if there is one.
+    static func named(_ name: String, in section: ConfigKey?) -> ConfigKey? {
+        let path = section.map { "\($0.rawValue).\(name)" } ?? name
+        guard let key = ConfigKey(rawValue: path), key.section == section else { return nil }
+        return key
+    }
+
+    /// The keys of a section, in table order.
+    static func keys(in section: ConfigKey) -> [ConfigKey] {
+        allCases.filter { $0.section == section }
+    }
+
+    // Typed defaults, for the stored properties of Configuration, Limits and
+    // EnvelopeSchema. A test checks each key's default has its type's form.
+
+    var defaultInteger: Int64 {
+        if case .integer(let n) = spec.defaultValue { return n }
+        return 0
+    }
+
+    var defaultBoolean: Bool {
+        if case .boolean(let b) = spec.defaultValue { return b }
+        return false
+    }
+
+    var defaultText: String? {
+        if case .text(let s) = spec.defaultValue { return s }
+        return nil
+    }
+
+    var defaultList: [String] {
+        if case .list(let items) = spec.defaultValue { return items }
+        return []
+    }
+}
+
+/// One row of the table.
+struct ConfigKeySpec: Sendable {
+    /// What a key accepts in JSON.
+    enum ValueType: Sendable, Equatable {
+        /// An absolute http(s) URL without spaces, or null.
+        case url
+        /// An object of name → absolute http(s) URL.
+        case urlMap
+        /// A string, or null.
+        case name
+        /// An object of header name (HTTP token) → value without CR/LF/controls.
+        case headerMap
+        /// An array of header names (HTTP tokens).
+        case headerNames
+        case boolean
+        /// An integer in the range.
+        case integer(ClosedRange<Int64>)
+        /// One of these strings.
+        case choice([String])
+        /// A non-empty field name, or null.
+        case fieldName
+        /// An array of integers or strings, kept as text.
+        case codes
+        /// An object of the keys "<path>.<name>" of the table (or null, if optional).
+        case section(optional: Bool)
+        /// Refused: not supported by this version.
+        case reserved
+    }
+
+    /// A key's default: what an absent key means.
+    enum Default: Sendable, Equatable {
+        /// No value (null).
+        case none
+        case integer(Int64)
+        case boolean(Bool)
+        case text(String)
+        case list([String])
+        /// An empty object.
+        case emptyMap
+        /// The defaults of the section's own keys.
+        case section
+    }
+
+    let type: ValueType
+    let defaultValue: Default
+    /// The property it sets, as `Configuration.validate()` names it ("limits.maxRedirects").
+    let swiftName: String
+    let doc: String
+
+    init(_ type: ValueType, _ defaultValue: Default, _ swiftName: String, _ doc: String) {
+        self.type = type
+        self.defaultValue = defaultValue
+        self.swiftName = swiftName
+        self.doc = doc
+    }
+
+    /// The accepted range of an integer key.
+    var range: ClosedRange<Int64>? {
+        if case .integer(let r) = type { return r }
+        return nil
+    }
+}
