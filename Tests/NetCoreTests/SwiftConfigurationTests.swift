@@ -100,16 +100,16 @@ import MockServerSupport
         let headers = try #require(echo.data?.text)
         #expect(headers.contains(#""x-app-version":"2.3.0""#))
     }
-}
 
-@Test func netClientRefusesAnInvalidSwiftConfiguration() {
-    var config = Configuration(baseURL: "http://127.0.0.1:1")
-    config.headers = ["X-A": "v\r\nX-Injected: 1"]
-    #expect(throws: NetError.self) { _ = try NetClient(configuration: config) }
-    do {
-        _ = try NetClient(configuration: config)
-    } catch {
-        #expect(error.code == NetError.ClientCode.invalidConfig.rawValue)
-        #expect(error.message.contains("headers"))
+    @Test func netClientRefusesAnInvalidSwiftConfiguration() {
+        var config = Configuration(baseURL: "http://127.0.0.1:1")
+        config.headers = ["X-A": "v\r\nX-Injected: 1"]
+        #expect(throws: NetError.self) { _ = try NetClient(configuration: config) }
+        do {
+            _ = try NetClient(configuration: config)
+        } catch {
+            #expect(error.code == NetError.ClientCode.invalidConfig.rawValue)
+            #expect(error.message.contains("headers"))
+        }
     }
 }
