@@ -24,7 +24,7 @@ SWIFT_RELEASE_FLAGS := -c release --product netcore -Xswiftc -static-stdlib \
 	-Xlinker --version-script=$(CURDIR)/include/netcore.map -Xlinker -soname=$(SONAME) \
 	-Xcc -gdwarf-4
 
-.PHONY: deps lib examples demo test test-swift test-c test-python test-tsan test-asan valgrind bench \
+.PHONY: install uninstall test-install deps lib examples demo test test-swift test-c test-python test-tsan test-asan valgrind bench \
 	format lint format-deps clean
 
 deps:
@@ -93,3 +93,45 @@ format-deps:
 
 clean:
 	rm -rf $(BUILD) .build .build-tsan .build-asan Tests/NIOCompat/.build
+
+# ---------------------------------------------------------------- install
+# make install [PREFIX=/usr/local] [DESTDIR=] [INSTALL_DEBUG=1]
+#   lib/libnetcore.so.X.Y.Z (stripped; its debug info in lib/debug/… with
+#   INSTALL_DEBUG=1, found through .gnu_debuglink), the soname and development
+#   links, include/netcore.h, lib/pkgconfig/netcore.pc, lib/cmake/netcore/.
+PREFIX  ?= /usr/local
+VERSION := $(shell sed -n 's/^\#define NC_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' include/netcore.h | paste -sd.)
+MAJOR   := $(firstword $(subst ., ,$(VERSION)))
+SOVERSION := 0
+INST_LIB := $(DESTDIR)$(PREFIX)/lib
+INST_INC := $(DESTDIR)$(PREFIX)/include
+SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@MAJOR@|$(MAJOR)|g' -e 's|@SOVERSION@|$(SOVERSION)|g'
+
+install: lib
+	install -d $(INST_LIB)/pkgconfig $(INST_LIB)/cmake/netcore $(INST_INC)
+	objcopy --only-keep-debug $(LIBDIR)/$(SONAME) $(BUILD)/libnetcore.so.$(VERSION).debug
+	objcopy --strip-unneeded --add-gnu-debuglink=$(BUILD)/libnetcore.so.$(VERSION).debug \
+	        $(LIBDIR)/$(SONAME) $(BUILD)/libnetcore.so.$(VERSION)
+	install -m 755 $(BUILD)/libnetcore.so.$(VERSION) $(INST_LIB)/libnetcore.so.$(VERSION)
+	ln -sf libnetcore.so.$(VERSION) $(INST_LIB)/$(SONAME)
+	ln -sf $(SONAME) $(INST_LIB)/libnetcore.so
+	@if [ "$(INSTALL_DEBUG)" = 1 ]; then \
+	  install -d $(INST_LIB)/debug$(PREFIX)/lib && \
+	  install -m 644 $(BUILD)/libnetcore.so.$(VERSION).debug $(INST_LIB)/debug$(PREFIX)/lib/; fi
+	install -m 644 include/netcore.h $(INST_INC)/netcore.h
+	$(SUBST) dist/netcore.pc.in > $(INST_LIB)/pkgconfig/netcore.pc
+	$(SUBST) dist/cmake/netcoreConfig.cmake.in > $(INST_LIB)/cmake/netcore/netcoreConfig.cmake
+	$(SUBST) dist/cmake/netcoreConfigVersion.cmake.in > $(INST_LIB)/cmake/netcore/netcoreConfigVersion.cmake
+	@echo "installed libnetcore $(VERSION) into $(DESTDIR)$(PREFIX)"
+
+uninstall:
+	rm -f $(INST_LIB)/libnetcore.so.$(VERSION) $(INST_LIB)/$(SONAME) $(INST_LIB)/libnetcore.so \
+	      $(INST_LIB)/debug$(PREFIX)/lib/libnetcore.so.$(VERSION).debug \
+	      $(INST_INC)/netcore.h $(INST_LIB)/pkgconfig/netcore.pc \
+	      $(INST_LIB)/cmake/netcore/netcoreConfig.cmake $(INST_LIB)/cmake/netcore/netcoreConfigVersion.cmake
+	-rmdir $(INST_LIB)/cmake/netcore 2>/dev/null
+
+# Installs into a temporary prefix and builds out-of-tree programs with pkg-config and CMake.
+test-install: lib
+	@Tests/install/run.sh
+

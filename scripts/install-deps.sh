@@ -11,6 +11,8 @@ pkg-config --exists jansson 2>/dev/null || need+=(libjansson-dev)
 command -v cc >/dev/null 2>&1 || need+=(gcc)
 command -v c++ >/dev/null 2>&1 || need+=(g++)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+command -v cmake >/dev/null 2>&1 || need+=(cmake)         # make test: the CMake install check
+command -v objcopy >/dev/null 2>&1 || need+=(binutils)    # make install: strip + debug link
 [ ${#need[@]} -eq 0 ] && exit 0
 
 if ! command -v apt-get >/dev/null 2>&1; then

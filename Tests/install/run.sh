@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# `make install` as a C user meets it: installs into a temporary prefix, then builds
+# examples/c/quickstart.c out of the tree twice — with pkg-config and with CMake's
+# find_package(netcore) — with no path into the build tree, runs both against the
+# loopback mock API, checks with ldd that nothing resolves to the Swift toolchain,
+# and uninstalls. Prints "install: N passed, M failed".
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+ROOT=$PWD
+
+command -v cmake >/dev/null 2>&1 || {
+  sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
+  $sudo apt-get install -y -qq cmake >/dev/null 2>&1 || { $sudo apt-get update -qq && $sudo apt-get install -y -qq cmake >/dev/null; }
+}
+
+passed=0 failed=0
+ok()   { echo "ok   - $*"; passed=$((passed + 1)); }
+fail() { echo "FAIL - $*"; failed=$((failed + 1)); }
+check() { local what=$1; shift; if "$@" >/tmp/netcore-install-check.$$ 2>&1; then ok "$what"; else fail "$what"; sed 's/^/       /' /tmp/netcore-install-check.$$ | tail -20; fi; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/netcore-install.XXXXXX")
+source Tests/Support/mock-server.sh
+trap 'mock_stop; rm -rf "$tmp" /tmp/netcore-install-check.$$' EXIT
+prefix=$tmp/prefix
+
+check "make install PREFIX=$prefix" make --no-print-directory install PREFIX="$prefix"
+version=$(sed -n 's/^#define NC_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' include/netcore.h | paste -sd.)
+check "the library, its soname and development links" test -f "$prefix/lib/libnetcore.so.$version" \
+  -a "$(readlink "$prefix/lib/libnetcore.so.0")" = "libnetcore.so.$version" \
+  -a "$(readlink "$prefix/lib/libnetcore.so")" = "libnetcore.so.0"
+check "installed stripped, with a debug link" bash -c "! readelf -S '$prefix/lib/libnetcore.so.$version' | grep -q '\.debug_info' && readelf -S '$prefix/lib/libnetcore.so.$version' | grep -q gnu_debuglink"
+check "header, netcore.pc, CMake package" test -f "$prefix/include/netcore.h" -a -f "$prefix/lib/pkgconfig/netcore.pc" \
+  -a -f "$prefix/lib/cmake/netcore/netcoreConfig.cmake"
+
+if ! mock_start; then fail "the mock server did not start"; echo "install: $passed passed, $((failed)) failed"; exit 1; fi
+base="http://127.0.0.1:$mock_port/api"
+# Out of the tree: only the installed prefix is known.
+app=$tmp/app
+mkdir -p "$app"
+cp examples/c/quickstart.c "$app/"
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+check "pkg-config --modversion netcore = $version" test "$(pkg-config --modversion netcore)" = "$version"
+check "cc \$(pkg-config --cflags --libs netcore)" bash -c "cd '$app' && cc -std=c99 -Wall -Werror -o quickstart-pc quickstart.c \$(pkg-config --cflags --libs netcore) -Wl,-rpath,'$prefix/lib'"
+check "the pkg-config build runs against the mock API" bash -c "'$app/quickstart-pc' '$base' | grep -q '\"name\":\"Ada\"'"
+check "nothing resolves into the build tree or the Swift toolchain (ldd)" bash -c "ldd '$app/quickstart-pc' | tee /dev/stderr | grep -q '$prefix/lib/libnetcore.so.0' && ! ldd '$app/quickstart-pc' | grep -Eq '/opt/swift|swift|$ROOT/build'"
+
+mkdir -p "$app/cmake" && cp Tests/install/cmake-app/CMakeLists.txt "$app/cmake/" && mkdir -p "$app/examples/c" && cp examples/c/quickstart.c "$app/examples/c/"
+sed -i 's|../../../examples/c/quickstart.c|${CMAKE_CURRENT_SOURCE_DIR}/../examples/c/quickstart.c|' "$app/cmake/CMakeLists.txt"
+check "cmake find_package(netcore) configures" cmake -S "$app/cmake" -B "$app/cmake/build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_RPATH="$prefix/lib"
+check "cmake builds against netcore::netcore" cmake --build "$app/cmake/build"
+check "the CMake build runs against the mock API" bash -c "'$app/cmake/build/quickstart' '$base' | grep -q '\"name\":\"Ada\"'"
+
+check "make uninstall removes what install put there" bash -c "make --no-print-directory uninstall PREFIX='$prefix' && test -z \"\$(find '$prefix' -type f)\""
+echo "install: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
