@@ -690,6 +690,171 @@ NC_API nc_response *nc_response_retain(const nc_response *response);
 NC_API void nc_response_free(nc_response *response);
 
 /* ------------------------------------------------------------------------- */
+/* Hooks: error handler, auth expired, events, logging                         */
+/* ------------------------------------------------------------------------- */
+/*
+ * Every hook below runs with no lock held, on the thread that completes the
+ * request: the client's transfer thread; inside nc_client_dispatch() in
+ * "callbacks": "queue" mode (error and auth-expired handlers; events and log
+ * lines are emitted by the transfer thread in both modes); or the caller's own
+ * thread for a request sent with nc_client_send_sync(). From inside any hook
+ * the library may be called: nc_client_send, nc_task_cancel,
+ * nc_client_set_header / _set_environment and the nc_client_set_*_handler
+ * functions work; nc_client_send_sync returns NC_ERR_INVALID_STATE and
+ * nc_client_free returns without freeing (both would wait for the hook itself).
+ * A hook is installed for the requests sent after it; replacing or removing it
+ * takes effect for every later call (one already running on another thread may
+ * still finish). `userdata` must stay valid while its hook is installed and
+ * until nc_client_free() returns.
+ */
+
+/* Flags of nc_request_set_flags(). */
+#define NC_REQUEST_SKIP_ERROR_HANDLER 1  /* the client's error handler is not called for it */
+#define NC_REQUEST_NO_COALESCE        2  /* reserved: takes effect when coalescing lands */
+#define NC_REQUEST_NO_RETRY           4  /* reserved: takes effect when retry lands */
+#define NC_REQUEST_IDEMPOTENT         8  /* reserved: retried whatever the method, once retry lands */
+#define NC_REQUEST_SKIP_AUTH         16  /* reserved: neither held by nor triggering a token refresh */
+
+/* Levels of nc_client_set_log_handler(). */
+#define NC_LOG_OFF   0
+#define NC_LOG_ERROR 1
+#define NC_LOG_WARN  2
+#define NC_LOG_INFO  3
+#define NC_LOG_DEBUG 4
+#define NC_LOG_TRACE 5
+
+/**
+ * Sets the request's flags (a bitwise OR of NC_REQUEST_*; 0 clears them).
+ * Today only NC_REQUEST_SKIP_ERROR_HANDLER has an effect; the other defined
+ * flags are accepted and stored, and take effect as retry (NO_RETRY,
+ * IDEMPOTENT), coalescing (NO_COALESCE) and token refresh (SKIP_AUTH) land.
+ *
+ * Ownership: `request` is borrowed.
+ * Thread:    the thread that owns the builder (one at a time).
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, or a bit that is not
+ *   one of the NC_REQUEST_* flags — then nothing changes).
+ * Since:     0.3
+ */
+NC_API nc_status nc_request_set_flags(nc_request *request, uint32_t flags);
+
+/**
+ * Installs the client's error handler: `fn` is called for every failed request
+ * sent from now on — except cancellations (NC_CLIENT_CANCELLED) and requests
+ * with NC_REQUEST_SKIP_ERROR_HANDLER — just before that request's own
+ * completion, on the same thread, with the same response (HTTP/API errors; else
+ * NULL) and error. For nc_client_send_sync it runs on the caller's thread before
+ * the call returns. Failures of requests that complete without a hook installed
+ * (before it, or after it was removed) are not reported.
+ *
+ * Ownership: `response` and `error` passed to `fn` are borrowed for the call
+ *   (nc_response_retain / nc_error_copy keep them). `userdata` is passed through
+ *   and never freed. `fn` NULL removes the handler.
+ * Thread:    any thread, including from inside a hook or completion. `fn` runs as
+ *   described at the top of this section and may call what is listed there.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_set_error_handler(nc_client *client, nc_complete_fn fn, void *userdata);
+
+/**
+ * Installs the auth-expired handler: `fn` is called once per expiry of the
+ * credentials — for the first failure whose business code is one of the
+ * envelope's "auth_expired_codes" (nc_error_is_auth_expired) or whose HTTP status
+ * is 401, among the requests sent with the current Authorization header or token.
+ * 20 concurrent requests failing that way call it once. It re-arms when the
+ * credentials change: nc_client_set_header() of "Authorization" (or a token set
+ * by nc_client_set_token()); failures of requests sent with the older credentials
+ * then report nothing. It runs before the error handler, and each request still
+ * completes with its own error.
+ *
+ * Ownership: as nc_client_set_error_handler(); `fn` NULL removes it.
+ * Thread:    as nc_client_set_error_handler(). Calling nc_client_set_header()
+ *   with a new Authorization from inside `fn` is the expected use.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_set_auth_expired_handler(nc_client *client, nc_complete_fn fn, void *userdata);
+
+/**
+ * The function of nc_client_set_event_handler() and nc_client_set_log_handler():
+ * receives one event as JSON text, or one log line, `len` bytes followed by a NUL.
+ */
+typedef void (*nc_event_fn)(const char *event_json, size_t len, void *userdata);
+
+/**
+ * Installs the event handler: `fn` receives each event of every request sent from
+ * now on, as one compact JSON object:
+ *   {"event":"request_start"|"attempt_end"|"retry"|"request_end", "id":<nc_task_id>,
+ *    "method", "url", "attempt", "status", "domain", "code", "delay_ms", "reason",
+ *    "timings":{"dns","connect","tls","first_byte","total"} (µs, attempt_end),
+ *    "bytes", "from_cache", "elapsed_us" (request_end)}
+ * Every key is present (null when it does not apply); "domain" is the error
+ * domain's name and "code" its numeric code (null on success). "url" never holds
+ * credentials: userinfo and fragment are removed and the values of query
+ * parameters with secret-looking names (token, access_token, refresh_token,
+ * id_token, key, api_key, apikey, secret, client_secret, password, passwd, pwd,
+ * signature, sig, auth, authorization, credential(s), session, sessionid, and
+ * names ending in _token/-token/_key/-key/_secret/-secret or containing
+ * "password") read REDACTED. No header value or body is ever in an event.
+ *
+ * Ownership: `event_json` is borrowed for the call. `fn` NULL removes it.
+ * Thread:    any thread. `fn` runs on the thread driving the request (the
+ *   transfer thread in both callback modes, or the nc_client_send_sync caller's);
+ *   keep it short, it delays the client's other transfers. It may call what is
+ *   listed at the top of this section.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_set_event_handler(nc_client *client, nc_event_fn fn, void *userdata);
+
+/**
+ * Installs the log handler: lines of `level` and more severe go to `fn` (NULL:
+ * to standard error, prefixed "netcore "). Each line starts with its level's
+ * word: "ERROR", "WARN", "INFO", "DEBUG" or "TRACE", then a space and the text:
+ *   INFO  GET http://127.0.0.1:8080/path => 200 (12.3 ms)      one per request
+ *   WARN  GET http://…/path => NCTransportErrorDomain 7: <message> (1.0 ms)
+ *   INFO  GET http://…/path: retry 2 in 200 ms (<reason>)
+ *   DEBUG each start and each attempt's end with libcurl's timings
+ * Lines never contain a token, a credential header value (Authorization, Cookie,
+ * Proxy-Authorization, the configured "credential_headers"), the signing secret,
+ * userinfo, secret query values (as in events) or a body. Built on the same event
+ * seam as nc_client_set_event_handler(): with both installed, both receive.
+ *
+ * Ownership: the line is borrowed for the call.
+ * Thread:    as nc_client_set_event_handler().
+ * Returns:   NC_OK (level NC_LOG_OFF removes the handler); NC_ERR_INVALID_ARGUMENT
+ *   (NULL client, level outside NC_LOG_OFF…NC_LOG_TRACE).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_set_log_handler(nc_client *client, int32_t level, nc_event_fn fn, void *userdata);
+
+/**
+ * Returns the request's number among its client's: the "id" of its events.
+ *
+ * Ownership: `task` is borrowed.
+ * Thread:    any thread.
+ * Returns:   the id (from 1); 0 if `task` is NULL.
+ * Since:     0.3
+ */
+NC_API uint64_t nc_task_id(const nc_task *task);
+
+/**
+ * Returns how the response was obtained, as compact JSON:
+ *   {"attempts":N, "redirects":N (followed by the last attempt), "total_us":N
+ *    (first attempt's start to completion), "url":"<effective URL, redacted as in
+ *    events>", "attempt_log":[{"attempt","status","domain","code",
+ *    "timings":{dns,connect,tls,first_byte,total}, "bytes"}…]}
+ * "attempt_log" is filled only when an event or log handler was installed when
+ * the request was sent (timings are read only then); otherwise it is [].
+ *
+ * Ownership: borrowed from `response`, lives as long as it.
+ * Thread:    any thread.
+ * Returns:   NULL if `response` is NULL.
+ * Since:     0.3
+ */
+NC_API const char *nc_response_metrics_json(const nc_response *response);
+
+/* ------------------------------------------------------------------------- */
 /* Event-loop integration ("callbacks": "queue")                               */
 /* ------------------------------------------------------------------------- */
 

@@ -824,6 +824,141 @@ static void test_misbehaving_servers(void) {
     nc_client_free(c);
 }
 
+/* ---- hooks: error handler, auth expired, events, logging ------------------ */
+
+struct hook_log {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int errors, auths, completions, events, lines;
+    int order_ok;          /* the error handler ran before the completion */
+    int leaked;            /* some text contained "SECRET" */
+    int info_line;         /* an INFO "... => 200 (" line was seen */
+    pthread_t error_thread;
+};
+
+static void hook_error(const nc_response *r, const nc_error *e, void *ud) {
+    struct hook_log *h = ud;
+    (void)r;
+    pthread_mutex_lock(&h->lock);
+    h->errors++;
+    h->error_thread = pthread_self();
+    if (h->completions != 0) h->order_ok = 0;
+    pthread_mutex_unlock(&h->lock);
+    (void)e;
+}
+
+static void hook_auth(const nc_response *r, const nc_error *e, void *ud) {
+    struct hook_log *h = ud;
+    (void)r; (void)e;
+    pthread_mutex_lock(&h->lock);
+    h->auths++;
+    pthread_mutex_unlock(&h->lock);
+}
+
+static void hook_complete(const nc_response *r, const nc_error *e, void *ud) {
+    struct hook_log *h = ud;
+    (void)r; (void)e;
+    pthread_mutex_lock(&h->lock);
+    h->completions++;
+    pthread_cond_broadcast(&h->cond);
+    pthread_mutex_unlock(&h->lock);
+}
+
+static void hook_text(const char *text, size_t len, void *ud) {
+    struct hook_log *h = ud;
+    pthread_mutex_lock(&h->lock);
+    if (strlen(text) != len) h->leaked = 1; /* must be NUL-terminated at len */
+    if (strstr(text, "SECRET")) h->leaked = 1;
+    if (text[0] == '{') h->events++; else h->lines++;
+    if (strncmp(text, "INFO GET http://127.0.0.1:", 26) == 0 && strstr(text, " => 200 (")) h->info_line = 1;
+    pthread_mutex_unlock(&h->lock);
+}
+
+static void wait_completions(struct hook_log *h, int n) {
+    pthread_mutex_lock(&h->lock);
+    while (h->completions < n) pthread_cond_wait(&h->cond, &h->lock);
+    pthread_mutex_unlock(&h->lock);
+}
+
+static void test_hooks(void) {
+    g_ctx = "hooks";
+    struct hook_log h;
+    memset(&h, 0, sizeof h);
+    pthread_mutex_init(&h.lock, NULL);
+    pthread_cond_init(&h.cond, NULL);
+    h.order_ok = 1;
+    nc_client *c = make_client("{\"code\":\"code\",\"ok_codes\":[0],\"message\":\"msg\",\"data\":\"data\","
+                               "\"auth_expired_codes\":[401001]}",
+                               "\"credential_headers\":[\"X-API-Key\"]");
+    if (!CHECK(c != NULL)) return;
+
+    /* flags */
+    nc_request *r = NULL;
+    CHECK_INT(nc_request_new("GET", "/env/code/fail", &r), NC_OK);
+    CHECK_INT(nc_request_set_flags(r, 64), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_request_set_flags(r, NC_REQUEST_SKIP_ERROR_HANDLER), NC_OK);
+
+    /* error handler: not for a flagged request; once, before the completion, for another */
+    CHECK_INT(nc_client_set_error_handler(c, hook_error, &h), NC_OK);
+    nc_response *resp = NULL;
+    nc_error *err = NULL;
+    CHECK_INT(nc_client_send_sync(c, r, &resp, &err), NC_ERR_FAILED);
+    nc_response_free(resp); nc_error_free(err); resp = NULL; err = NULL;
+    CHECK_INT(h.errors, 0);
+    CHECK_INT(nc_request_set_flags(r, 0), NC_OK);
+    nc_task *task = NULL;
+    CHECK_INT(nc_client_send(c, r, hook_complete, &h, &task), NC_OK);
+    wait_completions(&h, 1);
+    CHECK(nc_task_id(task) > 0);
+    nc_task_free(task);
+    CHECK_INT(h.errors, 1);
+    CHECK(h.order_ok);
+    CHECK_INT(nc_client_send_sync(c, r, &resp, &err), NC_ERR_FAILED);   /* sync: on this thread */
+    nc_response_free(resp); nc_error_free(err); resp = NULL; err = NULL;
+    CHECK_INT(h.errors, 2);
+    CHECK(pthread_equal(h.error_thread, pthread_self()));
+    nc_request_free(r);
+
+    /* auth expired: once for 20 concurrent failures, again after a new Authorization */
+    CHECK_INT(nc_client_set_auth_expired_handler(c, hook_auth, &h), NC_OK);
+    CHECK_INT(nc_request_new("GET", "/profile", &r), NC_OK);
+    h.completions = 0;
+    for (int i = 0; i < 20; i++) CHECK_INT(nc_client_send(c, r, hook_complete, &h, NULL), NC_OK);
+    wait_completions(&h, 20);
+    CHECK_INT(h.auths, 1);
+    CHECK_INT(h.errors, 22);
+    CHECK_INT(nc_client_set_header(c, "Authorization", "Bearer SECRET-TOKEN"), NC_OK);
+    h.completions = 0;
+    for (int i = 0; i < 20; i++) CHECK_INT(nc_client_send(c, r, hook_complete, &h, NULL), NC_OK);
+    wait_completions(&h, 20);
+    CHECK_INT(h.auths, 2);
+    nc_request_free(r);
+    CHECK_INT(nc_client_set_error_handler(c, NULL, NULL), NC_OK);
+    CHECK_INT(nc_client_set_auth_expired_handler(c, NULL, NULL), NC_OK);
+
+    /* events and log lines: no secrets */
+    CHECK_INT(nc_client_set_event_handler(c, hook_text, &h), NC_OK);
+    CHECK_INT(nc_client_set_log_handler(c, NC_LOG_TRACE, hook_text, &h), NC_OK);
+    CHECK_INT(nc_request_new("GET", "/echo?token=SECRET-Q&page=1", &r), NC_OK);
+    CHECK_INT(nc_request_set_header(r, "X-API-Key", "SECRET-KEY"), NC_OK);
+    CHECK_INT(nc_client_send_sync(c, r, &resp, &err), NC_OK);
+    const char *metrics = nc_response_metrics_json(resp);
+    CHECK(metrics != NULL && strstr(metrics, "\"attempts\":1") && strstr(metrics, "\"attempt_log\":[{"));
+    CHECK(metrics != NULL && strstr(metrics, "SECRET") == NULL);
+    nc_response_free(resp); nc_error_free(err); resp = NULL; err = NULL;
+    nc_request_free(r);
+    CHECK_INT(h.events, 3);
+    CHECK(h.lines >= 3);
+    CHECK(h.info_line);
+    CHECK(!h.leaked);
+    CHECK_INT(nc_client_set_log_handler(c, 9, NULL, NULL), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_client_set_log_handler(c, NC_LOG_OFF, NULL, NULL), NC_OK);
+    CHECK_INT(nc_client_set_event_handler(c, NULL, NULL), NC_OK);
+    nc_client_free(c);
+    pthread_cond_destroy(&h.cond);
+    pthread_mutex_destroy(&h.lock);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: %s http://127.0.0.1:<port>/api\n", argv[0]);
@@ -842,6 +977,7 @@ int main(int argc, char **argv) {
     test_null_arguments();
     test_free_in_flight();
     test_misbehaving_servers();
+    test_hooks();
 
     printf("%d passed, %d failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;

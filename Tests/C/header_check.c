@@ -57,6 +57,14 @@ struct nc_api_table {
     int (*client_fd)(const nc_client *);
     nc_status (*client_dispatch)(nc_client *);
     nc_status (*request_set_output_file)(nc_request *, const char *);
+    /* Since 0.3: hooks */
+    nc_status (*request_set_flags)(nc_request *, uint32_t);
+    nc_status (*client_set_error_handler)(nc_client *, nc_complete_fn, void *);
+    nc_status (*client_set_auth_expired_handler)(nc_client *, nc_complete_fn, void *);
+    nc_status (*client_set_event_handler)(nc_client *, nc_event_fn, void *);
+    nc_status (*client_set_log_handler)(nc_client *, int32_t, nc_event_fn, void *);
+    uint64_t (*task_id)(const nc_task *);
+    const char *(*response_metrics_json)(const nc_response *);
 };
 
 struct nc_api_table nc_api_check_table = {
@@ -75,6 +83,9 @@ struct nc_api_table nc_api_check_table = {
     nc_response_data_json, nc_response_from_cache, nc_response_retain,
     nc_response_free, nc_client_fd, nc_client_dispatch,
     nc_request_set_output_file,
+    nc_request_set_flags, nc_client_set_error_handler, nc_client_set_auth_expired_handler,
+    nc_client_set_event_handler, nc_client_set_log_handler, nc_task_id,
+    nc_response_metrics_json,
 };
 
 /* Every constant is an integer constant expression of the documented value. */
@@ -97,5 +108,11 @@ typedef char nc_check_parse_codes[(NC_PARSE_INVALID_JSON == 1 && NC_PARSE_NOT_OB
                                    NC_PARSE_FIELD_TYPE == 4) ? 1 : -1];
 typedef char nc_check_encodings[(NC_ENCODING_DEFAULT == 0 && NC_ENCODING_QUERY == 1 &&
                                  NC_ENCODING_FORM == 2 && NC_ENCODING_JSON == 3) ? 1 : -1];
+
+typedef char nc_check_request_flags[(NC_REQUEST_SKIP_ERROR_HANDLER == 1 && NC_REQUEST_NO_COALESCE == 2 &&
+                                     NC_REQUEST_NO_RETRY == 4 && NC_REQUEST_IDEMPOTENT == 8 &&
+                                     NC_REQUEST_SKIP_AUTH == 16) ? 1 : -1];
+typedef char nc_check_log_levels[(NC_LOG_OFF == 0 && NC_LOG_ERROR == 1 && NC_LOG_WARN == 2 &&
+                                  NC_LOG_INFO == 3 && NC_LOG_DEBUG == 4 && NC_LOG_TRACE == 5) ? 1 : -1];
 
 const char nc_check_version_string[] = NC_VERSION_STRING;

@@ -6,6 +6,8 @@ public final class NetClient: @unchecked Sendable {
     let loop: TransferLoop
     /// Runs tasks that prefer it on the transfer thread (NetClient+Executor.swift).
     public let executor: Executor
+    /// Error, auth-expired, event and log hooks (NetClient+Hooks.swift).
+    let hooks: ClientHooks
 
     /// Creates a client and starts its transfer thread. The configuration is checked
     /// as the JSON form is (`Configuration.validate()`): a bad value throws
@@ -18,6 +20,7 @@ public final class NetClient: @unchecked Sendable {
         }
         self.loop = loop
         self.executor = Executor(loop: loop)
+        self.hooks = ClientHooks(loop: loop)
         self.settings = ClientSettings(config: configuration)
     }
 
@@ -62,6 +65,7 @@ public final class NetClient: @unchecked Sendable {
             if let value { config.headers.set(name, value) } else { config.headers.remove(name) }
             settings = settings.with(config: config)
         }
+        if name.lowercased() == "authorization" { noteCredentialsChanged() }
     }
 
     /// Starts sending; `completion` runs exactly once (on the transfer thread, or in
@@ -95,6 +99,7 @@ public final class NetClient: @unchecked Sendable {
         if loop.isCallbackThread { return .failure(.insideCallback) }
         let t = transfer(request) { _, _, _ in }
         guard loop.runSync(t) else { return .failure(.shuttingDown) }
+        t.deliver(t, t.result.0, t.result.1)   // the failure hooks, if any, on this thread
         return .success(t.result)
     }
 
@@ -107,8 +112,8 @@ public final class NetClient: @unchecked Sendable {
         case .success(let p): prepared = p; preset = nil
         case .failure(let e): prepared = nil; preset = e
         }
-        return Transfer(prepared: prepared, presetError: preset, loop: loop, foreign: foreign,
-                        monitor: settings.monitor, policy: settings.policy, deliver: completion)
+        return attachHooks(Transfer(prepared: prepared, presetError: preset, loop: loop, foreign: foreign,
+                                    monitor: settings.monitor, policy: settings.policy, deliver: completion), request)
     }
 
     /// Receives the start, each attempt's end (with libcurl's timings) and the

@@ -20,6 +20,7 @@ public struct Request: Sendable {
         var timeoutMs: Int64? = nil
         var outputPath: String? = nil
         var envelope: Bool? = nil
+        var flags: RequestFlags = []
         /// The resolved form of this value, filled by its first send (see PreparedCache).
         var prepared = PreparedCache()
 
@@ -39,6 +40,7 @@ public struct Request: Sendable {
             c.timeoutMs = timeoutMs
             c.outputPath = outputPath
             c.envelope = envelope
+            c.flags = flags
             return c
         }
     }
@@ -85,6 +87,12 @@ public struct Request: Sendable {
     public var envelope: Bool? {
         get { storage.envelope }
         set { changing().envelope = newValue }
+    }
+
+    /// Per-request switches (RequestFlags, Request+Flags.swift).
+    public var flags: RequestFlags {
+        get { storage.flags }
+        set { changing().flags = newValue }
     }
 
     /// Fails with `.invalidArgument` for a method that is not a token or a target

@@ -23,6 +23,11 @@ public final class Response: @unchecked Sendable {
     }
 
     private let source: DataSource
+    /// Filled by the transfer just before its completion (Metrics.swift): plain
+    /// fields, and the attempt log only when a monitor collected one.
+    var completionInfo = CompletionInfo()
+    /// `metricsJSON`, made on first use.
+    let metricsText = Mutex<CString?>(nil)
 
     /// What is made on first use (the parsed body in raw mode, the data as text).
     /// Unchecked: the pointer is only reached under `lazy`'s lock, and the value it

@@ -73,6 +73,10 @@ public final class Transfer: @unchecked Sendable {
     var result: (Response?, NetError?) = (nil, nil)
     /// The current attempt's libcurl timings (read only when `monitor` is set).
     @exclusivity(unchecked) var timings = AttemptTimings()
+    /// Start of the first attempt (monotonicNanos), for the response's total time.
+    @exclusivity(unchecked) var startedAt: UInt64 = 0
+    /// Every ended attempt (filled only when `monitor` is set), for the response's metrics.
+    var attemptLog: [AttemptRecord] = []
 
     /// A transfer between attempts is in the loop's timer queue or parked.
     enum Waiting {
@@ -102,7 +106,7 @@ public final class Transfer: @unchecked Sendable {
         attempt += 1
         attemptStart = now
         // The first attempt starts as the transfer was made.
-        guard attempt > 1 else { return }
+        guard attempt > 1 else { startedAt = now; return }
         redirects = 0
         prepared = original
         if monitor != nil { timings = AttemptTimings() }

@@ -168,7 +168,9 @@ final class TransferLoop: @unchecked Sendable {
     var onLoopThread: Bool { isCurrentThread(thread) }
 
     /// True when the caller runs inside one of this client's callbacks.
-    var isCallbackThread: Bool { onLoopThread || (completions?.isDrainingThread ?? false) }
+    var isCallbackThread: Bool {
+        onLoopThread || (completions?.isDrainingThread ?? false) || CallbackScope.isInside(self)
+    }
 
     func cancel(_ t: Transfer) {
         if onLoopThread { cancelOnLoopThread(t); return }

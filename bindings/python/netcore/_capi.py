@@ -44,7 +44,7 @@ from typing import Any, Callable, Optional, Sequence, Tuple
 from ._library import load_library
 
 __all__ = [
-    "C", "COMPLETE_FN", "LIBRARY_PATH", "TABLE", "EXPECTED_MAJOR", "NC_OK",
+    "C", "COMPLETE_FN", "EVENT_FN", "LIBRARY_PATH", "TABLE", "EXPECTED_MAJOR", "NC_OK",
     "ClientHandle", "RequestHandle", "ResponseHandle", "ErrorHandle", "TaskHandle", "JsonRef",
     "bind", "check_version", "sized_bytes",
 ]
@@ -120,6 +120,10 @@ bytes_p = POINTER(c_char)
 #: ctypes build two handle objects per completion even when unused (about 1,300
 #: instructions per asyncio request, measured).
 COMPLETE_FN = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_void_p)
+
+#: ``void (*nc_event_fn)(const char *event_json, size_t len, void *userdata)``: the
+#: event handler's and the log handler's function (the text is borrowed for the call).
+EVENT_FN = ctypes.CFUNCTYPE(None, c_void_p, c_size_t, c_void_p)
 
 
 # --------------------------------------------------------------------------
@@ -202,6 +206,14 @@ TABLE: Tuple[Signature, ...] = (
     # event-loop integration
     ("nc_client_fd", (ClientHandle,), c_int),
     ("nc_client_dispatch", (ClientHandle,), nc_status),
+    # hooks (since 0.3)
+    ("nc_request_set_flags", (RequestHandle, c_uint32), nc_status),
+    ("nc_client_set_error_handler", (ClientHandle, COMPLETE_FN, c_void_p), nc_status),
+    ("nc_client_set_auth_expired_handler", (ClientHandle, COMPLETE_FN, c_void_p), nc_status),
+    ("nc_client_set_event_handler", (ClientHandle, EVENT_FN, c_void_p), nc_status),
+    ("nc_client_set_log_handler", (ClientHandle, c_int32, EVENT_FN, c_void_p), nc_status),
+    ("nc_task_id", (TaskHandle,), ctypes.c_uint64),
+    ("nc_response_metrics_json", (ResponseHandle,), c_char_p),
 )
 
 #: The names of the functions that return an ``nc_status`` (checked by the caller).

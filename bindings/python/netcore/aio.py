@@ -24,8 +24,9 @@ import functools
 import threading
 import warnings
 import weakref
-from typing import Any, Callable, Coroutine, Dict, Optional
+from typing import Any, Callable, Coroutine, Dict, Optional, Sequence
 
+from . import _hooks
 from ._capi import C, TaskHandle
 from ._core import ClientCore, Config, Pending, config_text, convert, data_key, dispatch, report
 from ._request import HeadersArg, Params, build_request, plain_request
@@ -169,8 +170,13 @@ class AsyncClient:
     0.3.0.
     """
 
-    def __init__(self, config: Config, *, on_error: Optional[Callable[[Error], Any]] = None) -> None:
+    def __init__(self, config: Config, *, on_error: Optional[Callable[[Error], Any]] = None,
+                 on_auth_expired: Optional[Callable[[Error], Any]] = None,
+                 on_event: Optional[Callable[[Dict[str, Any]], Any]] = None,
+                 event_hooks: Optional[Dict[str, Sequence[Callable[[Any], Any]]]] = None) -> None:
         self._core = ClientCore(config_text(config, force={"callbacks": "queue"}), on_error)
+        _hooks.install(self._core, on_auth_expired=on_auth_expired, on_event=on_event,
+                       event_hooks=event_hooks)
         self._fd = int(C.nc_client_fd(self._core.handle()))
         if self._fd < 0:  # pragma: no cover - the library ignored "callbacks": "queue"
             self._core.free()

@@ -4,8 +4,9 @@ from __future__ import annotations
 import ctypes
 import threading
 import weakref
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Dict, Optional, Sequence
 
+from . import _hooks
 from ._capi import C, NC_OK, ErrorHandle, ResponseHandle, TaskHandle
 from ._core import ClientCore, Config, Pending, config_text, convert, data_key, report
 from ._request import HeadersArg, Params, build_request, plain_request
@@ -130,9 +131,14 @@ class Client:
 
     _core: ClientCore
 
-    def __init__(self, config: Config, *, on_error: Optional[Callable[[Error], Any]] = None) -> None:
+    def __init__(self, config: Config, *, on_error: Optional[Callable[[Error], Any]] = None,
+                 on_auth_expired: Optional[Callable[[Error], Any]] = None,
+                 on_event: Optional[Callable[[Dict[str, Any]], Any]] = None,
+                 event_hooks: Optional[Dict[str, Sequence[Callable[[Any], Any]]]] = None) -> None:
         self._core = ClientCore(self._config_text(config), on_error)
         self._finalizer = weakref.finalize(self, self._core.free_from_finalizer)
+        _hooks.install(self._core, on_auth_expired=on_auth_expired, on_event=on_event,
+                       event_hooks=event_hooks)
 
     @staticmethod
     def _config_text(config: Config) -> bytes:

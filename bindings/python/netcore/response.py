@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ctypes
+import datetime
 import json as _json
 import threading
 from collections.abc import Mapping
@@ -82,7 +83,7 @@ class Response:
     """
 
     __slots__ = ("_handle", "_status", "_headers", "_body", "_data", "_from_cache", "_data_key",
-                 "__weakref__")
+                 "_metrics", "__weakref__")
 
     def __init__(self, handle: ResponseHandle) -> None:
         """Take ownership of ``handle``, an owned ``nc_response *`` (not borrowed)."""
@@ -95,6 +96,7 @@ class Response:
         self._body: Any = _UNSET
         self._data: Any = _UNSET
         self._data_key: Any = LIBRARY
+        self._metrics: Any = _UNSET
 
     def __del__(self, _free: Any = C.nc_response_free) -> None:
         # Cheaper than a weakref.finalize per response; `_free` is bound at
@@ -120,6 +122,20 @@ class Response:
                     value = compute(self._handle)
                     setattr(self, attr, value)
         return value
+
+    @property
+    def metrics(self) -> Dict[str, Any]:
+        """How the response was obtained (``nc_response_metrics_json``): ``attempts``,
+        ``redirects``, ``total_us``, ``url`` (redacted) and ``attempt_log`` (one entry
+        per attempt with libcurl's timings in µs; empty unless an event or log hook
+        was installed when the request was sent)."""
+        return self._read("_metrics", _read_metrics)
+
+    @property
+    def elapsed(self) -> datetime.timedelta:
+        """Time from the start of the first attempt to the completion (as httpx's
+        ``Response.elapsed``)."""
+        return datetime.timedelta(microseconds=int(self.metrics.get("total_us", 0)))
 
     @property
     def status(self) -> int:
@@ -219,6 +235,11 @@ class Response:
 
     def __repr__(self) -> str:
         return f"<netcore.Response [{self.status}]>"
+
+
+def _read_metrics(handle: ResponseHandle) -> Dict[str, Any]:
+    text = C.nc_response_metrics_json(handle)
+    return _json.loads(text) if text else {}
 
 
 def _read_headers(handle: ResponseHandle) -> Headers:

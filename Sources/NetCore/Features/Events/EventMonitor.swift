@@ -52,6 +52,10 @@ public struct RequestEvent: Sendable {
     public var reason: String? = nil
     /// `attemptEnd`: libcurl's timings of the attempt.
     public var timings: AttemptTimings? = nil
+    /// The answer came from the client's cache (none yet: always false).
+    public var fromCache: Bool = false
+    /// `requestEnd`: microseconds from the start of the first attempt to the completion.
+    public var elapsedUs: Int64? = nil
 }
 
 /// libcurl's timings of one attempt, in microseconds from the start of its last hop

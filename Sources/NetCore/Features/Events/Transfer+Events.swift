@@ -33,6 +33,8 @@ extension Transfer {
         guard let monitor else { return }
         var e = event(.attemptEnd, response, error)
         e.timings = timings
+        attemptLog.append(AttemptRecord(attempt: attempt, status: e.status, domain: error?.domain,
+                                        code: error?.code, timings: timings))
         monitor.attemptDidEnd(e)
     }
 
@@ -45,9 +47,18 @@ extension Transfer {
         monitor.retryScheduled(e)
     }
 
+    /// The request completes: its response records attempts, redirects and total
+    /// time (plain stores), and the attempt log when a monitor collected one.
     @inline(__always)
     func emitEnd(_ response: Response?, _ error: NetError?) {
+        let elapsed = startedAt == 0 ? 0 : monotonicNanos() &- startedAt
+        if let response {
+            response.completionInfo = CompletionInfo(attempts: attempt, redirects: redirects, elapsedNs: elapsed,
+                                                     log: monitor == nil ? nil : attemptLog)
+        }
         guard let monitor else { return }
-        monitor.requestDidComplete(event(.requestEnd, response, error))
+        var e = event(.requestEnd, response, error)
+        e.elapsedUs = Int64(clamping: elapsed / 1000)
+        monitor.requestDidComplete(e)
     }
 }

@@ -1,0 +1,99 @@
+import CNetCore
+import NetCore
+
+// Hooks: request flags, error / auth-expired / event / log handlers, task ids and
+// response metrics. Each function converts and forwards to NetClient+Hooks.swift.
+
+/// A C function pointer and its userdata, carried by a Swift closure.
+private struct CHook<F>: @unchecked Sendable {
+    let fn: F
+    let userdata: UnsafeMutableRawPointer?
+}
+
+@c @implementation
+public func nc_request_set_flags(_ request: OpaquePointer?, _ flags: UInt32) -> nc_status {
+    let value = RequestFlags(rawValue: flags)
+    guard RequestFlags.all.isSuperset(of: value) else { return ncInvalidArgument }
+    guard let box = borrow(request, as: RequestBox.self) else { return ncInvalidArgument }
+    var copy = box.current.request
+    copy.flags = value
+    box.current = RequestBox.Snapshot(copy)
+    return ncOK
+}
+
+/// A Swift failure handler calling `fn` with borrowed handles.
+private func failureHandler(_ fn: nc_complete_fn?, _ userdata: UnsafeMutableRawPointer?)
+    -> (@Sendable (Response?, NetError) -> Void)? {
+    guard let fn else { return nil }
+    let hook = CHook(fn: fn, userdata: userdata)
+    return { response, error in
+        let box = ErrorBox(error)
+        withExtendedLifetime(box) {
+            hook.fn(response.map { unretained($0) }, unretained(box), hook.userdata)
+        }
+    }
+}
+
+@c @implementation
+public func nc_client_set_error_handler(_ client: OpaquePointer?, _ fn: nc_complete_fn?,
+                                        _ userdata: UnsafeMutableRawPointer?) -> nc_status {
+    guard let c = borrow(client, as: NetClient.self) else { return ncInvalidArgument }
+    c.errorHandler = failureHandler(fn, userdata)
+    return ncOK
+}
+
+@c @implementation
+public func nc_client_set_auth_expired_handler(_ client: OpaquePointer?, _ fn: nc_complete_fn?,
+                                               _ userdata: UnsafeMutableRawPointer?) -> nc_status {
+    guard let c = borrow(client, as: NetClient.self) else { return ncInvalidArgument }
+    c.authExpiredHandler = failureHandler(fn, userdata)
+    return ncOK
+}
+
+/// Hands `text` to an nc_event_fn as a NUL-terminated buffer and its length.
+private func callEventFn(_ hook: CHook<nc_event_fn>, _ text: String) {
+    let count = text.utf8.count
+    text.withCString { hook.fn($0, count, hook.userdata) }
+}
+
+@c @implementation
+public func nc_client_set_event_handler(_ client: OpaquePointer?, _ fn: nc_event_fn?,
+                                        _ userdata: UnsafeMutableRawPointer?) -> nc_status {
+    guard let c = borrow(client, as: NetClient.self) else { return ncInvalidArgument }
+    guard let fn else {
+        c.eventHandler = nil
+        return ncOK
+    }
+    let hook = CHook(fn: fn, userdata: userdata)
+    c.eventHandler = { event in callEventFn(hook, event.json) }
+    return ncOK
+}
+
+@c @implementation
+public func nc_client_set_log_handler(_ client: OpaquePointer?, _ level: Int32, _ fn: nc_event_fn?,
+                                      _ userdata: UnsafeMutableRawPointer?) -> nc_status {
+    guard let c = borrow(client, as: NetClient.self), let level = LogLevel(rawValue: level) else {
+        return ncInvalidArgument
+    }
+    guard level != .off else {
+        c.logHandler = nil
+        return ncOK
+    }
+    guard let fn else {
+        c.logHandler = .standardError(level: level)
+        return ncOK
+    }
+    let hook = CHook(fn: fn, userdata: userdata)
+    c.logHandler = LogHandler(level: level) { _, line in callEventFn(hook, line) }
+    return ncOK
+}
+
+@c @implementation
+public func nc_task_id(_ task: OpaquePointer?) -> UInt64 {
+    borrow(task, as: Transfer.self)?.id ?? 0
+}
+
+@c @implementation
+public func nc_response_metrics_json(_ response: OpaquePointer?) -> UnsafePointer<CChar>? {
+    borrow(response, as: Response.self)?.metricsJSON
+}

@@ -1,0 +1,67 @@
+/// Hooks (DESIGN.md §3b): the global error handler, the auth-expired handler,
+/// the event handler and logging. Each runs on the thread that completes the
+/// request — the transfer thread, inside `dispatch()` in queue mode for the error
+/// and auth-expired handlers, or the caller's own thread for `sendSync` — with no
+/// lock held. From inside a hook the client may send, cancel and change its
+/// settings and hooks; `sendSync` and `shutdown` are refused there (they would
+/// wait for the hook itself).
+extension NetClient {
+    /// Called for every failed request sent while it is installed — except
+    /// cancellations and requests with `.skipErrorHandler` — just before that
+    /// request's own completion, on the same thread, with the same response and
+    /// error. nil (the default) removes it.
+    public var errorHandler: (@Sendable (Response?, NetError) -> Void)? {
+        get { hooks.error }
+        set { hooks.error = newValue }
+    }
+
+    /// Called once per expiry of the credentials: for the first failure whose
+    /// business code is one of the envelope's `auth_expired_codes`, or whose HTTP
+    /// status is 401, among the requests sent with the current Authorization
+    /// header or token. Later failures with the same credentials do not call it
+    /// again; changing the Authorization header (`setHeader`) or the token
+    /// (`noteCredentialsChanged()`) re-arms it. Runs before the error handler and
+    /// the completion, each of which still sees the failure.
+    public var authExpiredHandler: (@Sendable (Response?, NetError) -> Void)? {
+        get { hooks.authExpired }
+        set { hooks.authExpired = newValue }
+    }
+
+    /// Receives every event of requests sent while it is installed, as a
+    /// `RequestEvent` (render it with `event.json`). nil removes it.
+    public var eventHandler: (@Sendable (RequestEvent) -> Void)? {
+        get { hooks.event }
+        set { installHookMonitor(hooks.setEvent(newValue)) }
+    }
+
+    /// Where log lines go, and from which level (Logging.swift); nil or level
+    /// `.off` removes it. Shares the event seam with `eventHandler`: both receive.
+    public var logHandler: LogHandler? {
+        get { hooks.log }
+        set { installHookMonitor(hooks.setLog(newValue)) }
+    }
+
+    /// The credentials requests carry changed (a new token, say): the next
+    /// expiry is reported to `authExpiredHandler` again. `setHeader` calls it for
+    /// "Authorization".
+    public func noteCredentialsChanged() { hooks.noteCredentialsChanged() }
+
+    /// The event and log handlers use the event seam: a `HookMonitor` is the
+    /// client's `eventMonitor` while either is installed (it replaces a monitor
+    /// set directly).
+    private func installHookMonitor(_ needed: Bool) {
+        if needed {
+            if !(eventMonitor is HookMonitor) { eventMonitor = HookMonitor(hooks: hooks) }
+        } else if eventMonitor is HookMonitor {
+            eventMonitor = nil
+        }
+    }
+
+    /// Seam 1 for the failure hooks: wraps the completion of a transfer being made
+    /// while an error or auth-expired handler is installed (one branch otherwise).
+    @inline(__always)
+    func attachHooks(_ t: Transfer, _ request: Request) -> Transfer {
+        if hooks.wrapsCompletions.load(ordering: .relaxed) { hooks.attach(to: t, flags: request.flags) }
+        return t
+    }
+}

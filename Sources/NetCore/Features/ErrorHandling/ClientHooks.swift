@@ -1,0 +1,138 @@
+import Synchronization
+
+/// A client's hooks (NetClient+Hooks.swift): the global error handler, the
+/// auth-expired handler, and the event and log handlers, which reach requests
+/// through the seams — the completion wrapped in `NetClient.transfer` (seam 1,
+/// only while an error or auth-expired handler is installed) and one
+/// `HookMonitor` installed as the client's event monitor (seam 3). With no hook
+/// installed a send costs one relaxed atomic load and a branch.
+///
+/// Handlers are read when they are called, not when the request was sent:
+/// removing one takes effect for every failure that completes afterwards.
+final class ClientHooks: @unchecked Sendable {
+    typealias FailureHandler = @Sendable (Response?, NetError) -> Void
+
+    /// The loop whose callbacks these are (CallbackScope's owner).
+    let loop: TransferLoop
+    private let lock = Lock()
+    private var errorHandler: FailureHandler?
+    private var authExpiredHandler: FailureHandler?
+    private var eventHandler: (@Sendable (RequestEvent) -> Void)?
+    private var logHandler: LogHandler?
+    /// An error or auth-expired handler is installed: sends wrap their completion.
+    let wrapsCompletions = Atomic<Bool>(false)
+    /// Counts changes of the credentials (Authorization header, token); a request
+    /// remembers the one it was sent with.
+    let credentialsGeneration = Atomic<UInt64>(1)
+    /// The generation whose expiry was last reported (0: none yet).
+    private let reportedGeneration = Atomic<UInt64>(0)
+
+    init(loop: TransferLoop) { self.loop = loop }
+
+    // MARK: handlers
+
+    var error: FailureHandler? {
+        get { lock.withLock { errorHandler } }
+        set { lock.withLock { errorHandler = newValue; updateWrapping() } }
+    }
+
+    var authExpired: FailureHandler? {
+        get { lock.withLock { authExpiredHandler } }
+        set { lock.withLock { authExpiredHandler = newValue; updateWrapping() } }
+    }
+
+    private func updateWrapping() {
+        wrapsCompletions.store(errorHandler != nil || authExpiredHandler != nil, ordering: .relaxed)
+    }
+
+    /// Sets the event handler; true when some monitor handler remains installed.
+    func setEvent(_ h: (@Sendable (RequestEvent) -> Void)?) -> Bool {
+        lock.withLock { eventHandler = h; return eventHandler != nil || logHandler != nil }
+    }
+
+    var event: (@Sendable (RequestEvent) -> Void)? { lock.withLock { eventHandler } }
+
+    /// Sets the log handler (level .off removes it); true when some monitor handler remains.
+    func setLog(_ h: LogHandler?) -> Bool {
+        lock.withLock {
+            logHandler = (h?.level ?? .off) == .off ? nil : h
+            return eventHandler != nil || logHandler != nil
+        }
+    }
+
+    var log: LogHandler? { lock.withLock { logHandler } }
+
+    /// The Authorization header or token changed: the next expiry is reported again.
+    func noteCredentialsChanged() {
+        credentialsGeneration.add(1, ordering: .relaxed)
+    }
+
+    // MARK: the completion seam
+
+    /// Makes `t`'s completion call the failure hooks first. Only while
+    /// `wrapsCompletions` is set (one closure per send then).
+    func attach(to t: Transfer, flags: RequestFlags) {
+        let inner = t.deliver
+        let generation = credentialsGeneration.load(ordering: .relaxed)
+        t.deliver = { [self] transfer, response, error in
+            if let error { failed(response, error, flags: flags, generation: generation) }
+            inner(transfer, response, error)
+        }
+    }
+
+    /// Runs the auth-expired handler (once per credentials generation) and the
+    /// error handler for a failure, on the calling (completion) thread.
+    func failed(_ response: Response?, _ error: NetError, flags: RequestFlags, generation: UInt64) {
+        if error.domain == .client && error.code == NetError.ClientCode.cancelled.rawValue { return }
+        let (onError, onExpired) = lock.withLock { (errorHandler, authExpiredHandler) }
+        if let onExpired, error.isAuthExpired || error.httpStatus == 401, claimExpiry(generation) {
+            CallbackScope.run(loop) { onExpired(response, error) }
+        }
+        if let onError, !flags.contains(.skipErrorHandler) {
+            CallbackScope.run(loop) { onError(response, error) }
+        }
+    }
+
+    /// True for the first expiry reported for the credentials of `generation`,
+    /// if they are still the current ones (a request sent with older credentials
+    /// reports nothing: the change already answered its expiry).
+    private func claimExpiry(_ generation: UInt64) -> Bool {
+        guard generation == credentialsGeneration.load(ordering: .relaxed) else { return false }
+        var reported = reportedGeneration.load(ordering: .relaxed)
+        while reported < generation {
+            let (exchanged, now) = reportedGeneration.compareExchange(expected: reported, desired: generation,
+                                                                      ordering: .relaxed)
+            if exchanged { return true }
+            reported = now
+        }
+        return false
+    }
+}
+
+/// The event monitor of a client's event and log handlers: renders each event
+/// for whichever is installed now (both receive when both are).
+final class HookMonitor: EventMonitor, @unchecked Sendable {
+    // Strong: a transfer may outlive its client (a detached shutdown).
+    private let hooks: ClientHooks
+
+    init(hooks: ClientHooks) { self.hooks = hooks }
+
+    private func deliver(_ e: RequestEvent) {
+        let event = hooks.event
+        let log = hooks.log
+        guard event != nil || log != nil else { return }
+        CallbackScope.run(hooks.loop) {
+            event?(e)
+            if let log {
+                for (level, line) in LogLines.lines(for: e, level: log.level) {
+                    log.write(level, level.word + " " + line)
+                }
+            }
+        }
+    }
+
+    func requestDidStart(_ event: RequestEvent) { deliver(event) }
+    func attemptDidEnd(_ event: RequestEvent) { deliver(event) }
+    func retryScheduled(_ event: RequestEvent) { deliver(event) }
+    func requestDidComplete(_ event: RequestEvent) { deliver(event) }
+}

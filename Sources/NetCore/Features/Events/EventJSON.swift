@@ -1,0 +1,50 @@
+/// A `RequestEvent` as the JSON object of nc_client_set_event_handler (DESIGN.md
+/// §3b): every key is present, null when it does not apply.
+///
+/// `{"event":"request_start|attempt_end|retry|request_end","id","method","url",
+///   "attempt","status","domain","code","delay_ms","reason",
+///   "timings":{"dns","connect","tls","first_byte","total"} (µs) | null,
+///   "bytes","from_cache","elapsed_us"}`
+///
+/// `url` is redacted (Redaction.swift): no userinfo, no value of a secret-looking
+/// query parameter. `domain` is the error domain's name (NCTransportErrorDomain…)
+/// and `code` its numeric code, both null on success. `elapsed_us` (request_end)
+/// is the time from the start of the first attempt to the completion.
+extension RequestEvent {
+    public var json: String {
+        var o = JSONText()
+        o.string("event", kind.rawValue)
+        o.int("id", id)
+        o.string("method", method)
+        o.string("url", Redaction.url(url))
+        o.int("attempt", attempt)
+        o.int("status", status)
+        o.string("domain", error?.domain.name)
+        o.int("code", error?.code)
+        o.int("delay_ms", delayMs)
+        o.string("reason", reason)
+        if let t = timings {
+            o.raw("timings", t.json)
+            o.int("bytes", t.bytes)
+        } else {
+            o.null("timings")
+            o.null("bytes")
+        }
+        o.bool("from_cache", fromCache)
+        o.int("elapsed_us", elapsedUs)
+        return o.finished()
+    }
+}
+
+extension AttemptTimings {
+    /// `{"dns","connect","tls","first_byte","total"}` in microseconds.
+    var json: String {
+        var o = JSONText()
+        o.int("dns", dnsUs)
+        o.int("connect", connectUs)
+        o.int("tls", tlsUs)
+        o.int("first_byte", firstByteUs)
+        o.int("total", totalUs)
+        return o.finished()
+    }
+}

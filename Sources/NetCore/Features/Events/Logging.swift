@@ -1,0 +1,95 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Log levels of nc_client_set_log_handler (NC_LOG_OFF 0 … NC_LOG_TRACE 5).
+public enum LogLevel: Int32, Sendable, Comparable, CaseIterable {
+    case off = 0, error = 1, warn = 2, info = 3, debug = 4, trace = 5
+
+    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
+
+    /// The word that starts every line of this level ("INFO", "DEBUG"…).
+    public var word: String {
+        switch self {
+        case .off: return "OFF"
+        case .error: return "ERROR"
+        case .warn: return "WARN"
+        case .info: return "INFO"
+        case .debug: return "DEBUG"
+        case .trace: return "TRACE"
+        }
+    }
+}
+
+/// Where a client's log lines go (`NetClient.logHandler`): lines of `level` and
+/// more severe are given to `write` with their own level. Each line is
+/// `LEVEL text`, e.g. `INFO GET http://127.0.0.1:8080/users => 200 (12.3 ms)`.
+///
+/// What is logged (built on the event seam, `LoggingMonitor`):
+/// - warn: a failed request, `GET url => NCTransportErrorDomain 7: message`
+/// - info: a successful (or cancelled) request, `GET url => 200 (12.3 ms)`, and
+///   each retry, `GET url: retry 2 in 200 ms (reason)`
+/// - debug: each start, and each attempt's end with libcurl's timings
+/// - trace: nothing more today.
+/// Never logged: header values (so no token, Authorization, Cookie,
+/// Proxy-Authorization or configured credential header), the signing secret,
+/// bodies, userinfo or secret query values (Redaction.swift).
+public struct LogHandler: Sendable {
+    public var level: LogLevel
+    public var write: @Sendable (LogLevel, String) -> Void
+
+    public init(level: LogLevel, write: @escaping @Sendable (LogLevel, String) -> Void) {
+        self.level = level
+        self.write = write
+    }
+
+    /// Lines to standard error, prefixed with "netcore ".
+    public static func standardError(level: LogLevel) -> LogHandler {
+        LogHandler(level: level) { _, line in
+            let text = "netcore " + line + "\n"
+            var bytes = Array(text.utf8)
+            _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+        }
+    }
+}
+
+/// The lines of one event at `level` (empty when none is due).
+enum LogLines {
+    static func lines(for e: RequestEvent, level: LogLevel) -> [(LogLevel, String)] {
+        let target = "\(e.method) \(Redaction.url(e.url))"
+        switch e.kind {
+        case .requestStart:
+            guard level >= .debug else { return [] }
+            return [(.debug, "\(target) #\(e.id) started")]
+        case .attemptEnd:
+            guard level >= .debug else { return [] }
+            var line = "\(target) #\(e.id) attempt \(e.attempt) => " + outcome(e)
+            if let t = e.timings {
+                line += " (dns \(ms(t.dnsUs)), connect \(ms(t.connectUs)), tls \(ms(t.tlsUs)), first byte \(ms(t.firstByteUs)), total \(ms(t.totalUs)), \(t.bytes) bytes, \(t.hops) hop\(t.hops == 1 ? "" : "s"))"
+            }
+            return [(.debug, line)]
+        case .retry:
+            guard level >= .info else { return [] }
+            return [(.info, "\(target): retry \(e.attempt + 1) in \(e.delayMs ?? 0) ms (\(Redaction.text(e.reason ?? "")))")]
+        case .requestEnd:
+            let elapsed = " (\(ms(e.elapsedUs ?? 0)))"
+            if let err = e.error, !(err.domain == .client && err.code == Int64(NetError.ClientCode.cancelled.rawValue)) {
+                guard level >= .warn else { return [] }
+                return [(.warn, "\(target) => " + outcome(e) + elapsed)]
+            }
+            guard level >= .info else { return [] }
+            return [(.info, "\(target) => " + outcome(e) + elapsed)]
+        }
+    }
+
+    private static func outcome(_ e: RequestEvent) -> String {
+        guard let err = e.error else { return "\(e.status)" }
+        return "\(err.domain.name) \(err.code): \(Redaction.text(err.message))"
+    }
+
+    /// Microseconds as "12.3 ms".
+    static func ms(_ us: Int64) -> String {
+        let tenths = us / 100
+        return "\(tenths / 10).\(abs(tenths % 10)) ms"
+    }
+}

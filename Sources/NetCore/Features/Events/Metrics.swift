@@ -1,0 +1,63 @@
+/// One attempt of a request as its response's metrics show it.
+public struct AttemptRecord: Sendable, Equatable {
+    /// From 1.
+    public var attempt: Int32
+    /// The HTTP status of the attempt's last response, 0 if none.
+    public var status: Int32
+    /// The attempt's error, nil on success.
+    public var domain: NetError.Domain?
+    public var code: Int64?
+    /// libcurl's timings (µs) and the body bytes received.
+    public var timings: AttemptTimings
+}
+
+/// What a response says about how it was obtained (`Response.metrics`,
+/// nc_response_metrics_json): attempts, redirects, total time, effective URL and,
+/// when the client had an event or log handler (or any EventMonitor) installed at
+/// send, the log of every attempt with libcurl's timings. Without one the log is
+/// empty: the transfer reads no timings, so a client without hooks pays nothing.
+public struct ResponseMetrics: Sendable {
+    /// Attempts made (1 without retries).
+    public var attempts: Int32
+    /// Redirects followed by the last attempt.
+    public var redirects: Int32
+    /// Microseconds from the start of the first attempt to the completion.
+    public var totalUs: Int64
+    /// The URL that answered, redacted as in events (Redaction.swift).
+    public var url: String
+    /// One record per attempt; empty when no monitor was installed.
+    public var attemptLog: [AttemptRecord]
+
+    /// `{"attempts":N,"redirects":N,"total_us":N,"url":"…","attempt_log":[{"attempt",
+    /// "status","domain","code","timings":{dns,connect,tls,first_byte,total},"bytes"}]}`
+    public var json: String {
+        var o = JSONText()
+        o.int("attempts", attempts)
+        o.int("redirects", redirects)
+        o.int("total_us", totalUs)
+        o.string("url", url)
+        var log = "["
+        for (i, r) in attemptLog.enumerated() {
+            if i > 0 { log += "," }
+            var a = JSONText()
+            a.int("attempt", r.attempt)
+            a.int("status", r.status)
+            a.string("domain", r.domain?.name)
+            a.int("code", r.code)
+            a.raw("timings", r.timings.json)
+            a.int("bytes", r.timings.bytes)
+            log += a.finished()
+        }
+        o.raw("attempt_log", log + "]")
+        return o.finished()
+    }
+}
+
+/// What the transfer stores in its response at completion: plain fields (no
+/// allocation), plus the attempt log only when a monitor collected one.
+struct CompletionInfo {
+    var attempts: Int32 = 0
+    var redirects: Int32 = 0
+    var elapsedNs: UInt64 = 0
+    var log: [AttemptRecord]? = nil
+}

@@ -1,0 +1,103 @@
+/// What events, log lines and metrics show of a URL or a message: never
+/// credentials. A URL loses its userinfo (`user:password@`) and its fragment, and
+/// the value of every query parameter whose name looks secret becomes `REDACTED`
+/// (the name stays, so a reader still sees which parameters were sent).
+///
+/// Secret-looking names (compared case-insensitively): token, access_token,
+/// refresh_token, id_token, key, api_key, apikey, secret, client_secret, password,
+/// passwd, pwd, signature, sig, auth, authorization, credential, credentials,
+/// session, sessionid, plus any name ending in `_token`, `-token`, `_key`, `-key`,
+/// `_secret`, `-secret` or containing `password`.
+public enum Redaction {
+    public static let secretNames: Set<String> = [
+        "token", "access_token", "refresh_token", "id_token", "key", "api_key", "apikey",
+        "secret", "client_secret", "password", "passwd", "pwd", "signature", "sig", "auth",
+        "authorization", "credential", "credentials", "session", "sessionid",
+    ]
+
+    /// Whether a query parameter of this name has its value hidden.
+    public static func isSecret(name: String) -> Bool {
+        let n = name.lowercased()
+        if secretNames.contains(n) || n.contains("password") { return true }
+        for suffix in ["_token", "-token", "_key", "-key", "_secret", "-secret"] where n.hasSuffix(suffix) { return true }
+        return false
+    }
+
+    /// `url` without userinfo, fragment, or the values of secret query parameters.
+    public static func url(_ url: String) -> String {
+        var s = Substring(url)
+        if let hash = s.firstIndex(of: "#") { s = s[..<hash] }
+        var query: Substring? = nil
+        if let q = s.firstIndex(of: "?") {
+            query = s[s.index(after: q)...]
+            s = s[..<q]
+        }
+        var out = String(s)
+        // Userinfo: between "://" and the first "/" of the authority, up to the last "@".
+        if let colon = out.utf8.firstIndex(of: UInt8(ascii: ":")),
+           out[colon...].hasPrefix("://") {
+            let authorityStart = out.utf8.index(colon, offsetBy: 3)
+            let authorityEnd = out[authorityStart...].firstIndex(of: "/") ?? out.endIndex
+            if let at = out[authorityStart..<authorityEnd].lastIndex(of: "@") {
+                out.removeSubrange(authorityStart...at)
+            }
+        }
+        guard let query else { return out }
+        let pairs = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            guard let eq = pair.firstIndex(of: "=") else { return String(pair) }
+            let name = pair[..<eq]
+            let decoded = name.removingPercentEncoding ?? String(name)
+            return isSecret(name: decoded) ? "\(name)=REDACTED" : String(pair)
+        }
+        return out + "?" + pairs.joined(separator: "&")
+    }
+
+    /// A message with every URL in it redacted as `url(_:)` does.
+    public static func text(_ message: String) -> String {
+        guard message.contains("://") else { return message }
+        var out = ""
+        var word = ""
+        func flush() {
+            out += word.contains("://") ? url(word) : word
+            word = ""
+        }
+        for ch in message {
+            if ch == " " || ch == "'" || ch == "\"" || ch == "\n" || ch == "\t" || ch == "(" || ch == ")" || ch == "<" || ch == ">" {
+                flush()
+                out.append(ch)
+            } else {
+                word.append(ch)
+            }
+        }
+        flush()
+        return out
+    }
+}
+
+extension Substring {
+    /// Percent-decoding of a query name (nil if malformed).
+    fileprivate var removingPercentEncoding: String? {
+        var bytes: [UInt8] = []
+        var it = utf8.makeIterator()
+        while let b = it.next() {
+            if b == UInt8(ascii: "%") {
+                guard let h = it.next(), let l = it.next(), let hv = hex(h), let lv = hex(l) else { return nil }
+                bytes.append(hv << 4 | lv)
+            } else if b == UInt8(ascii: "+") {
+                bytes.append(UInt8(ascii: " "))
+            } else {
+                bytes.append(b)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+}
+
+private func hex(_ c: UInt8) -> UInt8? {
+    switch c {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
+    default: return nil
+    }
+}

@@ -1,0 +1,67 @@
+// Pure tests of the hooks' core pieces: redaction, event JSON, log lines, flags.
+@testable import NetCore
+import Testing
+
+@Suite struct HooksCoreTests {
+    @Test func redactionDropsUserinfoFragmentAndSecretValues() {
+        let u = Redaction.url("https://bob:SECRET@api.example.com:8443/v1/items?page=2&access_token=SECRET&Api_Key=SECRET&q=a%20b#SECRET")
+        #expect(u == "https://api.example.com:8443/v1/items?page=2&access_token=REDACTED&Api_Key=REDACTED&q=a%20b")
+        #expect(Redaction.url("http://h/p?my_token=SECRET&sig=SECRET&flag") == "http://h/p?my_token=REDACTED&sig=REDACTED&flag")
+        #expect(Redaction.url("http://h/p") == "http://h/p")
+        #expect(Redaction.text("GET 'http://u:SECRET@h/x?password=SECRET' failed") == "GET 'http://h/x?password=REDACTED' failed")
+    }
+
+    @Test func eventJSONHasEveryKey() {
+        var e = RequestEvent(kind: .attemptEnd, id: 7, method: "GET", url: "http://h/a?token=SECRET", attempt: 1)
+        e.status = 200
+        e.timings = AttemptTimings(dnsUs: 1, connectUs: 2, tlsUs: 0, firstByteUs: 3, totalUs: 4, bytes: 5, hops: 1)
+        #expect(e.json == #"{"event":"attempt_end","id":7,"method":"GET","url":"http://h/a?token=REDACTED","attempt":1,"status":200,"domain":null,"code":null,"delay_ms":null,"reason":null,"timings":{"dns":1,"connect":2,"tls":0,"first_byte":3,"total":4},"bytes":5,"from_cache":false,"elapsed_us":null}"#)
+    }
+
+    @Test func logLinesFollowTheLevel() {
+        var end = RequestEvent(kind: .requestEnd, id: 1, method: "GET", url: "http://h/p", attempt: 1)
+        end.status = 200
+        end.elapsedUs = 12_345
+        #expect(LogLines.lines(for: end, level: .info).map(\.1) == ["GET http://h/p => 200 (12.3 ms)"])
+        #expect(LogLines.lines(for: end, level: .warn).isEmpty)
+        end.error = NetError.client(.responseTooLarge, "too big")
+        #expect(LogLines.lines(for: end, level: .warn).first?.0 == .warn)
+        #expect(LogLines.lines(for: end, level: .warn).first?.1.hasPrefix("GET http://h/p => NCClientErrorDomain 5: too big") == true)
+        let start = RequestEvent(kind: .requestStart, id: 1, method: "GET", url: "http://h/p", attempt: 0)
+        #expect(LogLines.lines(for: start, level: .info).isEmpty)
+        #expect(LogLines.lines(for: start, level: .debug).count == 1)
+    }
+
+    @Test func requestFlagsAreStoredAndCopied() throws {
+        var r = try Request(method: "GET", target: "/x")
+        r.flags = [.skipErrorHandler, .noRetry]
+        let copy = r
+        r.flags = []
+        #expect(copy.flags == [.skipErrorHandler, .noRetry] && r.flags.isEmpty)
+        #expect(!RequestFlags.all.isSuperset(of: RequestFlags(rawValue: 32)))
+    }
+
+    @Test func swiftErrorHandlerAndLogHandlerRunThroughTheClient() throws {
+        let client = try NetClient(json: "{}")
+        let box = Locked<[String]>([])
+        client.errorHandler = { _, e in box.mutate { $0.append("error \(e.domain.name)") } }
+        client.logHandler = LogHandler(level: .info) { _, line in box.mutate { $0.append(line) } }
+        let r = try Request(method: "GET", target: "http://127.0.0.1:1/nothing?token=SECRET")
+        _ = client.sendSync(r)
+        let seen = box.value
+        #expect(seen.contains("error NCTransportErrorDomain"))
+        #expect(seen.contains { $0.hasPrefix("WARN GET http://127.0.0.1:1/nothing?token=REDACTED => NCTransportErrorDomain 7") })
+        #expect(!seen.contains { $0.contains("SECRET") })
+        client.errorHandler = nil
+        client.logHandler = nil
+        #expect(client.eventMonitor == nil)
+    }
+}
+
+final class Locked<T>: @unchecked Sendable {
+    private let lock = Lock()
+    private var v: T
+    init(_ v: T) { self.v = v }
+    var value: T { lock.withLock { v } }
+    func mutate(_ f: (inout T) -> Void) { lock.withLock { f(&v) } }
+}

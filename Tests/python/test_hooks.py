@@ -1,0 +1,96 @@
+"""Hooks in Python: on_auth_expired, on_event, event_hooks, the "netcore" logger,
+Response.elapsed / .metrics, for Client and AsyncClient."""
+import asyncio
+import datetime
+import logging
+import threading
+
+import pytest
+
+import netcore
+
+ENVELOPE = {"code": "code", "ok_codes": [0], "message": "msg", "data": "data",
+            "auth_expired_codes": [401001]}
+
+
+def test_on_auth_expired_once_per_expiry(base):
+    seen = []
+    lock = threading.Lock()
+
+    def expired(err):
+        with lock:
+            seen.append(err)
+
+    with netcore.Client({"base_url": base, "envelope": ENVELOPE}, on_auth_expired=expired) as c:
+        tasks = [c.send("GET", "/profile") for _ in range(20)]
+        for t in tasks:
+            assert isinstance(t.exception(timeout=20), netcore.APIError)
+        assert len(seen) == 1 and isinstance(seen[0], netcore.APIError) and seen[0].code == 401001
+        c.set_header("Authorization", "Bearer also-expired")
+        with pytest.raises(netcore.APIError):
+            c.get("/profile")
+        assert len(seen) == 2
+
+
+def test_events_hooks_and_metrics_carry_no_secrets(base):
+    events, starts, ends = [], [], []
+    with netcore.Client({"base_url": base, "envelope": ENVELOPE}, on_event=events.append,
+                        event_hooks={"request": [starts.append], "response": [ends.append]}) as c:
+        c.set_header("Authorization", "Bearer SECRET-TOKEN")
+        r = c.get("/env/code/ok", params={"token": "SECRET-Q", "page": 2})
+        assert r.data == {"id": 7, "name": "Ada"}
+        assert isinstance(r.elapsed, datetime.timedelta) and r.elapsed.total_seconds() >= 0
+        assert r.metrics["attempts"] == 1 and len(r.metrics["attempt_log"]) == 1
+        assert "SECRET" not in repr(r.metrics)
+    assert [e["event"] for e in events] == ["request_start", "attempt_end", "request_end"]
+    assert all("SECRET" not in repr(e) for e in events)
+    assert "token=REDACTED" in events[0]["url"] and "page=2" in events[0]["url"]
+    assert len(starts) == 1 and starts[0].method == "GET" and starts[0].id == events[0]["id"]
+    assert len(ends) == 1 and ends[0].status_code == 200 and ends[0].error is None
+
+
+def test_event_hook_errors_are_reported_not_raised(base, caplog):
+    def boom(_):
+        raise RuntimeError("hook failed")
+
+    with netcore.Client({"base_url": base, "envelope": ENVELOPE}, event_hooks={"response": [boom]}) as c:
+        assert c.get("/env/code/ok").status == 200
+    with pytest.raises(ValueError):
+        netcore.Client({"base_url": base}, event_hooks={"bogus": []})
+
+
+def test_netcore_logger_receives_lines_when_enabled(base, caplog):
+    with caplog.at_level(logging.DEBUG, logger="netcore"):
+        with netcore.Client({"base_url": base, "envelope": ENVELOPE}) as c:
+            c.set_header("Authorization", "Bearer SECRET-TOKEN")
+            c.get("/env/code/ok", params={"api_key": "SECRET-K"})
+            with pytest.raises(netcore.APIError):
+                c.get("/env/code/fail")
+    records = [r for r in caplog.records if r.name == "netcore"]
+    infos = [r.getMessage() for r in records if r.levelno == logging.INFO]
+    assert any(m.startswith("GET http://127.0.0.1:") and " => 200 (" in m for m in infos)
+    assert any(r.levelno == logging.WARNING and "NCAPIErrorDomain 1001" in r.getMessage() for r in records)
+    assert any(r.levelno == logging.DEBUG for r in records)
+    assert all("SECRET" not in r.getMessage() for r in records)
+
+
+def test_logger_at_warning_installs_no_handler(base, caplog):
+    with caplog.at_level(logging.WARNING, logger="netcore"):
+        with netcore.Client({"base_url": base, "envelope": ENVELOPE}) as c:
+            c.get("/env/code/ok")
+    assert not [r for r in caplog.records if r.name == "netcore" and "=>" in r.getMessage()]
+
+
+def test_async_client_hooks(base):
+    async def main():
+        events, expired = [], []
+        async with netcore.AsyncClient({"base_url": base, "envelope": ENVELOPE},
+                                       on_event=events.append, on_auth_expired=expired.append) as c:
+            r = await c.get("/env/code/ok")
+            assert r.metrics["attempts"] == 1 and r.elapsed >= datetime.timedelta(0)
+            results = await asyncio.gather(*[c.get("/profile") for _ in range(5)], return_exceptions=True)
+            assert all(isinstance(x, netcore.APIError) for x in results)
+        assert len(expired) == 1
+        assert {"request_start", "attempt_end", "request_end"} <= {e["event"] for e in events}
+
+    asyncio.run(main())

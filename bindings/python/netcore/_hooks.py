@@ -1,0 +1,149 @@
+"""Client hooks on top of the C hooks (``nc_client_set_*_handler``).
+
+``install(core, ...)`` installs, on one :class:`~netcore._core.ClientCore`:
+
+* ``on_auth_expired(error)``: ``nc_client_set_auth_expired_handler`` — once per
+  expiry of the credentials (envelope ``auth_expired_codes`` or HTTP 401),
+  re-armed when the Authorization header changes.
+* ``on_event(event: dict)``: ``nc_client_set_event_handler``, each JSON event
+  parsed (``request_start``, ``attempt_end``, ``retry``, ``request_end``).
+* ``event_hooks={"request": [f], "response": [f]}`` (httpx's names): "request"
+  hooks get a :class:`HookRequest` at each request's start, "response" hooks a
+  :class:`HookResponse` at its completion (status, url, elapsed, error). Built on
+  the same events.
+* logging: when ``logging.getLogger("netcore")`` is enabled for INFO or DEBUG at
+  the time the client is made (its effective level, which its parents set),
+  ``nc_client_set_log_handler`` is installed at the matching level and each line
+  goes to that logger at the line's own level (DEBUG, INFO, WARNING, ERROR). A
+  logger that only enables WARNING or above installs nothing (a request costs
+  nothing extra); change the level before making the client.
+
+The ctypes function objects are kept on the core while installed (the C library
+holds only their addresses). What a hook raises is logged, never propagated.
+Hooks run on the client's transfer thread (or inside dispatch for the
+auth-expired handler of an AsyncClient).
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import logging
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from ._capi import C, COMPLETE_FN, EVENT_FN, ErrorHandle
+from .errors import Status, check_call, error_for
+
+logger = logging.getLogger("netcore")
+
+#: netcore log levels (NC_LOG_*) by line prefix -> logging levels.
+_LINE_LEVELS = {"ERROR": logging.ERROR, "WARN": logging.WARNING, "INFO": logging.INFO,
+                "DEBUG": logging.DEBUG, "TRACE": logging.DEBUG}
+
+
+class HookRequest:
+    """What an ``event_hooks["request"]`` hook receives: ``method``, ``url``
+    (redacted: no credentials or secret query values) and ``id`` (the request's
+    number, as in events)."""
+
+    __slots__ = ("method", "url", "id")
+
+    def __init__(self, event: Dict[str, Any]) -> None:
+        self.method, self.url, self.id = event.get("method"), event.get("url"), event.get("id")
+
+    def __repr__(self) -> str:
+        return f"<HookRequest #{self.id} {self.method} {self.url}>"
+
+
+class HookResponse:
+    """What an ``event_hooks["response"]`` hook receives at completion:
+    ``request`` (a HookRequest), ``status_code`` (0 if none), ``elapsed``
+    (timedelta), ``error`` (``None``, or ``(domain, code)``), ``attempts``."""
+
+    __slots__ = ("request", "status_code", "elapsed", "error", "attempts")
+
+    def __init__(self, event: Dict[str, Any]) -> None:
+        self.request = HookRequest(event)
+        self.status_code = event.get("status") or 0
+        self.elapsed = datetime.timedelta(microseconds=int(event.get("elapsed_us") or 0))
+        self.error = (event["domain"], event["code"]) if event.get("domain") else None
+        self.attempts = event.get("attempt") or 0
+
+    def __repr__(self) -> str:
+        return f"<HookResponse #{self.request.id} {self.status_code} {self.error or ''}>"
+
+
+def _text(p: Optional[int], n: int) -> str:
+    import ctypes
+    return ctypes.string_at(p, n).decode("utf-8", "replace") if p else ""
+
+
+def _safe(fn: Callable[..., Any], *args: Any) -> None:
+    try:
+        fn(*args)
+    except Exception as exc:
+        from ._core import report
+        report(exc, f"hook {fn!r}")
+
+
+def log_level_for(log: logging.Logger) -> int:
+    """The NC_LOG_* level to install for ``log`` (0: none): DEBUG -> 4, INFO -> 3."""
+    if log.isEnabledFor(logging.DEBUG):
+        return 4
+    if log.isEnabledFor(logging.INFO):
+        return 3
+    return 0
+
+
+def install(core: Any, *, on_auth_expired: Optional[Callable[[Any], Any]] = None,
+            on_event: Optional[Callable[[Dict[str, Any]], Any]] = None,
+            event_hooks: Optional[Dict[str, Sequence[Callable[[Any], Any]]]] = None) -> None:
+    """Install the hooks given (and logging, per the rule above) on ``core``."""
+    keep: List[Any] = []
+    core.hook_refs = keep  # the ctypes callbacks live as long as the core
+    hooks = event_hooks or {}
+    unknown = set(hooks) - {"request", "response"}
+    if unknown:
+        raise ValueError(f"event_hooks: unknown event(s) {sorted(unknown)}; use 'request', 'response'")
+    request_hooks = list(hooks.get("request", ()))
+    response_hooks = list(hooks.get("response", ()))
+
+    with core.use() as h:
+        if on_auth_expired is not None:
+            def auth(response: Optional[int], error: Optional[int], _ud: Optional[int]) -> None:
+                exc = error_for(Status.FAILED, ErrorHandle(error)) if error else None
+                _safe(on_auth_expired, exc)
+            fn = COMPLETE_FN(auth)
+            keep.append(fn)
+            check_call(C.nc_client_set_auth_expired_handler, h, fn, None)
+
+        if on_event is not None or request_hooks or response_hooks:
+            def event(p: Optional[int], n: int, _ud: Optional[int]) -> None:
+                try:
+                    e = json.loads(_text(p, n))
+                except ValueError:  # pragma: no cover - the library writes JSON
+                    return
+                if on_event is not None:
+                    _safe(on_event, e)
+                kind = e.get("event")
+                if kind == "request_start":
+                    for f in request_hooks:
+                        _safe(f, HookRequest(e))
+                elif kind == "request_end":
+                    for f in response_hooks:
+                        _safe(f, HookResponse(e))
+            efn = EVENT_FN(event)
+            keep.append(efn)
+            check_call(C.nc_client_set_event_handler, h, efn, None)
+
+        level = log_level_for(logger)
+        if level:
+            def line(p: Optional[int], n: int, _ud: Optional[int]) -> None:
+                text = _text(p, n)
+                word, _, rest = text.partition(" ")
+                try:
+                    logger.log(_LINE_LEVELS.get(word, logging.INFO), "%s", rest)
+                except Exception:  # pragma: no cover - a broken handler must not unwind into C
+                    pass
+            lfn = EVENT_FN(line)
+            keep.append(lfn)
+            check_call(C.nc_client_set_log_handler, h, level, lfn, None)
