@@ -13,12 +13,12 @@ private struct CHook<F>: @unchecked Sendable {
 @c @implementation
 public func nc_request_set_flags(_ request: OpaquePointer?, _ flags: UInt32) -> nc_status {
     let value = RequestFlags(rawValue: flags)
-    guard RequestFlags.all.isSuperset(of: value) else { return ncInvalidArgument }
-    guard let box = borrow(request, as: RequestBox.self) else { return ncInvalidArgument }
+    guard RequestFlags.all.isSuperset(of: value) else { return NC_ERR_INVALID_ARGUMENT }
+    guard let box = borrow(request, as: RequestBox.self) else { return NC_ERR_INVALID_ARGUMENT }
     var copy = box.current.request
     copy.flags = value
     box.current = RequestBox.Snapshot(copy)
-    return ncOK
+    return NC_OK
 }
 
 /// A Swift failure handler calling `fn` with borrowed handles.
@@ -37,17 +37,17 @@ private func failureHandler(_ fn: nc_complete_fn?, _ userdata: UnsafeMutableRawP
 @c @implementation
 public func nc_client_set_error_handler(_ client: OpaquePointer?, _ fn: nc_complete_fn?,
                                         _ userdata: UnsafeMutableRawPointer?) -> nc_status {
-    guard let c = borrow(client, as: NetClient.self) else { return ncInvalidArgument }
+    guard let c = borrow(client, as: NetClient.self) else { return NC_ERR_INVALID_ARGUMENT }
     c.errorHandler = failureHandler(fn, userdata)
-    return ncOK
+    return NC_OK
 }
 
 @c @implementation
 public func nc_client_set_auth_expired_handler(_ client: OpaquePointer?, _ fn: nc_complete_fn?,
                                                _ userdata: UnsafeMutableRawPointer?) -> nc_status {
-    guard let c = borrow(client, as: NetClient.self) else { return ncInvalidArgument }
+    guard let c = borrow(client, as: NetClient.self) else { return NC_ERR_INVALID_ARGUMENT }
     c.authExpiredHandler = failureHandler(fn, userdata)
-    return ncOK
+    return NC_OK
 }
 
 /// Hands `text` to an nc_event_fn as a NUL-terminated buffer and its length.
@@ -59,33 +59,33 @@ private func callEventFn(_ hook: CHook<nc_event_fn>, _ text: String) {
 @c @implementation
 public func nc_client_set_event_handler(_ client: OpaquePointer?, _ fn: nc_event_fn?,
                                         _ userdata: UnsafeMutableRawPointer?) -> nc_status {
-    guard let c = borrow(client, as: NetClient.self) else { return ncInvalidArgument }
+    guard let c = borrow(client, as: NetClient.self) else { return NC_ERR_INVALID_ARGUMENT }
     guard let fn else {
         c.eventHandler = nil
-        return ncOK
+        return NC_OK
     }
     let hook = CHook(fn: fn, userdata: userdata)
     c.eventHandler = { event in callEventFn(hook, event.json) }
-    return ncOK
+    return NC_OK
 }
 
 @c @implementation
 public func nc_client_set_log_handler(_ client: OpaquePointer?, _ level: Int32, _ fn: nc_event_fn?,
                                       _ userdata: UnsafeMutableRawPointer?) -> nc_status {
     guard let c = borrow(client, as: NetClient.self), let level = LogLevel(rawValue: level) else {
-        return ncInvalidArgument
+        return NC_ERR_INVALID_ARGUMENT
     }
     guard level != .off else {
         c.logHandler = nil
-        return ncOK
+        return NC_OK
     }
     guard let fn else {
         c.logHandler = .standardError(level: level)
-        return ncOK
+        return NC_OK
     }
     let hook = CHook(fn: fn, userdata: userdata)
     c.logHandler = LogHandler(level: level) { _, line in callEventFn(hook, line) }
-    return ncOK
+    return NC_OK
 }
 
 @c @implementation
