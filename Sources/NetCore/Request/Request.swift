@@ -20,6 +20,8 @@ public struct Request: Sendable {
         var timeoutMs: Int64? = nil
         var outputPath: String? = nil
         var envelope: Bool? = nil
+        /// The catalog endpoint this request names (EndpointCatalog.swift); nil: a plain request.
+        var endpoint: String? = nil
         /// The resolved form of this value, filled by its first send (see PreparedCache).
         var prepared = PreparedCache()
 
@@ -39,6 +41,7 @@ public struct Request: Sendable {
             c.timeoutMs = timeoutMs
             c.outputPath = outputPath
             c.envelope = envelope
+            c.endpoint = endpoint
             return c
         }
     }
@@ -85,6 +88,16 @@ public struct Request: Sendable {
     public var envelope: Bool? {
         get { storage.envelope }
         set { changing().envelope = newValue }
+    }
+
+    /// The endpoint of the client's catalog this request names, resolved at send
+    /// (its method and path replace `method` and `target`); nil: a plain request.
+    public var endpoint: String? { storage.endpoint }
+
+    /// A request naming an endpoint (see `init(endpoint:params:)`); `name` is checked there.
+    init(endpointNamed name: String) {
+        storage = Storage(method: "GET", target: "/")
+        storage.endpoint = name
     }
 
     /// Fails with `.invalidArgument` for a method that is not a token or a target
