@@ -525,12 +525,12 @@ NC_API nc_status nc_request_set_output_file(nc_request *request, const char *pat
  *
  * Resolution, at send: the endpoint's method; each placeholder replaced by the
  * param of that name (string, number or boolean), percent-encoded as one path
- * segment ('/', ' ', '?', '#', '%' and non-ASCII bytes become %XX) and removed from
- * the params; the remaining params encoded per the endpoint's encoding. What the
+ * segment ('/', ' ', '?', '#', '%' and non-ASCII bytes become %XX; "." and ".."
+ * become %2E and %2E%2E) and removed from the params; the remaining params encoded per the endpoint's encoding. What the
  * request itself sets wins over the endpoint: headers (by name), timeout,
  * envelope, encoding (when not NC_ENCODING_DEFAULT); query parameters and a body
  * set on the request are sent too. An unknown endpoint, a missing (or null)
- * placeholder param, or one that is an object or array completes the request
+ * placeholder param, or one that is empty, an object or an array completes the request
  * with NC_DOMAIN_CLIENT / NC_CLIENT_INVALID_REQUEST whose message names the
  * endpoint or the parameter; nothing is sent.
  */

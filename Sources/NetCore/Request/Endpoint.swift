@@ -122,6 +122,15 @@ public struct Endpoint: Sendable, Equatable {
         return out
     }
 
+    /// `text` percent-encoded as one path segment: only unreserved characters stay;
+    /// "." and ".." become "%2E" and "%2E%2E", so a value never moves up the path.
+    static func pathSegment(_ text: String) -> String {
+        if text == "." || text == ".." { return String(repeating: "%2E", count: text.count) }
+        var segment: [UInt8] = []
+        PercentEncoding.component(text, into: &segment)
+        return String(decoding: segment, as: UTF8.self)
+    }
+
     public static func == (a: Endpoint, b: Endpoint) -> Bool {
         a.name == b.name && a.method == b.method && a.path == b.path && a.encoding == b.encoding
             && a.headers.entries.elementsEqual(b.headers.entries, by: { $0.name == $1.name && $0.value == $1.value })

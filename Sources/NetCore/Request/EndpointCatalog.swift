@@ -45,9 +45,10 @@ public struct EndpointCatalog: Sendable {
                 guard let text = JSON.scalarText(value) else {
                     return .failure(.invalidRequest("Endpoint '\(name)': the parameter '\(placeholder)' fills the path '\(endpoint.path)' and must be a string, number or boolean, got \(JSON.typeName(value))."))
                 }
-                var segment: [UInt8] = []
-                PercentEncoding.component(text, into: &segment)
-                values[placeholder] = String(decoding: segment, as: UTF8.self)
+                guard !text.isEmpty else {
+                    return .failure(.invalidRequest("Endpoint '\(name)': the parameter '\(placeholder)' fills the path '\(endpoint.path)' and must not be empty."))
+                }
+                values[placeholder] = Endpoint.pathSegment(text)
                 json_object_del(copy.raw, placeholder)
             }
             path = Endpoint.fill(endpoint.path, values)
