@@ -57,6 +57,12 @@ struct nc_api_table {
     int (*client_fd)(const nc_client *);
     nc_status (*client_dispatch)(nc_client *);
     nc_status (*request_set_output_file)(nc_request *, const char *);
+    nc_status (*client_define_endpoint)(nc_client *, const char *, const char *);
+    nc_status (*request_new_endpoint)(const char *, nc_request **);
+    nc_status (*client_call)(nc_client *, const char *, const char *, size_t, nc_complete_fn, void *,
+                             nc_task **);
+    nc_status (*client_call_sync)(nc_client *, const char *, const char *, size_t, nc_response **,
+                                  nc_error **);
 };
 
 struct nc_api_table nc_api_check_table = {
@@ -75,6 +81,7 @@ struct nc_api_table nc_api_check_table = {
     nc_response_data_json, nc_response_from_cache, nc_response_retain,
     nc_response_free, nc_client_fd, nc_client_dispatch,
     nc_request_set_output_file,
+    nc_client_define_endpoint, nc_request_new_endpoint, nc_client_call, nc_client_call_sync,
 };
 
 /* Every constant is an integer constant expression of the documented value. */
