@@ -202,6 +202,14 @@ TABLE: Tuple[Signature, ...] = (
     # event-loop integration
     ("nc_client_fd", (ClientHandle,), c_int),
     ("nc_client_dispatch", (ClientHandle,), nc_status),
+    # endpoint catalog
+    ("nc_client_define_endpoint", (ClientHandle, c_char_p, c_char_p), nc_status),
+    ("nc_request_new_endpoint", (c_char_p, POINTER(RequestHandle)), nc_status),
+    ("nc_client_call",
+     (ClientHandle, c_char_p, c_char_p, c_size_t, COMPLETE_FN, c_void_p, POINTER(TaskHandle)), nc_status),
+    ("nc_client_call_sync",
+     (ClientHandle, c_char_p, c_char_p, c_size_t, POINTER(ResponseHandle), POINTER(ErrorHandle)),
+     nc_status),
 )
 
 #: The names of the functions that return an ``nc_status`` (checked by the caller).
