@@ -498,6 +498,122 @@ NC_API nc_status nc_request_set_envelope(nc_request *request, int enabled);
 NC_API nc_status nc_request_set_output_file(nc_request *request, const char *path);
 
 /* ------------------------------------------------------------------------- */
+/* Endpoint catalog                                                            */
+/* ------------------------------------------------------------------------- */
+
+/*
+ * Named, discrete APIs ("user.login", "user.get"): an endpoint gives a method, a
+ * path template ("/users/{id}") and request defaults; a request names it instead
+ * of a method and path. Endpoints come from the configuration's "endpoints"
+ * (docs/configuration.md) or from nc_client_define_endpoint(). The catalog is
+ * part of the client's settings: a request is resolved against the catalog in
+ * force when it is sent.
+ *
+ * Spec (JSON object; unknown keys and wrong types are refused, naming the key):
+ *   "path"       required; joined to the base URL (or an absolute http(s) URL);
+ *                "{name}" placeholders are filled from the params
+ *   "method"     HTTP method, default "GET"
+ *   "encoding"   "query" | "form" | "json"; default: query for GET/HEAD/DELETE/
+ *                OPTIONS, form otherwise
+ *   "headers"    object name -> value; win over the client's default headers
+ *   "timeout_ms" 0-2147483647 (0 = no limit); default: the client's
+ *   "envelope"   true/false; default: the client's
+ *   "retry"      object (the keys of the configuration's "retry") or false,
+ *   "cache"      a cache policy name, "group": a cancellation group name:
+ *                checked and stored; they take effect when retry, cache and groups
+ *                ship.
+ *
+ * Resolution, at send: the endpoint's method; each placeholder replaced by the
+ * param of that name (string, number or boolean), percent-encoded as one path
+ * segment ('/', ' ', '?', '#', '%' and non-ASCII bytes become %XX; "." and ".."
+ * become %2E and %2E%2E) and removed from the params; the remaining params encoded per the endpoint's encoding. What the
+ * request itself sets wins over the endpoint: headers (by name), timeout,
+ * envelope, encoding (when not NC_ENCODING_DEFAULT); query parameters and a body
+ * set on the request are sent too. An unknown endpoint, a missing (or null)
+ * placeholder param, or one that is empty, an object or an array completes the request
+ * with NC_DOMAIN_CLIENT / NC_CLIENT_INVALID_REQUEST whose message names the
+ * endpoint or the parameter; nothing is sent.
+ */
+
+struct nc_response; /* typedef'd under "Sending" below */
+struct nc_task;
+
+/**
+ * Defines the endpoint `name` from `spec_json` (the spec above), replacing an
+ * endpoint of the same name. Requests sent afterwards use it; requests already
+ * sent are unaffected.
+ *
+ * Ownership: `name` and `spec_json` (NUL-terminated UTF-8) are borrowed (copied).
+ * Thread:    any thread, including inside this client's callbacks.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL argument, empty name or one
+ *   with control characters, invalid UTF-8, spec not JSON, not an object, an
+ *   unknown key or a wrong type; the catalog is unchanged).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_define_endpoint(nc_client *client, const char *name,
+                                           const char *spec_json);
+
+/**
+ * Creates a request builder naming the endpoint `name`, resolved against the
+ * sending client's catalog (above). The other nc_request_set_* functions apply:
+ * params fill the placeholders and are encoded per the endpoint; headers,
+ * timeout, envelope and encoding set here override the endpoint's.
+ *
+ * Ownership: `name` is borrowed (copied). On NC_OK *request_out receives a new
+ *   builder, released with nc_request_free().
+ * Thread:    any thread.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL argument, empty name, control
+ *   characters, invalid UTF-8). An unknown name is not refused here: the send
+ *   completes with NC_CLIENT_INVALID_REQUEST.
+ * Since:     0.3
+ */
+NC_API nc_status nc_request_new_endpoint(const char *name, nc_request **request_out);
+
+/**
+ * Sends a request naming `endpoint` with the params `params_json` (`len` bytes, a
+ * JSON object; NULL or len 0: no params), as nc_request_new_endpoint() +
+ * nc_request_set_params_json() + nc_client_send(). `fn` has the type
+ * nc_complete_fn, `task_out` is an nc_task ** (see "Sending" below) and the
+ * callback contract is nc_client_send()'s: called exactly once when NC_OK is
+ * returned, never otherwise; an unknown endpoint or a missing placeholder
+ * completes through it with NC_CLIENT_INVALID_REQUEST.
+ *
+ * Ownership: `endpoint` and `params_json` are borrowed (copied); `userdata` is
+ *   passed to `fn` untouched. With a non-NULL `task_out`, *task_out receives a
+ *   task the caller releases with nc_task_free().
+ * Thread:    any thread, including this client's callbacks.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client, endpoint or fn, bad
+ *   name, params that are not a JSON object; fn is not called);
+ *   NC_ERR_INVALID_STATE (the client is shutting down; fn is not called).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_call(nc_client *client, const char *endpoint, const char *params_json,
+                                size_t len,
+                                void (*fn)(const struct nc_response *response,
+                                           const nc_error *error, void *userdata),
+                                void *userdata, struct nc_task **task_out);
+
+/**
+ * nc_client_call() that waits, as nc_client_send_sync(): runs on the calling
+ * thread. `response_out` and `error_out` are nc_response ** / nc_error **.
+ *
+ * Ownership: `endpoint` and `params_json` are borrowed (copied). *response_out
+ *   (when a response was received) and *error_out (on NC_ERR_FAILED) receive
+ *   owned handles: release with nc_response_free() / nc_error_free(). Either out
+ *   pointer may be NULL.
+ * Thread:    any thread except this client's callbacks.
+ * Returns:   NC_OK (success); NC_ERR_FAILED (the request failed: *error_out says
+ *   why, e.g. NC_CLIENT_INVALID_REQUEST for an unknown endpoint);
+ *   NC_ERR_INVALID_ARGUMENT (NULL client or endpoint, bad name, params that are
+ *   not a JSON object; nothing is sent); NC_ERR_INVALID_STATE (shutting down, or
+ *   called from one of this client's callbacks).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_call_sync(nc_client *client, const char *endpoint,
+                                     const char *params_json, size_t len,
+                                     struct nc_response **response_out, nc_error **error_out);
+
+/* ------------------------------------------------------------------------- */
 /* Sending                                                                     */
 /* ------------------------------------------------------------------------- */
 

@@ -44,9 +44,9 @@ public func nc_task_free(_ task: OpaquePointer?) {
     release(task, as: Transfer.self)
 }
 
-/// The completion of nc_client_send: calls the C function kept in the transfer's
+/// The completion of nc_client_send (and nc_client_call): calls the C function kept in the transfer's
 /// `foreign` words with borrowed handles. Captures nothing (no allocation per send).
-private func callC(_ transfer: Transfer, _ response: Response?, _ error: NetError?) {
+func callC(_ transfer: Transfer, _ response: Response?, _ error: NetError?) {
     guard let fnWord = transfer.foreign.0 else { return }
     let fn = unsafeBitCast(fnWord, to: (@convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void).self)
     let userdata = transfer.foreign.1

@@ -65,6 +65,12 @@ struct nc_api_table {
     nc_status (*client_set_log_handler)(nc_client *, int32_t, nc_event_fn, void *);
     uint64_t (*task_id)(const nc_task *);
     const char *(*response_metrics_json)(const nc_response *);
+    nc_status (*client_define_endpoint)(nc_client *, const char *, const char *);
+    nc_status (*request_new_endpoint)(const char *, nc_request **);
+    nc_status (*client_call)(nc_client *, const char *, const char *, size_t, nc_complete_fn, void *,
+                             nc_task **);
+    nc_status (*client_call_sync)(nc_client *, const char *, const char *, size_t, nc_response **,
+                                  nc_error **);
 };
 
 struct nc_api_table nc_api_check_table = {
@@ -86,6 +92,7 @@ struct nc_api_table nc_api_check_table = {
     nc_request_set_flags, nc_client_set_error_handler, nc_client_set_auth_expired_handler,
     nc_client_set_event_handler, nc_client_set_log_handler, nc_task_id,
     nc_response_metrics_json,
+    nc_client_define_endpoint, nc_request_new_endpoint, nc_client_call, nc_client_call_sync,
 };
 
 /* Every constant is an integer constant expression of the documented value. */

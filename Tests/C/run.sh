@@ -5,7 +5,7 @@
 #      versioned NETCORE_0; SONAME libnetcore.so.0; no Swift runtime dependencies
 #   3. NC_VERSION_* of the header match the loaded library
 #   4. Tests/C/c_api_test.c against the loopback mock server
-#   5. every example: the demo (scripts/run-demo.sh) and the quick start
+#   5. every example: the demo (scripts/run-demo.sh), the quick start, endpoints
 # Last line: "C: N passed, M failed"; exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -39,7 +39,7 @@ source Tests/Support/mock-server.sh
 trap 'mock_stop; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
-for f in "$LIB" build/bin/demo build/bin/quickstart; do
+for f in "$LIB" build/bin/demo build/bin/quickstart build/bin/endpoints; do
     if [[ ! -e $f ]]; then
         fail "$f exists" "run 'make examples' first"
         finish
@@ -159,6 +159,15 @@ if out=$(build/bin/quickstart http://127.0.0.1:1/api 2>&1); then
     fail "examples: quickstart exits 1 when the server is unreachable" "$out"
 else
     pass "examples: quickstart exits $? with \"${out%%$'\n'*}\" when the server is unreachable"
+fi
+if out=$(timeout 60 build/bin/endpoints "$base" 2>&1 {server_in}>&-) &&
+    grep -qxF 'token: tok-ada' <<<"$out" &&
+    grep -qxF 'user 7: {"id":7,"name":"Ada"}' <<<"$out" &&
+    grep -qxF 'user 99: business error 404001: no such user: 99' <<<"$out" &&
+    grep -qxF 'login: business error 1001: wrong username or password' <<<"$out"; then
+    pass "examples: endpoints (UserManager on the endpoint catalog)"
+else
+    fail "examples: endpoints (exit $?)" "$out"
 fi
 mock_stop
 

@@ -308,6 +308,14 @@ final class Request: @unchecked Sendable {
         handle = r
     }
 
+    /// nc_request_new_endpoint.
+    init(endpoint name: String) throws {
+        var r: OpaquePointer?
+        let rc = nc_request_new_endpoint(name, &r)
+        guard rc == NC_OK, let r else { throw SetupError.request(rc, "endpoint \(name)") }
+        handle = r
+    }
+
     deinit { nc_request_free(handle) }
 
     @discardableResult func header(_ name: String, _ value: String?) -> nc_status {

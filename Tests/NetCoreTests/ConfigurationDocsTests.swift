@@ -128,7 +128,7 @@ import Testing
         case (.boolean, .boolean), (.fieldName, .text), (.fieldName, .none), (.codes, .list),
              (.headerNames, .list), (.urlMap, .emptyMap), (.headerMap, .emptyMap), (.url, .none),
              (.name, .none), (.section(optional: true), .none), (.section(optional: false), .section),
-             (.reserved, .none):
+             (.reserved, .none), (.endpointMap, .emptyMap):
             break
         case (.choice(let choices), .text(let s)): #expect(choices.contains(s), "\(key)")
         default: Issue.record("\(key): default \(spec.defaultValue) does not fit \(spec.type)")
@@ -158,7 +158,8 @@ import Testing
             case .envelope: #expect(plain.envelope == nil && d == .none)
             case .limits: #expect(d == .section)
             case .callbacks: #expect(d == .text(plain.callbacks.rawValue))
-            case .retry, .cache, .endpoints: #expect(d == .none)
+            case .retry, .cache: #expect(d == .none)
+            case .endpoints: #expect(plain.endpoints.isEmpty && d == .emptyMap)
             case .envelopeCode: #expect(d == (envelope.codeField.map { .text($0) } ?? .none))
             case .envelopeOkCodes: #expect(d == .list(envelope.okCodes))
             case .envelopeSuccess: #expect(d == (envelope.successField.map { .text($0) } ?? .none))

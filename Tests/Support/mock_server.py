@@ -274,6 +274,15 @@ def route_profile(h):
                           "traceId": "trace-auth", "data": None})
 
 
+def route_user(h):
+    """GET /users/<id>: user 7 is Ada; any other id is a business error 404001."""
+    uid = h.route_path[len("/users/"):]
+    if uid == "7":
+        h.send_json(200, ok({"id": 7, "name": "Ada"}))
+    else:
+        h.send_json(200, {"code": 404001, "msg": f"no such user: {uid}", "data": None})
+
+
 def route_redirect(h):
     h.send_body(h.int_arg("status", 302), headers=[("Location", h.arg("to", "/echo"))])
 
@@ -504,6 +513,8 @@ class Handler(BaseHTTPRequestHandler):
         route = ROUTES.get(path)
         if route is None:
             route = route_status if path.startswith("/status/") else route_not_found
+            if path.startswith("/users/") and path.count("/") == 2:
+                route = route_user
         try:
             route(self)
         except OSError:

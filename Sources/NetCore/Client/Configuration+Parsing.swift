@@ -78,7 +78,8 @@ private struct ConfigReader {
         case .callbacks:
             let mode = try choice(value, key)
             config.callbacks = Configuration.CallbackMode(rawValue: mode) ?? config.callbacks
-        case .retry, .cache, .endpoints:
+        case .endpoints: config.endpoints = try endpoints(value)
+        case .retry, .cache:
             throw ConfigError(message: "Configuration key '\(path)' is not supported by libnetcore \(NetCoreVersion.string) yet; remove it.")
 
         // Inside "envelope" (see envelope(_:), which starts from EnvelopeSchema()).
@@ -160,6 +161,25 @@ private struct ConfigReader {
             throw ConfigError(message: "Configuration key 'envelope' has no success condition: set 'code' with non-empty 'ok_codes', 'success', or 'status' with 'ok_status'.")
         }
         return out
+    }
+
+    /// The "endpoints" object: name → spec, each checked as nc_client_define_endpoint() does.
+    func endpoints(_ value: UnsafeMutablePointer<json_t>) throws -> EndpointCatalog {
+        try requireObject(value, "endpoints")
+        var catalog = EndpointCatalog()
+        for (name, spec) in JSON.members(value) {
+            guard Endpoint.isValidName(name) else {
+                throw ConfigError(message: "Configuration key 'endpoints' has an endpoint name that is empty or has control characters.")
+            }
+            do throws(NetError) {
+                catalog.define(try Endpoint.parse(name: name, spec: spec) { key in
+                    "Configuration key 'endpoints.\(name)\(key.isEmpty ? "" : ".")\(key)'"
+                })
+            } catch {
+                throw ConfigError(message: error.message)
+            }
+        }
+        return catalog
     }
 
     // MARK: scalars

@@ -25,6 +25,9 @@ public struct Configuration: Sendable {
     public var limits = Limits()
     /// Where completion callbacks run. Default `.loop`.
     public var callbacks: CallbackMode = .loop
+    /// Named endpoints (discrete APIs) requests may name instead of a method and
+    /// path; more are defined at run time with `NetClient.define(_:)`. Default none.
+    public var endpoints = EndpointCatalog()
 
     public struct Limits: Sendable {
         /// CURLMOPT_MAX_HOST_CONNECTIONS; 0 = unlimited. Default 8.

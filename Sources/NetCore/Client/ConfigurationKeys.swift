@@ -68,7 +68,7 @@ enum ConfigKey: String, CaseIterable, Sendable {
         case .cache:
             return .init(.reserved, .none, "cache", "reserved (DESIGN.md §4); refused")
         case .endpoints:
-            return .init(.reserved, .none, "endpoints", "reserved (DESIGN.md §4); refused")
+            return .init(.endpointMap, .emptyMap, "endpoints", "named endpoints: name → {method, path, encoding, …}")
 
         case .envelopeCode:
             return .init(.fieldName, .text("code"), "envelope.codeField", "field with the business code")
@@ -180,6 +180,8 @@ struct ConfigKeySpec: Sendable {
         case section(optional: Bool)
         /// Refused: not supported by this version.
         case reserved
+        /// An object of endpoint name → endpoint spec (Endpoint.swift).
+        case endpointMap
     }
 
     /// A key's default: what an absent key means.

@@ -141,6 +141,16 @@ public final class NetClient: @unchecked Sendable {
     /// transfer thread. False (nothing done) when called from a callback.
     @discardableResult
     public func shutdown() -> Bool { loop.shutdown() }
+
+    /// Installs a new settings snapshot made from a changed copy of the
+    /// configuration (for NetClient+Feature.swift files); no user code runs under the lock.
+    func changeConfiguration(_ change: (inout Configuration) -> Void) {
+        settingsLock.withLock {
+            var config = settings.config
+            change(&config)
+            settings = settings.with(config: config)
+        }
+    }
 }
 
 /// An immutable snapshot of what requests are built from; replaced as a whole

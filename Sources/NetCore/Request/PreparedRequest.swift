@@ -119,6 +119,8 @@ final class PreparedRequest: @unchecked Sendable {
 
     /// Resolves `request` against `settings`, or says why it cannot be sent.
     static func make(_ request: Request, _ settings: ClientSettings) -> Result<PreparedRequest, NetError> {
+        // A request naming an endpoint becomes the plain request it stands for.
+        if request.endpoint != nil { return makeEndpoint(request, settings) }
         // URL: absolute, or the active base URL joined with the path.
         var url: String
         if HTTPValidation.isAbsoluteHTTP(request.target) {

@@ -21,6 +21,8 @@ public struct Request: Sendable {
         var outputPath: String? = nil
         var envelope: Bool? = nil
         var flags: RequestFlags = []
+        /// The catalog endpoint this request names (EndpointCatalog.swift); nil: a plain request.
+        var endpoint: String? = nil
         /// The resolved form of this value, filled by its first send (see PreparedCache).
         var prepared = PreparedCache()
 
@@ -41,6 +43,7 @@ public struct Request: Sendable {
             c.outputPath = outputPath
             c.envelope = envelope
             c.flags = flags
+            c.endpoint = endpoint
             return c
         }
     }
@@ -93,6 +96,16 @@ public struct Request: Sendable {
     public var flags: RequestFlags {
         get { storage.flags }
         set { changing().flags = newValue }
+    }
+
+    /// The endpoint of the client's catalog this request names, resolved at send
+    /// (its method and path replace `method` and `target`); nil: a plain request.
+    public var endpoint: String? { storage.endpoint }
+
+    /// A request naming an endpoint (see `init(endpoint:params:)`); `name` is checked there.
+    init(endpointNamed name: String) {
+        storage = Storage(method: "GET", target: "/")
+        storage.endpoint = name
     }
 
     /// Fails with `.invalidArgument` for a method that is not a token or a target

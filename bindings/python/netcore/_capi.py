@@ -214,6 +214,14 @@ TABLE: Tuple[Signature, ...] = (
     ("nc_client_set_log_handler", (ClientHandle, c_int32, EVENT_FN, c_void_p), nc_status),
     ("nc_task_id", (TaskHandle,), ctypes.c_uint64),
     ("nc_response_metrics_json", (ResponseHandle,), c_char_p),
+    # endpoint catalog
+    ("nc_client_define_endpoint", (ClientHandle, c_char_p, c_char_p), nc_status),
+    ("nc_request_new_endpoint", (c_char_p, POINTER(RequestHandle)), nc_status),
+    ("nc_client_call",
+     (ClientHandle, c_char_p, c_char_p, c_size_t, COMPLETE_FN, c_void_p, POINTER(TaskHandle)), nc_status),
+    ("nc_client_call_sync",
+     (ClientHandle, c_char_p, c_char_p, c_size_t, POINTER(ResponseHandle), POINTER(ErrorHandle)),
+     nc_status),
 )
 
 #: The names of the functions that return an ``nc_status`` (checked by the caller).

@@ -12,7 +12,8 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 from ._capi import C, RequestHandle
 from .errors import Status, check_call, error_for
 
-__all__ = ["build_request", "plain_request", "cstr", "Params", "HeadersArg"]
+__all__ = ["build_request", "plain_request", "cstr", "Params", "HeadersArg",
+           "endpoint_request", "endpoint_spec"]
 
 NC_ENCODING_QUERY = 1
 NC_ENCODING_FORM = 2
@@ -226,3 +227,56 @@ def plain_request(method: str, path: str) -> RequestHandle:
             cache.clear()
         entry = cache[(method, path)] = _PlainRequest(build_request(method, path))
     return entry.handle
+
+
+# --------------------------------------------------------------------------
+# The endpoint catalog (netcore.h "Endpoint catalog")
+# --------------------------------------------------------------------------
+
+_ENCODINGS = ("query", "form", "json")
+
+
+def endpoint_request(name: str, params: Mapping[str, Any]) -> RequestHandle:
+    """A new ``nc_request`` naming the endpoint ``name`` with ``params`` (a JSON
+    object: placeholders first, the rest encoded per the endpoint). The caller
+    frees it. Raises InvalidArgument for a bad name or params that are not JSON."""
+    req = RequestHandle()
+    check_call(C.nc_request_new_endpoint, cstr(name, "endpoint name"), ctypes.byref(req),
+               detail=f"endpoint name {name!r}")
+    if params:
+        try:
+            try:
+                text = _dumps(dict(params))
+            except (TypeError, ValueError) as exc:
+                raise error_for(Status.INVALID_ARGUMENT, function="nc_request_set_params_json",
+                                message=f"params of endpoint {name!r} are not JSON: {exc}") from None
+            check_call(C.nc_request_set_params_json, req, text, len(text), detail="params")
+        except BaseException:
+            C.nc_request_free(req)
+            raise
+    return req
+
+
+def endpoint_spec(*, method: str = "GET", path: str, encoding: Optional[str] = None,
+                  headers: Optional[Mapping[str, str]] = None, timeout: Optional[float] = None,
+                  envelope: Optional[bool] = None, retry: Any = None, cache: Optional[str] = None,
+                  group: Optional[str] = None) -> bytes:
+    """The spec JSON of ``nc_client_define_endpoint`` (``timeout`` in seconds)."""
+    spec: Dict[str, Any] = {"method": method, "path": path}
+    if encoding is not None:
+        if encoding not in _ENCODINGS:
+            raise error_for(Status.INVALID_ARGUMENT, function="define_endpoint",
+                            message=f"encoding must be one of {', '.join(_ENCODINGS)}, got {encoding!r}")
+        spec["encoding"] = encoding
+    if headers is not None:
+        spec["headers"] = dict(headers)
+    if timeout is not None:
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout) \
+                or timeout < 0:
+            raise error_for(Status.INVALID_ARGUMENT, function="define_endpoint",
+                            message=f"timeout must be a non-negative number of seconds, got {timeout!r}")
+        spec["timeout_ms"] = int(round(timeout * 1000))
+    for key, value in (("envelope", envelope), ("retry", retry), ("cache", cache), ("group", group)):
+        if value is not None:
+            spec[key] = value
+    return _dumps(spec)

@@ -29,10 +29,10 @@ from typing import Any, Callable, Coroutine, Dict, Optional, Sequence
 from . import _hooks
 from ._capi import C, TaskHandle
 from ._core import ClientCore, Config, Pending, config_text, convert, data_key, dispatch, report
-from ._request import HeadersArg, Params, build_request, plain_request
+from ._request import HeadersArg, Params, build_request, cstr, endpoint_request, endpoint_spec, plain_request
 from .client import Callback
-from .errors import Error, Status, error_for
-from .response import Response
+from .errors import Error, Status, check_call, error_for
+from .response import LIBRARY, Response
 
 __all__ = ["AsyncClient", "ALIASES_REMOVED_IN", "DEPRECATED_ALIASES"]
 
@@ -364,6 +364,52 @@ class AsyncClient:
         weakref.finalize(fut, C.nc_task_free, task)
         fut.add_done_callback(functools.partial(_sent_done, task, callback is not None))
         return fut
+
+    # -- the endpoint catalog ---------------------------------------------------
+
+    async def call(self, endpoint: str, params: Optional[Dict[str, Any]] = None, **kwargs: Any) -> Response:
+        """Call the endpoint ``endpoint`` and await its response
+        (``nc_request_new_endpoint`` + params + ``nc_client_send``); arguments,
+        result and errors as in :meth:`netcore.Client.call`."""
+        merged = dict(params or {})
+        merged.update(kwargs)
+        loop = self._attach()
+        fut: "asyncio.Future[Response]" = loop.create_future()
+        pending = _FuturePending(fut, f"endpoint {endpoint}", LIBRARY)
+        req = endpoint_request(endpoint, merged)
+        try:
+            task = self._core.send(req, pending)
+        finally:
+            C.nc_request_free(req)
+        try:
+            return await fut
+        except asyncio.CancelledError:
+            C.nc_task_cancel(task)
+            raise
+        finally:
+            C.nc_task_free(task)
+
+    def define_endpoint(self, name: str, *, method: str = "GET", path: str,
+                        encoding: Optional[str] = None, headers: Optional[Dict[str, str]] = None,
+                        timeout: Optional[float] = None, envelope: Optional[bool] = None,
+                        retry: Any = None, cache: Optional[str] = None,
+                        group: Optional[str] = None) -> None:
+        """Define (or replace) the endpoint ``name`` (``nc_client_define_endpoint``):
+        ``path`` may hold ``{placeholders}`` filled from the call's params;
+        ``encoding`` is ``"query"``, ``"form"`` or ``"json"`` (default: query for
+        GET/HEAD/DELETE/OPTIONS, form otherwise); ``timeout`` in seconds;
+        ``retry`` (a dict or ``False``), ``cache`` and ``group`` are checked and
+        stored until those features ship. Safe from any thread and from callbacks.
+
+        Raises:
+            InvalidArgument: a bad name or value (nothing changes).
+        """
+        spec = endpoint_spec(method=method, path=path, encoding=encoding, headers=headers,
+                             timeout=timeout, envelope=envelope, retry=retry, cache=cache,
+                             group=group)
+        with self._core.use() as h:
+            check_call(C.nc_client_define_endpoint, h, cstr(name, "endpoint name"), spec,
+                       detail=f"endpoint {name!r}")
 
     # -- deprecated names (removed in ALIASES_REMOVED_IN) -------------------------
 

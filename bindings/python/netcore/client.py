@@ -9,7 +9,7 @@ from typing import Any, Callable, Dict, Optional, Sequence
 from . import _hooks
 from ._capi import C, NC_OK, ErrorHandle, ResponseHandle, TaskHandle
 from ._core import ClientCore, Config, Pending, config_text, convert, data_key, report
-from ._request import HeadersArg, Params, build_request, plain_request
+from ._request import HeadersArg, Params, build_request, cstr, endpoint_request, endpoint_spec, plain_request
 from .errors import Error, Status, check_call, error_for
 from .response import Response
 
@@ -327,6 +327,70 @@ class Client:
             C.nc_request_free(req)
         task._attach(handle)
         return task
+
+    # -- the endpoint catalog ---------------------------------------------------
+
+    def call(self, endpoint: str, params: Optional[Dict[str, Any]] = None, **kwargs: Any) -> Response:
+        """Call the endpoint ``endpoint`` of the client's catalog and wait for it
+        (``nc_request_new_endpoint`` + params + ``nc_client_send_sync``)::
+
+            user = client.call("user.get", id=7).data
+
+        The params are ``params`` (for names that are not identifiers) updated with
+        the keyword arguments; ``{placeholders}`` of the endpoint's path take theirs,
+        the rest are encoded per the endpoint.
+
+        Raises:
+            netcore.Error: the request failed; an unknown endpoint or a missing
+                placeholder is a :class:`~netcore.ClientError` with code
+                ``INVALID_REQUEST`` naming it (nothing was sent).
+            InvalidArgument: a bad name, params that are not JSON.
+            InvalidState: the client is closed, or this is called from one of its callbacks.
+        """
+        merged = dict(params or {})
+        merged.update(kwargs)
+        core = self._core
+        resp_p, err_p = ResponseHandle(), ErrorHandle()
+        req = endpoint_request(endpoint, merged)
+        try:
+            status = C.nc_client_send_sync(core.handle(), req, ctypes.byref(resp_p), ctypes.byref(err_p))
+        finally:
+            C.nc_request_free(req)
+        response = Response(resp_p) if resp_p else None
+        if status != NC_OK:
+            try:
+                exc = error_for(status, err_p, function="nc_client_send_sync", response=response)
+            finally:
+                C.nc_error_free(err_p)
+            if isinstance(exc, Error):
+                core.call_on_error(exc)
+            raise exc
+        if response is None:  # pragma: no cover - the library always gives one on NC_OK
+            raise error_for(Status.FAILED, function="nc_client_send_sync",
+                            message="nc_client_send_sync gave neither a response nor an error")
+        return response  # data: the library's (the endpoint may set its own envelope mode)
+
+    def define_endpoint(self, name: str, *, method: str = "GET", path: str,
+                        encoding: Optional[str] = None, headers: Optional[Dict[str, str]] = None,
+                        timeout: Optional[float] = None, envelope: Optional[bool] = None,
+                        retry: Any = None, cache: Optional[str] = None,
+                        group: Optional[str] = None) -> None:
+        """Define (or replace) the endpoint ``name`` (``nc_client_define_endpoint``):
+        ``path`` may hold ``{placeholders}`` filled from the call's params;
+        ``encoding`` is ``"query"``, ``"form"`` or ``"json"`` (default: query for
+        GET/HEAD/DELETE/OPTIONS, form otherwise); ``timeout`` in seconds;
+        ``retry`` (a dict or ``False``), ``cache`` and ``group`` are checked and
+        stored until those features ship. Safe from any thread and from callbacks.
+
+        Raises:
+            InvalidArgument: a bad name or value (nothing changes).
+        """
+        spec = endpoint_spec(method=method, path=path, encoding=encoding, headers=headers,
+                             timeout=timeout, envelope=envelope, retry=retry, cache=cache,
+                             group=group)
+        with self._core.use() as h:
+            check_call(C.nc_client_define_endpoint, h, cstr(name, "endpoint name"), spec,
+                       detail=f"endpoint {name!r}")
 
     # -- event-loop integration (``"callbacks": "queue"``) ----------------------
 

@@ -1,0 +1,286 @@
+import CJansson
+
+/// One entry of a client's endpoint catalog: a named, discrete API ("user.get")
+/// with its method, path template ("/users/{id}"), parameter encoding and the
+/// request settings it defaults to. Defined in the configuration ("endpoints") or
+/// at run time (`NetClient.define(_:)`, nc_client_define_endpoint()).
+///
+/// `retry`, `cache` and `group` are checked and stored; they take effect when the
+/// retry, cache and group features land (DESIGN.md §3b).
+public struct Endpoint: Sendable, Equatable {
+    /// The catalog name ("user.get"): non-empty, no control characters.
+    public let name: String
+    /// Upper-cased HTTP method token. Default "GET".
+    public let method: String
+    /// Path joined to the base URL (or an absolute http(s) URL) with `{name}`
+    /// placeholders filled from the request's params.
+    public let path: String
+    /// How the params left after filling the placeholders are encoded. Default:
+    /// query for GET/HEAD/DELETE/OPTIONS, form otherwise.
+    public let encoding: ParameterEncoding
+    /// Headers of this endpoint (a request's own header of the same name wins;
+    /// these win over the client's defaults).
+    public let headers: HeaderFields
+    /// Total timeout, ms (0 = none); nil = the client's timeout_ms.
+    public let timeoutMs: Int64?
+    /// Envelope validation on/off; nil = the client's.
+    public let envelope: Bool?
+    /// The "retry" value: stored until the retry feature lands.
+    public let retry: Retry?
+    /// The cache policy name: stored until the cache feature lands.
+    public let cache: String?
+    /// The cancellation group: stored until the group feature lands.
+    public let group: String?
+
+    /// An endpoint's "retry": `false` or an object (kept as compact JSON text).
+    public enum Retry: Sendable, Equatable {
+        case disabled
+        case policy(json: String)
+    }
+
+    /// The placeholder names of `path`, in order ("/users/{id}/posts/{post}" → ["id", "post"]).
+    let placeholders: [String]
+
+    /// Checks every value as the JSON form does; a bad one throws
+    /// `NetError.invalidArgument` naming it.
+    public init(name: String, method: String = "GET", path: String, encoding: ParameterEncoding = .default,
+                headers: HeaderFields = HeaderFields(), timeoutMs: Int64? = nil, envelope: Bool? = nil,
+                retry: Retry? = nil, cache: String? = nil, group: String? = nil) throws(NetError) {
+        func fail(_ why: String) -> NetError { .invalidArgument("Endpoint '\(name)': \(why)") }
+        guard Endpoint.isValidName(name) else {
+            throw NetError.invalidArgument("An endpoint name must be non-empty, without control characters.")
+        }
+        guard HTTPValidation.isToken(method) else { throw fail("method must be an HTTP token such as GET or POST.") }
+        guard HTTPValidation.isURLText(path) else {
+            throw fail("path must be non-empty, without spaces, CR, LF or control characters.")
+        }
+        if HTTPValidation.hasScheme(path) && !HTTPValidation.isAbsoluteHTTP(path) {
+            throw fail("path may only be an http:// or https:// URL.")
+        }
+        guard let placeholders = Endpoint.placeholders(in: path) else {
+            throw fail("path has an unbalanced '{' or '}', or an empty placeholder: write '{name}'.")
+        }
+        for (header, value) in headers {
+            guard HTTPValidation.isToken(header) else { throw fail("header '\(header)' is not an HTTP token.") }
+            guard HTTPValidation.isHeaderValue(value) else {
+                throw fail("header '\(header)' contains CR, LF or another control character.")
+            }
+        }
+        if let timeoutMs, !(0...Int64(Int32.max)).contains(timeoutMs) {
+            throw fail("timeout_ms must be between 0 and \(Int32.max), got \(timeoutMs).")
+        }
+        if let cache, cache.isEmpty { throw fail("cache must be a policy name, got \"\".") }
+        if let group, group.isEmpty { throw fail("group must be a name, got \"\".") }
+        self.name = name
+        self.method = method.uppercased()
+        self.path = path
+        self.encoding = encoding
+        self.headers = headers
+        self.timeoutMs = timeoutMs
+        self.envelope = envelope
+        self.retry = retry
+        self.cache = cache
+        self.group = group
+        self.placeholders = placeholders
+    }
+
+    /// Non-empty, no control characters (C0, DEL), valid text.
+    public static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && !name.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || (0x80..<0xA0).contains($0.value) }
+    }
+
+    /// The names between braces, or nil when braces do not pair up or a name is empty.
+    static func placeholders(in path: String) -> [String]? {
+        var names: [String] = []
+        var current: String? = nil
+        for ch in path {
+            switch ch {
+            case "{":
+                guard current == nil else { return nil }
+                current = ""
+            case "}":
+                guard let name = current, !name.isEmpty else { return nil }
+                names.append(name)
+                current = nil
+            default:
+                if current != nil { current?.append(ch) }
+            }
+        }
+        return current == nil ? names : nil
+    }
+
+    /// `path` with each `{name}` replaced by `values[name]` (every name is there:
+    /// `placeholders(in:)` found them).
+    static func fill(_ path: String, _ values: [String: String]) -> String {
+        var out = ""
+        var current: String? = nil
+        for ch in path {
+            if ch == "{" { current = ""; continue }
+            if ch == "}", let name = current { out += values[name] ?? ""; current = nil; continue }
+            if current != nil { current?.append(ch) } else { out.append(ch) }
+        }
+        return out
+    }
+
+    /// `text` percent-encoded as one path segment: only unreserved characters stay;
+    /// "." and ".." become "%2E" and "%2E%2E", so a value never moves up the path.
+    static func pathSegment(_ text: String) -> String {
+        if text == "." || text == ".." { return String(repeating: "%2E", count: text.count) }
+        var segment: [UInt8] = []
+        PercentEncoding.component(text, into: &segment)
+        return String(decoding: segment, as: UTF8.self)
+    }
+
+    public static func == (a: Endpoint, b: Endpoint) -> Bool {
+        a.name == b.name && a.method == b.method && a.path == b.path && a.encoding == b.encoding
+            && a.headers.entries.elementsEqual(b.headers.entries, by: { $0.name == $1.name && $0.value == $1.value })
+            && a.timeoutMs == b.timeoutMs && a.envelope == b.envelope && a.retry == b.retry
+            && a.cache == b.cache && a.group == b.group
+    }
+}
+
+// MARK: - The JSON form
+
+extension Endpoint {
+    /// The spec keys, in the order the reference lists them.
+    static let specKeys = ["method", "path", "encoding", "headers", "timeout_ms", "envelope", "retry", "cache", "group"]
+    /// The keys of a "retry" object (DESIGN.md §4).
+    static let retryKeys = ["max_attempts", "backoff", "initial_ms", "multiplier", "max_delay_ms", "jitter",
+                            "statuses", "methods", "respect_retry_after"]
+    /// The encodings a spec may name.
+    static let encodingNames: [(String, ParameterEncoding)] = [("query", .query), ("form", .form), ("json", .json)]
+
+    /// Parses a spec object: {"method","path","encoding","headers","timeout_ms",
+    /// "envelope","retry","cache","group"}. Unknown keys and wrong types throw
+    /// `invalidArgument` whose message is `label(key)` + what is wrong, e.g.
+    /// "Configuration key 'endpoints.user.get.method' must be a string, got integer.".
+    static func parse(name: String, spec raw: UnsafeMutablePointer<json_t>,
+                      label: (String) -> String) throws(NetError) -> Endpoint {
+        func fail(_ key: String, _ why: String) -> NetError { .invalidArgument("\(label(key)) \(why)") }
+        guard raw.pointee.type == JSON_OBJECT else {
+            throw NetError.invalidArgument("\(label("")) must be an object, got \(JSON.typeName(raw)).")
+        }
+        func string(_ key: String, _ v: UnsafeMutablePointer<json_t>) throws(NetError) -> String {
+            guard let s = JSON.string(v), !s.utf8.contains(0) else {
+                throw fail(key, "must be a string, got \(JSON.typeName(v)).")
+            }
+            return s
+        }
+        var method = "GET"
+        var path: String? = nil
+        var encoding = ParameterEncoding.default
+        var headers = HeaderFields()
+        var timeoutMs: Int64? = nil
+        var envelope: Bool? = nil
+        var retry: Retry? = nil
+        var cache: String? = nil
+        var group: String? = nil
+        for (key, v) in JSON.members(raw) {
+            switch key {
+            case "method":
+                method = try string(key, v)
+                guard HTTPValidation.isToken(method) else { throw fail(key, "must be an HTTP token such as GET or POST, got \"\(method)\".") }
+            case "path":
+                path = try string(key, v)
+            case "encoding":
+                let text = try string(key, v)
+                guard let e = encodingNames.first(where: { $0.0 == text })?.1 else {
+                    throw fail(key, "must be \"query\", \"form\" or \"json\", got \"\(text)\".")
+                }
+                encoding = e
+            case "headers":
+                guard v.pointee.type == JSON_OBJECT else { throw fail(key, "must be an object, got \(JSON.typeName(v)).") }
+                for (h, hv) in JSON.members(v) {
+                    let value = try string("headers.\(h)", hv)
+                    guard HTTPValidation.isToken(h) else { throw fail("headers.\(h)", "is not a header name (an HTTP token).") }
+                    guard HTTPValidation.isHeaderValue(value) else {
+                        throw fail("headers.\(h)", "contains CR, LF or another control character.")
+                    }
+                    headers.set(h, value)
+                }
+            case "timeout_ms":
+                guard v.pointee.type == JSON_INTEGER else { throw fail(key, "must be an integer, got \(JSON.typeName(v)).") }
+                let n = json_integer_value(v)
+                guard (0...Int64(Int32.max)).contains(n) else { throw fail(key, "must be between 0 and \(Int32.max), got \(n).") }
+                timeoutMs = n
+            case "envelope":
+                switch v.pointee.type {
+                case JSON_TRUE: envelope = true
+                case JSON_FALSE: envelope = false
+                default: throw fail(key, "must be true or false, got \(JSON.typeName(v)).")
+                }
+            case "retry":
+                retry = try parseRetry(v, fail)
+            case "cache":
+                cache = try string(key, v)
+                if cache?.isEmpty == true { throw fail(key, "must be a policy name, got \"\".") }
+            case "group":
+                group = try string(key, v)
+                if group?.isEmpty == true { throw fail(key, "must be a group name, got \"\".") }
+            default:
+                throw fail(key, "is unknown. Known: \(specKeys.joined(separator: ", ")).")
+            }
+        }
+        guard let path else { throw fail("path", "is required (e.g. \"/users/{id}\").") }
+        do throws(NetError) {
+            return try Endpoint(name: name, method: method, path: path, encoding: encoding, headers: headers,
+                                timeoutMs: timeoutMs, envelope: envelope, retry: retry, cache: cache, group: group)
+        } catch {
+            throw fail("path", "is refused: \(error.message)")
+        }
+    }
+
+    /// `false`, or an object of the retry keys with their types.
+    private static func parseRetry(_ v: UnsafeMutablePointer<json_t>,
+                                   _ fail: (String, String) -> NetError) throws(NetError) -> Retry {
+        if v.pointee.type == JSON_FALSE { return .disabled }
+        guard v.pointee.type == JSON_OBJECT else { throw fail("retry", "must be an object or false, got \(JSON.typeName(v)).") }
+        for (key, item) in JSON.members(v) {
+            let t = item.pointee.type
+            let ok: Bool
+            switch key {
+            case "max_attempts", "initial_ms", "max_delay_ms": ok = t == JSON_INTEGER && json_integer_value(item) >= 0
+            case "multiplier": ok = (t == JSON_INTEGER || t == JSON_REAL) && json_number_value(item) >= 1
+            case "backoff": ok = ["exponential", "constant"].contains(JSON.string(item) ?? "")
+            case "jitter", "respect_retry_after": ok = t == JSON_TRUE || t == JSON_FALSE
+            case "statuses": ok = t == JSON_ARRAY && allItems(item) { $0.pointee.type == JSON_INTEGER }
+            case "methods": ok = t == JSON_ARRAY && allItems(item) { JSON.string($0).map(HTTPValidation.isToken) ?? false }
+            default: throw fail("retry.\(key)", "is unknown. Known: \(retryKeys.joined(separator: ", ")).")
+            }
+            guard ok else {
+                let want: String
+                switch key {
+                case "max_attempts", "initial_ms", "max_delay_ms": want = "a non-negative integer"
+                case "multiplier": want = "a number ≥ 1"
+                case "backoff": want = "\"exponential\" or \"constant\""
+                case "statuses": want = "an array of integers"
+                case "methods": want = "an array of HTTP methods"
+                default: want = "true or false"
+                }
+                throw fail("retry.\(key)", "must be \(want), got \(JSON.typeName(item)).")
+            }
+        }
+        return .policy(json: JSONValue(borrowing: v).text)
+    }
+
+    /// Parses the spec JSON text of nc_client_define_endpoint().
+    public static func parse(name: String, json text: String) throws(NetError) -> Endpoint {
+        guard isValidName(name) else {
+            throw NetError.invalidArgument("An endpoint name must be non-empty, without control characters.")
+        }
+        let value: JSONValue
+        switch JSONValue.parse(text) {
+        case .success(let v): value = v
+        case .failure(let f):
+            throw NetError.invalidArgument("Endpoint '\(name)': the spec is not valid JSON (line \(f.line), column \(f.column): \(f.reason)).")
+        }
+        return try parse(name: name, spec: value.raw) { key in
+            key.isEmpty ? "Endpoint '\(name)': the spec" : "Endpoint '\(name)': key '\(key)'"
+        }
+    }
+}
+
+/// Whether every item of a JSON array satisfies `test`.
+private func allItems(_ array: UnsafeMutablePointer<json_t>, _ test: (UnsafeMutablePointer<json_t>) -> Bool) -> Bool {
+    (0..<json_array_size(array)).allSatisfy { i in json_array_get(array, i).map(test) ?? false }
+}
