@@ -25,7 +25,25 @@ static const char *PEER_SYNC = "nc-sync";
  * request bytes are the raw peer's (no Accept-Encoding; bench/README.md). */
 static const char *CONFIG_FMT =
     "{\"envelope\":{},\"compression\":false,\"timeout_ms\":300000,\"connect_timeout_ms\":10000,"
-    "\"limits\":{\"max_connections_per_host\":%ld,\"max_response_bytes\":1073741824}}";
+    "\"limits\":{\"max_connections_per_host\":%ld,\"max_response_bytes\":1073741824}%s}";
+
+/* $BENCH_NC_FEATURES (comma-separated) turns features on, to measure what they cost
+ * against the same peer with none: "events" installs an event handler that only
+ * counts, "signing" adds an HMAC signing config (every request signed). */
+static const char *SIGNING_CONFIG =
+    ",\"signing\":{\"secret\":\"bench-secret\",\"header\":\"X-Signature\",\"timestamp_header\":\"X-Timestamp\"}";
+static unsigned long events_seen;
+static void count_event(const char *json, size_t len, void *userdata) {
+    (void)json; (void)len; (void)userdata;
+    events_seen++;
+}
+static int feature_on(const char *name) {
+    const char *f = getenv("BENCH_NC_FEATURES");
+    size_t n = strlen(name);
+    for (const char *p = f; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == 0)) return 1;
+    return 0;
+}
 
 typedef struct {
     pthread_mutex_t mu;
@@ -253,12 +271,17 @@ int main(int argc, char **argv) {
     const char *peer = sync ? PEER_SYNC : PEER_CB;
     const char *mc = getenv("BENCH_NC_MAX_CONNECTIONS_PER_HOST");
     char config[512];
-    snprintf(config, sizeof config, CONFIG_FMT, mc && *mc ? atol(mc) : 0L);
+    snprintf(config, sizeof config, CONFIG_FMT, mc && *mc ? atol(mc) : 0L,
+             feature_on("signing") ? SIGNING_CONFIG : "");
     nc_client *client = NULL;
     nc_error *err = NULL;
     if (nc_client_new(config, &client, &err) != NC_OK) {
         fprintf(stderr, "nc_client_new: %s\n", nc_error_message(err));
         nc_error_free(err);
+        return 1;
+    }
+    if (feature_on("events") && nc_client_set_event_handler(client, count_event, NULL) != NC_OK) {
+        fprintf(stderr, "nc_client_set_event_handler failed\n");
         return 1;
     }
     if (!strcmp(a.workload, "seq")) sync ? run_sync(&a, client, 0) : run_callback(&a, client, 0, 1);

@@ -73,6 +73,8 @@ public final class Transfer: @unchecked Sendable {
     var result: (Response?, NetError?) = (nil, nil)
     /// The current attempt's libcurl timings (read only when `monitor` is set).
     @exclusivity(unchecked) var timings = AttemptTimings()
+    /// The URL events show, made on the first event (Transfer+Events.swift).
+    var redactedURL: String?
     /// Start of the first attempt (monotonicNanos), for the response's total time.
     @exclusivity(unchecked) var startedAt: UInt64 = 0
     /// Every ended attempt (filled only when `monitor` is set), for the response's metrics.

@@ -16,7 +16,7 @@ extension RequestEvent {
         o.string("event", kind.rawValue)
         o.int("id", id)
         o.string("method", method)
-        o.string("url", Redaction.url(url))
+        o.string("url", urlIsRedacted ? url : Redaction.url(url))
         o.int("attempt", attempt)
         o.int("status", status)
         o.string("domain", error?.domain.name)
@@ -24,7 +24,9 @@ extension RequestEvent {
         o.int("delay_ms", delayMs)
         o.string("reason", reason)
         if let t = timings {
-            o.raw("timings", t.json)
+            o.beginObject("timings")
+            t.write(into: &o)
+            o.endObject()
             o.int("bytes", t.bytes)
         } else {
             o.null("timings")
@@ -40,11 +42,16 @@ extension AttemptTimings {
     /// `{"dns","connect","tls","first_byte","total"}` in microseconds.
     var json: String {
         var o = JSONText()
+        write(into: &o)
+        return o.finished()
+    }
+
+    /// The five members, into an object being written.
+    func write(into o: inout JSONText) {
         o.int("dns", dnsUs)
         o.int("connect", connectUs)
         o.int("tls", tlsUs)
         o.int("first_byte", firstByteUs)
         o.int("total", totalUs)
-        return o.finished()
     }
 }

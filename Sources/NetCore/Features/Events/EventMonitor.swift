@@ -38,9 +38,14 @@ public struct RequestEvent: Sendable {
     /// The request's number among its client's (`Transfer.id`), from 1.
     public var id: UInt64
     public var method: String
-    /// The URL of the request as resolved at send (a redirect's target for hops
-    /// after it is in `finalURL`).
-    public var url: String
+    /// The URL of the request as resolved at send, redacted (Redaction.swift: no
+    /// userinfo, fragment, or value of a secret-looking query parameter).
+    public var url: String {
+        didSet { urlIsRedacted = false }
+    }
+    /// `url` was redacted when the event was made (a transfer's events): rendering
+    /// skips doing it again.
+    var urlIsRedacted = false
     /// The attempt, from 1 (0 in `requestStart`).
     public var attempt: Int32
     /// The HTTP status of the attempt's last response, 0 if none.

@@ -56,7 +56,7 @@ public struct LogHandler: Sendable {
 /// The lines of one event at `level` (empty when none is due).
 enum LogLines {
     static func lines(for e: RequestEvent, level: LogLevel) -> [(LogLevel, String)] {
-        let target = "\(e.method) \(Redaction.url(e.url))"
+        let target = "\(e.method) \(e.urlIsRedacted ? e.url : Redaction.url(e.url))"
         switch e.kind {
         case .requestStart:
             guard level >= .debug else { return [] }

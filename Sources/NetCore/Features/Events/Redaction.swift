@@ -25,6 +25,10 @@ public enum Redaction {
 
     /// `url` without userinfo, fragment, or the values of secret query parameters.
     public static func url(_ url: String) -> String {
+        // Most URLs have no userinfo, query or fragment: nothing to hide, no copy.
+        if !url.utf8.contains(where: { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
+            return url
+        }
         var s = Substring(url)
         if let hash = s.firstIndex(of: "#") { s = s[..<hash] }
         var query: Substring? = nil

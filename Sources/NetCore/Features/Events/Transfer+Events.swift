@@ -2,9 +2,18 @@
 /// each call is one branch when no monitor is installed.
 extension Transfer {
     private func event(_ kind: RequestEvent.Kind) -> RequestEvent {
-        let p = original
-        return RequestEvent(kind: kind, id: id, method: p?.method ?? "",
-                            url: p.map { String(cString: $0.url.pointer) } ?? "", attempt: attempt)
+        var e = RequestEvent(kind: kind, id: id, method: original?.method ?? "", url: eventURL, attempt: attempt)
+        e.urlIsRedacted = true
+        return e
+    }
+
+    /// The request's URL as events show it (redacted: Redaction.swift), worked out
+    /// once per transfer rather than per event.
+    private var eventURL: String {
+        if let url = redactedURL { return url }
+        let url = original.map { Redaction.url(String(cString: $0.url.pointer)) } ?? ""
+        redactedURL = url
+        return url
     }
 
     @inline(__always)
