@@ -59,6 +59,10 @@ private struct ConfigReader {
                     throw ConfigError(message: "Configuration key 'callbacks' must be \"loop\" or \"queue\", got \"\(mode)\".")
                 }
                 config.callbacks = parsed
+            case "common_params":
+                config.commonParams = try Configuration.parseCommonParams(value)
+            case "signing":
+                config.signing = try Configuration.parseSigning(value)
             case "retry", "cache", "endpoints":
                 throw ConfigError(message: "Configuration key '\(key)' is not supported by libnetcore \(NetCoreVersion.string) yet; remove it.")
             default:

@@ -24,6 +24,11 @@ public struct Configuration: Sendable {
     public var limits = Limits()
     /// Where completion callbacks run. Default `.loop`.
     public var callbacks: CallbackMode = .loop
+    /// Parameters added to every request ("common_params"; a request's own of the
+    /// same name wins): a JSON object, nil for none. Default nil.
+    public var commonParams: JSONValue? = nil
+    /// HMAC-SHA256 request signing ("signing", Signing.swift); nil = off. Default nil.
+    public var signing: Signing? = nil
 
     public struct Limits: Sendable {
         /// CURLMOPT_MAX_HOST_CONNECTIONS; 0 = unlimited. Default 8.

@@ -6,6 +6,8 @@ public final class NetClient: @unchecked Sendable {
     let loop: TransferLoop
     /// Runs tasks that prefer it on the transfer thread (NetClient+Executor.swift).
     public let executor: Executor
+    /// Token, basic credentials and request adapters (NetClient+Adapters.swift).
+    let adapterRegistry = AdapterRegistry()
 
     /// Creates a client and starts its transfer thread. The configuration is checked
     /// as the JSON form is (`Configuration.validate()`): a bad value throws
@@ -108,7 +110,8 @@ public final class NetClient: @unchecked Sendable {
         case .failure(let e): prepared = nil; preset = e
         }
         return Transfer(prepared: prepared, presetError: preset, loop: loop, foreign: foreign,
-                        monitor: settings.monitor, policy: settings.policy, deliver: completion)
+                        monitor: settings.monitor, policy: settings.policy,
+                        preparer: adapterRegistry.preparer(for: settings), deliver: completion)
     }
 
     /// Receives the start, each attempt's end (with libcurl's timings) and the

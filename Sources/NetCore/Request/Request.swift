@@ -20,6 +20,7 @@ public struct Request: Sendable {
         var timeoutMs: Int64? = nil
         var outputPath: String? = nil
         var envelope: Bool? = nil
+        var maxRedirects: Int? = nil
         /// The resolved form of this value, filled by its first send (see PreparedCache).
         var prepared = PreparedCache()
 
@@ -39,6 +40,7 @@ public struct Request: Sendable {
             c.timeoutMs = timeoutMs
             c.outputPath = outputPath
             c.envelope = envelope
+            c.maxRedirects = maxRedirects
             return c
         }
     }
@@ -89,6 +91,13 @@ public struct Request: Sendable {
     public var envelope: Bool? {
         get { storage.envelope }
         set { changing().envelope = newValue }
+    }
+    /// Redirects this request follows, overriding the client's limits.max_redirects
+    /// (clamped to 0...100); 0: none are followed and a 3xx is the response.
+    /// nil = the client's.
+    public var maxRedirects: Int? {
+        get { storage.maxRedirects }
+        set { changing().maxRedirects = newValue }
     }
 
     /// Fails with `.invalidArgument` for a method that is not a token or a target
