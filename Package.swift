@@ -16,7 +16,7 @@ let package = Package(
         .systemLibrary(name: "CNetCore", path: "include"),
         .systemLibrary(name: "CJansson", path: "Sources/CJansson", pkgConfig: "jansson",
                        providers: [.apt(["libjansson-dev"])]),
-        .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("curl")]),
+        .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("crypto")]),
         .target(name: "NetCore", dependencies: ["CCurlShim", "CJansson"]),
         .target(name: "CNetAPI", dependencies: ["NetCore", "CNetCore"]),
         // Starts Tests/Support/mock_server.py for the Swift test suites.

@@ -123,6 +123,7 @@ typedef int32_t nc_domain;
 #define NC_CLIENT_SHUTDOWN           6 /* nc_client_free() ended the request */
 #define NC_CLIENT_HEADERS_TOO_LARGE  7 /* headers exceeded limits.max_header_count/_bytes */
 #define NC_CLIENT_INTERNAL           8 /* libcurl could not be set up (out of memory) */
+#define NC_CLIENT_ADAPTER_FAILED     9 /* a request adapter refused the request (Since: 0.3) */
 
 /* NC_DOMAIN_PARSE codes */
 #define NC_PARSE_INVALID_JSON  1 /* body is not JSON (message has line and column) */
@@ -612,6 +613,185 @@ NC_API nc_status nc_client_call(nc_client *client, const char *endpoint, const c
 NC_API nc_status nc_client_call_sync(nc_client *client, const char *endpoint,
                                      const char *params_json, size_t len,
                                      struct nc_response **response_out, nc_error **error_out);
+
+/* ------------------------------------------------------------------------- */
+/* Adapters, token, signing                                                    */
+/* ------------------------------------------------------------------------- */
+
+/*
+ * Before EVERY attempt of a request (a retried request gets a fresh timestamp,
+ * signature and the current token; the hops of one redirect chain belong to one
+ * attempt and are not adapted again), the client runs, in this order:
+ *   1. "common_params" of the configuration (docs/configuration.md): added to the
+ *      query of a query-encoded request, as members of a form or JSON body; a
+ *      request's own parameter of the same name wins;
+ *   2. the token (nc_client_set_token) or basic credentials
+ *      (nc_client_set_basic_auth) as the Authorization header, unless the request
+ *      already carries one (its own, or a client default header);
+ *   3. the adapters added with nc_client_add_adapter, in the order they were added;
+ *   4. "signing" of the configuration (HMAC-SHA256, docs/signing.md), over what
+ *      the steps before produced.
+ * Credentials (Authorization and the "credential_headers") are still dropped on a
+ * redirect to another origin.
+ */
+
+/** The request one attempt is about to send, as an adapter sees it. */
+typedef struct nc_outgoing nc_outgoing;
+
+/**
+ * A request adapter: reads `out` with nc_outgoing_method/_url/_header/_body and
+ * changes its headers with nc_outgoing_set_header(). Returning anything but NC_OK
+ * (or calling nc_outgoing_fail()) fails the request with NC_DOMAIN_CLIENT /
+ * NC_CLIENT_ADAPTER_FAILED, and nothing is sent.
+ *
+ * Ownership: `out` is BORROWED for the duration of the call only, as is every
+ *   string read from it; never keep them.
+ * Thread:    the thread that drives the transfer: the client's transfer thread
+ *   (nc_client_send), or the caller's thread (nc_client_send_sync) — possibly
+ *   several at once for different requests. It may call the nc_outgoing_*
+ *   functions on `out`, nc_client_send() and the nc_client_set_* functions; it
+ *   must not block for long, nor call nc_client_send_sync() or nc_client_free().
+ * Since: 0.3
+ */
+typedef nc_status (*nc_adapter_fn)(nc_outgoing *out, void *userdata);
+
+/**
+ * Adds a request adapter to `client`: it runs before every attempt of the
+ * requests sent from now on, after the adapters added before it.
+ *
+ * Ownership: `userdata` is passed to `fn` untouched and must stay valid until
+ *   nc_client_free() returns; the client never frees it.
+ * Thread:    any thread.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client or fn).
+ * Since: 0.3
+ */
+NC_API nc_status nc_client_add_adapter(nc_client *client, nc_adapter_fn fn, void *userdata);
+
+/**
+ * The attempt's method ("GET", "POST", …).
+ *
+ * Ownership: borrowed from `out`, valid until the adapter returns.
+ * Thread:    inside the adapter call that received `out`.
+ * Returns:   the method; NULL if `out` is NULL.
+ * Since: 0.3
+ */
+NC_API const char *nc_outgoing_method(const nc_outgoing *out);
+
+/**
+ * The attempt's full URL, query included, percent-encoded as it will be sent.
+ *
+ * Ownership: borrowed from `out`, valid until the adapter returns.
+ * Thread:    inside the adapter call that received `out`.
+ * Returns:   the URL; NULL if `out` is NULL.
+ * Since: 0.3
+ */
+NC_API const char *nc_outgoing_url(const nc_outgoing *out);
+
+/**
+ * A header of the attempt (case-insensitive name), including those set by the
+ * client's defaults, the token and earlier adapters.
+ *
+ * Ownership: `name` is borrowed; the result is borrowed from `out` and valid
+ *   until the adapter returns (also after a later nc_outgoing_set_header()).
+ * Thread:    inside the adapter call that received `out`.
+ * Returns:   the value; NULL if the header is absent or an argument is NULL.
+ * Since: 0.3
+ */
+NC_API const char *nc_outgoing_header(const nc_outgoing *out, const char *name);
+
+/**
+ * The attempt's encoded body (form, JSON or raw bytes).
+ *
+ * Ownership: borrowed from `out`, valid until the adapter returns. `len_out`
+ *   (may be NULL) receives its length (0 when there is no body).
+ * Thread:    inside the adapter call that received `out`.
+ * Returns:   the bytes; NULL when there is no body or `out` is NULL.
+ * Since: 0.3
+ */
+NC_API const void *nc_outgoing_body(const nc_outgoing *out, size_t *len_out);
+
+/**
+ * Sets (NULL `value`: removes) a header of this attempt.
+ *
+ * Ownership: `name` and `value` are copied.
+ * Thread:    inside the adapter call that received `out`.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL out or name, a name that is
+ *   not an HTTP token, invalid UTF-8, or CR/LF/control characters in the value)
+ *   and nothing is changed.
+ * Since: 0.3
+ */
+NC_API nc_status nc_outgoing_set_header(nc_outgoing *out, const char *name, const char *value);
+
+/**
+ * Fails the request: whatever the adapter then returns, the request completes
+ * with NC_DOMAIN_CLIENT / NC_CLIENT_ADAPTER_FAILED whose message is `message`,
+ * and nothing is sent. Called twice, the last message wins.
+ *
+ * Ownership: `message` (UTF-8; NULL: a default message) is copied. Do not put
+ *   secrets in it: it is the error's message.
+ * Thread:    inside the adapter call that received `out`.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL out, or invalid UTF-8).
+ * Since: 0.3
+ */
+NC_API nc_status nc_outgoing_fail(nc_outgoing *out, const char *message);
+
+/**
+ * Sets (NULL: clears) the bearer token: every attempt sent from now on carries
+ * `Authorization: Bearer <token>`, unless the request has an Authorization header
+ * of its own. Read at each attempt, so a retry sends the current token. Wins over
+ * nc_client_set_basic_auth(). The token is a credential: never logged, never in an
+ * error message, dropped on a redirect to another origin.
+ *
+ * Ownership: `token` (UTF-8) is copied.
+ * Thread:    any thread, including callbacks and adapters.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client, empty token, invalid
+ *   UTF-8, or CR/LF/control characters) and the token is unchanged.
+ * Since: 0.3
+ */
+NC_API nc_status nc_client_set_token(nc_client *client, const char *token);
+
+/**
+ * Sets (NULL `user`: clears) basic credentials: every attempt carries
+ * `Authorization: Basic base64(user:password)` unless the request has its own
+ * Authorization header or a token is set. A credential: never logged, dropped on
+ * a redirect to another origin.
+ *
+ * Ownership: `user` and `password` (UTF-8; NULL password: empty) are copied.
+ * Thread:    any thread.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client, a user containing ':',
+ *   invalid UTF-8 or control characters) and nothing is changed.
+ * Since: 0.3
+ */
+NC_API nc_status nc_client_set_basic_auth(nc_client *client, const char *user, const char *password);
+
+/**
+ * Sets how many redirects this request follows, overriding the client's
+ * limits.max_redirects; -1 goes back to the client's. With 0 no redirect is
+ * followed and a 3xx is the response: in raw mode a success; in envelope mode a
+ * body that is an envelope is classified as usual, an empty body is a success
+ * with data JSON null, any other body a success with the body as data (as raw
+ * mode) — never a PARSE error.
+ *
+ * Ownership: `request` is borrowed.
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, or `max` outside
+ *   -1…100) and the request is unchanged.
+ * Since: 0.3
+ */
+NC_API nc_status nc_request_set_max_redirects(nc_request *request, int32_t max);
+
+struct nc_response;
+
+/**
+ * The URL that answered: the request's URL, or the last one of the redirects
+ * followed.
+ *
+ * Ownership: borrowed from `response`, valid as long as it.
+ * Thread:    any thread.
+ * Returns:   the URL; NULL if `response` is NULL.
+ * Since: 0.3
+ */
+NC_API const char *nc_response_url(const struct nc_response *response);
 
 /* ------------------------------------------------------------------------- */
 /* Sending                                                                     */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the system packages libnetcore builds against, only when missing.
-# Debian/Ubuntu: libcurl (OpenSSL flavour) and jansson headers, pkg-config, a C/C++
+# Debian/Ubuntu: libcurl (OpenSSL flavour), OpenSSL's libcrypto and jansson headers, pkg-config, a C/C++
 # compiler. Uses sudo when not root.
 set -euo pipefail
 
@@ -8,6 +8,8 @@ need=()
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 pkg-config --exists libcurl 2>/dev/null || need+=(libcurl4-openssl-dev)
 pkg-config --exists jansson 2>/dev/null || need+=(libjansson-dev)
+# libcrypto's headers (request signing: HMAC-SHA256, SHA-256, base64)
+pkg-config --exists libcrypto 2>/dev/null || need+=(libssl-dev)
 command -v cc >/dev/null 2>&1 || need+=(gcc)
 command -v c++ >/dev/null 2>&1 || need+=(g++)
 command -v python3 >/dev/null 2>&1 || need+=(python3)

@@ -957,6 +957,80 @@ static void test_hooks(void) {
     nc_client_free(c);
     pthread_cond_destroy(&h.cond);
     pthread_mutex_destroy(&h.lock);
+/* --- adapters, token, signing (Since 0.3) ------------------------------------ */
+
+struct adapter_seen {
+    int calls;
+    char authorization[128];
+};
+
+static nc_status add_key_adapter(nc_outgoing *out, void *userdata) {
+    struct adapter_seen *seen = userdata;
+    const char *auth = nc_outgoing_header(out, "Authorization");
+    seen->calls++;
+    snprintf(seen->authorization, sizeof seen->authorization, "%s", auth ? auth : "(none)");
+    if (nc_outgoing_set_header(out, "X-Bad", "a\r\nb") != NC_ERR_INVALID_ARGUMENT) return NC_ERR_FAILED;
+    return nc_outgoing_set_header(out, "X-Api-Key", "k-1");
+}
+
+static nc_status refusing_adapter(nc_outgoing *out, void *userdata) {
+    (void)userdata;
+    nc_outgoing_fail(out, "no key for this host");
+    return NC_ERR_FAILED;
+}
+
+static void test_adapters(void) {
+    struct adapter_seen seen = {0, ""};
+    nc_response *resp = NULL;
+    nc_error *err = NULL;
+    nc_request *req = NULL;
+    nc_client *client;
+    g_ctx = "adapters";
+    client = make_client(ENVELOPE_A, "\"signing\":{\"secret\":\"mock-signing-secret\"},"
+                                     "\"common_params\":{\"app\":\"shop\"}");
+    if (!client) return;
+    CHECK_INT(nc_client_add_adapter(client, add_key_adapter, &seen), NC_OK);
+    CHECK_INT(nc_client_set_token(client, "tok-c"), NC_OK);
+    /* signed request verified by the server, after token and adapter */
+    if (CHECK_INT(get(client, "/signed?b=2&a=1", &resp, &err), NC_OK)) {
+        CHECK_INT(nc_response_status(resp), 200);
+    } else {
+        printf("  signed: %s\n", err ? nc_error_message(err) : "?");
+    }
+    CHECK_INT(seen.calls, 1);
+    CHECK_STR(seen.authorization, "Bearer tok-c");
+    nc_response_free(resp);
+    nc_error_free(err);
+    /* redirect chain: one attempt, adapters ran once; nc_response_url is the last URL */
+    if (CHECK_INT(get(client, "/redirect/chain?n=2", &resp, &err), NC_OK)) {
+        const char *url = nc_response_url(resp);
+        CHECK(url != NULL && strstr(url, "/redirect/chain?n=0") != NULL);
+    }
+    CHECK_INT(seen.calls, 2);
+    nc_response_free(resp);
+    nc_error_free(err);
+    /* max_redirects 0: the 302 is the response */
+    if (nc_request_new("GET", "/redirect?to=/echo", &req) == NC_OK) {
+        CHECK_INT(nc_request_set_max_redirects(req, 0), NC_OK);
+        CHECK_INT(nc_client_send_sync(client, req, &resp, &err), NC_OK);
+        CHECK(err == NULL);
+        CHECK_INT(nc_response_status(resp), 302);
+        CHECK_STR(nc_response_header(resp, "Location"), "/echo");
+        nc_response_free(resp);
+        nc_error_free(err);
+        nc_request_free(req);
+    }
+    /* a refusing adapter fails the request, nothing sent */
+    CHECK_INT(nc_client_add_adapter(client, refusing_adapter, NULL), NC_OK);
+    CHECK_INT(get(client, "/echo", &resp, &err), NC_ERR_FAILED);
+    CHECK(resp == NULL);
+    CHECK_INT(nc_error_domain(err), NC_DOMAIN_CLIENT);
+    CHECK_INT(nc_error_code(err), NC_CLIENT_ADAPTER_FAILED);
+    CHECK_STR(nc_error_message(err), "no key for this host");
+    nc_error_free(err);
+    CHECK_INT(nc_client_set_basic_auth(client, "a:b", "c"), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_client_set_token(client, NULL), NC_OK);
+    nc_client_free(client);
 }
 
 int main(int argc, char **argv) {
@@ -978,6 +1052,7 @@ int main(int argc, char **argv) {
     test_free_in_flight();
     test_misbehaving_servers();
     test_hooks();
+    test_adapters();
 
     printf("%d passed, %d failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;

@@ -95,6 +95,28 @@ struct nc_api_table nc_api_check_table = {
     nc_client_define_endpoint, nc_request_new_endpoint, nc_client_call, nc_client_call_sync,
 };
 
+/* Adapters, token, signing (0.3). */
+struct nc_adapters_api_table {
+    nc_status (*client_add_adapter)(nc_client *, nc_adapter_fn, void *);
+    const char *(*outgoing_method)(const nc_outgoing *);
+    const char *(*outgoing_url)(const nc_outgoing *);
+    const char *(*outgoing_header)(const nc_outgoing *, const char *);
+    const void *(*outgoing_body)(const nc_outgoing *, size_t *);
+    nc_status (*outgoing_set_header)(nc_outgoing *, const char *, const char *);
+    nc_status (*outgoing_fail)(nc_outgoing *, const char *);
+    nc_status (*client_set_token)(nc_client *, const char *);
+    nc_status (*client_set_basic_auth)(nc_client *, const char *, const char *);
+    nc_status (*request_set_max_redirects)(nc_request *, int32_t);
+    const char *(*response_url)(const nc_response *);
+};
+
+struct nc_adapters_api_table nc_adapters_api_check_table = {
+    nc_client_add_adapter, nc_outgoing_method, nc_outgoing_url, nc_outgoing_header,
+    nc_outgoing_body, nc_outgoing_set_header, nc_outgoing_fail, nc_client_set_token,
+    nc_client_set_basic_auth, nc_request_set_max_redirects, nc_response_url,
+};
+typedef char nc_check_adapter_codes[NC_CLIENT_ADAPTER_FAILED == 9 ? 1 : -1];
+
 /* Every constant is an integer constant expression of the documented value. */
 typedef char nc_check_version[(NC_VERSION_NUMBER >> 16) == NC_VERSION_MAJOR ? 1 : -1];
 typedef char nc_check_status[(NC_OK == 0 && NC_ERR_INVALID_ARGUMENT == 1 &&

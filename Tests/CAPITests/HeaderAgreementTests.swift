@@ -40,6 +40,7 @@ import Testing
         case .shutdown: return ("NC_CLIENT_SHUTDOWN", NC_CLIENT_SHUTDOWN)
         case .headersTooLarge: return ("NC_CLIENT_HEADERS_TOO_LARGE", NC_CLIENT_HEADERS_TOO_LARGE)
         case .internalError: return ("NC_CLIENT_INTERNAL", NC_CLIENT_INTERNAL)
+        case .adapterFailed: return ("NC_CLIENT_ADAPTER_FAILED", NC_CLIENT_ADAPTER_FAILED)
         }
     }
 

@@ -143,10 +143,12 @@ import Testing
         #expect(cross.response?.object?["authorization"] is NSNull)
     }
 
-    @Test func redirectWithoutFollowingIsAParseErrorForAnEmpty302() throws {
+    @Test func redirectWithoutFollowingIsASuccessForAnEmpty302() throws {
         let o = try fetch(config(base: server.baseURL, envelope: Envelope.a, #""limits":{"max_redirects":0}"#), "/redirect/chain?n=1")
-        // Not followed: the 302 itself is the final response (empty body, status < 400).
+        // Not followed: the 302 itself is the final response; an empty body is a
+        // success with data null (as rule 2), not a PARSE error (since 0.3).
         #expect(o.response?.status == 302)
-        #expect(o.error?.domain == NC_DOMAIN_PARSE)
+        #expect(o.error == nil, "\(o)")
+        #expect(o.response?.dataJSON == "null")
     }
 }

@@ -128,7 +128,7 @@ import Testing
         case (.boolean, .boolean), (.fieldName, .text), (.fieldName, .none), (.codes, .list),
              (.headerNames, .list), (.urlMap, .emptyMap), (.headerMap, .emptyMap), (.url, .none),
              (.name, .none), (.section(optional: true), .none), (.section(optional: false), .section),
-             (.reserved, .none), (.endpointMap, .emptyMap):
+             (.reserved, .none), (.endpointMap, .emptyMap), (.object, .none):
             break
         case (.choice(let choices), .text(let s)): #expect(choices.contains(s), "\(key)")
         default: Issue.record("\(key): default \(spec.defaultValue) does not fit \(spec.type)")
@@ -160,6 +160,8 @@ import Testing
             case .callbacks: #expect(d == .text(plain.callbacks.rawValue))
             case .retry, .cache: #expect(d == .none)
             case .endpoints: #expect(plain.endpoints.isEmpty && d == .emptyMap)
+            case .commonParams: #expect(plain.commonParams == nil && d == .none)
+            case .signing: #expect(plain.signing == nil && d == .none)
             case .envelopeCode: #expect(d == (envelope.codeField.map { .text($0) } ?? .none))
             case .envelopeOkCodes: #expect(d == .list(envelope.okCodes))
             case .envelopeSuccess: #expect(d == (envelope.successField.map { .text($0) } ?? .none))

@@ -33,6 +33,8 @@ Routes (JSON is compact, Content-Type application/json; charset=utf-8)
   /redirect?to=U&status=302, /redirect/chain?n=K, /redirect/loop
   /redirect/slow-chain?n=K&ms=N   waits N ms, then 302 to n=K-1; n=0 waits N ms
                       and answers ok {"redirected":true,"hops":K0} (K0 = first n)
+  /signed             checks X-Signature/X-Timestamp (secret "mock-signing-secret",
+                      docs/signing.md): ok {"verified":true,"string_to_sign":S}, else 401
   /gzip /etag /flaky?key=K&fails=F&status=S&retry_after=R /headers/many?n=N /cookie
   /_stats (GET counters, not counted), /_stats/reset (zero counters, not counted);
                       "connections" counts TCP connections accepted (the /_stats
@@ -52,6 +54,8 @@ Raw routes (bytes written as scripted, then the connection is closed)
 """
 import argparse
 import gzip
+import hashlib
+import hmac
 import json
 import os
 import signal
@@ -389,6 +393,35 @@ def route_cookie(h):
                          "authorization": h.headers.get("Authorization")}))
 
 
+#: The secret /signed checks signatures with (docs/signing.md).
+SIGNING_SECRET = b"mock-signing-secret"
+
+
+def signing_string(method, raw_target, body, timestamp):
+    """The string libnetcore signs (docs/signing.md), recomputed from what arrived."""
+    split = urlsplit(raw_target)
+    pairs = [p for p in split.query.split("&") if p]
+
+    def key(piece):
+        name, _, value = piece.partition("=")
+        return (name.encode(), value.encode())
+
+    sorted_query = "&".join(sorted(pairs, key=key))
+    return "\n".join([method, split.path, sorted_query, hashlib.sha256(body).hexdigest(), timestamp])
+
+
+def route_signed(h):
+    """Verifies X-Signature / X-Timestamp with SIGNING_SECRET: ok, or 401."""
+    timestamp = h.headers.get("X-Timestamp", "")
+    got = h.headers.get("X-Signature", "")
+    text = signing_string(h.command, h.path, h.body, timestamp)
+    expected = hmac.new(SIGNING_SECRET, text.encode(), hashlib.sha256).hexdigest()
+    if timestamp and hmac.compare_digest(expected, got):
+        h.send_json(200, ok({"verified": True, "string_to_sign": text, "timestamp": timestamp}))
+    else:
+        h.send_json(401, {"error": "bad signature", "string_to_sign": text, "got": got})
+
+
 def route_stats(h):
     with h.server.lock:
         snapshot = {"total": h.server.total, "paths": dict(h.server.paths),
@@ -421,6 +454,7 @@ ROUTES.update({
     "/gzip": route_gzip, "/etag": route_etag, "/flaky": route_flaky,
     "/headers/many": route_headers_many, "/cookie": route_cookie,
     "/_stats": route_stats, "/_stats/reset": route_stats_reset,
+    "/signed": route_signed,
 })
 
 

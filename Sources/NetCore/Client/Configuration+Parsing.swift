@@ -79,6 +79,8 @@ private struct ConfigReader {
             let mode = try choice(value, key)
             config.callbacks = Configuration.CallbackMode(rawValue: mode) ?? config.callbacks
         case .endpoints: config.endpoints = try endpoints(value)
+        case .commonParams: config.commonParams = try Configuration.parseCommonParams(value)
+        case .signing: config.signing = try Configuration.parseSigning(value)
         case .retry, .cache:
             throw ConfigError(message: "Configuration key '\(path)' is not supported by libnetcore \(NetCoreVersion.string) yet; remove it.")
 

@@ -69,7 +69,7 @@ extension Configuration {
         case .limitsMaxHeaderCount: return Int64(limits.maxHeaderCount)
         case .limitsMaxHeaderBytes: return Int64(limits.maxHeaderBytes)
         case .baseURL, .environments, .environment, .headers, .credentialHeaders, .compression,
-             .envelope, .limits, .callbacks, .retry, .cache, .endpoints,
+             .envelope, .limits, .callbacks, .retry, .cache, .endpoints, .commonParams, .signing,
              .envelopeCode, .envelopeOkCodes, .envelopeSuccess, .envelopeStatus, .envelopeOkStatus,
              .envelopeMessage, .envelopeData, .envelopeTraceID, .envelopeAuthExpiredCodes:
             return nil

@@ -28,6 +28,11 @@ public struct Configuration: Sendable {
     /// Named endpoints (discrete APIs) requests may name instead of a method and
     /// path; more are defined at run time with `NetClient.define(_:)`. Default none.
     public var endpoints = EndpointCatalog()
+    /// Parameters added to every request ("common_params"; a request's own of the
+    /// same name wins): a JSON object, nil for none. Default nil.
+    public var commonParams: JSONValue? = nil
+    /// HMAC-SHA256 request signing ("signing", Signing.swift); nil = off. Default nil.
+    public var signing: Signing? = nil
 
     public struct Limits: Sendable {
         /// CURLMOPT_MAX_HOST_CONNECTIONS; 0 = unlimited. Default 8.

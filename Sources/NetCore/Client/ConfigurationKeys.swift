@@ -20,6 +20,8 @@ enum ConfigKey: String, CaseIterable, Sendable {
     case limits
     case callbacks
     case retry, cache, endpoints
+    case commonParams = "common_params"
+    case signing
 
     case envelopeCode = "envelope.code"
     case envelopeOkCodes = "envelope.ok_codes"
@@ -69,6 +71,10 @@ enum ConfigKey: String, CaseIterable, Sendable {
             return .init(.reserved, .none, "cache", "reserved (DESIGN.md §4); refused")
         case .endpoints:
             return .init(.endpointMap, .emptyMap, "endpoints", "named endpoints: name → {method, path, encoding, …}")
+        case .commonParams:
+            return .init(.object, .none, "commonParams", "parameters added to every request (a JSON object)")
+        case .signing:
+            return .init(.object, .none, "signing", "HMAC-SHA256 request signing: {secret, header, timestamp_header}")
 
         case .envelopeCode:
             return .init(.fieldName, .text("code"), "envelope.codeField", "field with the business code")
@@ -182,6 +188,8 @@ struct ConfigKeySpec: Sendable {
         case reserved
         /// An object of endpoint name → endpoint spec (Endpoint.swift).
         case endpointMap
+        /// An object read by the key's own parser (common_params, signing).
+        case object
     }
 
     /// A key's default: what an absent key means.

@@ -8,6 +8,8 @@ public final class NetClient: @unchecked Sendable {
     public let executor: Executor
     /// Error, auth-expired, event and log hooks (NetClient+Hooks.swift).
     let hooks: ClientHooks
+    /// Token, basic credentials and request adapters (NetClient+Adapters.swift).
+    let adapterRegistry = AdapterRegistry()
 
     /// Creates a client and starts its transfer thread. The configuration is checked
     /// as the JSON form is (`Configuration.validate()`): a bad value throws
@@ -113,7 +115,8 @@ public final class NetClient: @unchecked Sendable {
         case .failure(let e): prepared = nil; preset = e
         }
         return attachHooks(Transfer(prepared: prepared, presetError: preset, loop: loop, foreign: foreign,
-                                    monitor: settings.monitor, policy: settings.policy, deliver: completion), request)
+                                    monitor: settings.monitor, policy: settings.policy,
+                                    preparer: adapterRegistry.preparer(for: settings), deliver: completion), request)
     }
 
     /// Receives the start, each attempt's end (with libcurl's timings) and the

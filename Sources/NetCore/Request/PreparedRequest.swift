@@ -101,6 +101,15 @@ final class PreparedRequest: @unchecked Sendable {
                                compression: compression, outputPath: outputPath)
     }
 
+    /// This request with `headers` in place of its own: what one attempt sends after
+    /// the request adapters ran (AdapterChain.swift). Everything else is kept.
+    func adapted(headers: HeaderFields) -> PreparedRequest {
+        PreparedRequest(method: method, url: String(cString: url.pointer), headers: headers, body: body,
+                        timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs,
+                        envelope: envelope, limits: limits, credentialHeaders: credentialHeaders,
+                        compression: compression, outputPath: outputPath)
+    }
+
     deinit {
         curl_slist_free_all(headerList)
         curl_url_cleanup(parsedURL)
@@ -136,7 +145,14 @@ final class PreparedRequest: @unchecked Sendable {
         var query = request.query
         var body = request.body
         var contentType = request.contentType
-        if let params = request.params {
+        var params = request.params
+        if let common = settings.config.commonParams {
+            // "common_params" (CommonParams.swift): the request's own win.
+            let placed = CommonParams.place(common, request, encoding)
+            params = placed.params
+            query.append(contentsOf: placed.query)
+        }
+        if let params {
             switch encoding {
             case .query, .default:
                 query.append(contentsOf: ParameterEncoder.pairs(params).map { (name: $0.0, value: $0.1) })
@@ -159,11 +175,13 @@ final class PreparedRequest: @unchecked Sendable {
 
         // A body written to a file is not read as an envelope: raw mode.
         let envelope: CompiledEnvelope? = (request.envelope ?? true) && request.outputPath == nil ? settings.envelope : nil
+        var limits = settings.config.limits
+        if let maxRedirects = request.maxRedirects { limits.maxRedirects = min(max(maxRedirects, 0), 100) }
         return .success(PreparedRequest(
             method: request.method.rawValue, url: url, headers: headers, body: body,
             timeoutMs: request.timeoutMs ?? settings.config.timeoutMs,
             connectTimeoutMs: settings.config.connectTimeoutMs,
-            envelope: envelope, limits: settings.config.limits,
+            envelope: envelope, limits: limits,
             credentialHeaders: settings.credentialHeaderNames,
             compression: settings.config.compression, outputPath: request.outputPath))
     }

@@ -23,6 +23,7 @@ public struct Request: Sendable {
         var flags: RequestFlags = []
         /// The catalog endpoint this request names (EndpointCatalog.swift); nil: a plain request.
         var endpoint: String? = nil
+        var maxRedirects: Int? = nil
         /// The resolved form of this value, filled by its first send (see PreparedCache).
         var prepared = PreparedCache()
 
@@ -44,6 +45,7 @@ public struct Request: Sendable {
             c.envelope = envelope
             c.flags = flags
             c.endpoint = endpoint
+            c.maxRedirects = maxRedirects
             return c
         }
     }
@@ -90,6 +92,13 @@ public struct Request: Sendable {
     public var envelope: Bool? {
         get { storage.envelope }
         set { changing().envelope = newValue }
+    }
+    /// Redirects this request follows, overriding the client's limits.max_redirects
+    /// (clamped to 0...100); 0: none are followed and a 3xx is the response.
+    /// nil = the client's.
+    public var maxRedirects: Int? {
+        get { storage.maxRedirects }
+        set { changing().maxRedirects = newValue }
     }
 
     /// Per-request switches (RequestFlags, Request+Flags.swift).

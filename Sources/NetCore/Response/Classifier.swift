@@ -7,6 +7,9 @@ import CJansson
 ///     configured condition holds, else an API error (whatever the HTTP status).
 ///  4. JSON that is not an envelope → HTTP error if status ≥ 400, else PARSE.
 ///  5. Not JSON → HTTP error if status ≥ 400, else PARSE with line/column.
+/// A 3xx that was not followed (max_redirects 0, or no Location) mirrors rule 2:
+/// a body that is an envelope follows rule 3; any other body is a success, data =
+/// JSON null when it is empty, else the body as in raw mode — never a PARSE error.
 /// Raw mode: status ≥ 400 → HTTP error, else success.
 enum Classifier {
     struct Input {
@@ -45,10 +48,15 @@ enum Classifier {
             return (response(input, nil, nil), nil)
         }
 
+        // An unfollowed redirect with nothing to read: as rule 2.
+        let redirect = (300..<400).contains(status)
+        if redirect && input.body.count == 0 { return (response(input, nil, nil), nil) }
+
         // 5. Not JSON.
         let root: UnsafeMutablePointer<json_t>   // owned until handed to a Response
         switch JSONValue.parseOwned(input.body.bytes) {
         case .failure(let f):
+            if redirect { return raw(input) }
             let r = response(input, nil, nil)
             if status >= 400 { return (r, httpError(input)) }
             let what = input.body.count == 0 ? "The response body is empty" : "The response body is not valid JSON (line \(f.line), column \(f.column): \(f.reason))"
@@ -59,12 +67,14 @@ enum Classifier {
 
         // 4. JSON but not an envelope.
         guard root.pointee.type == JSON_OBJECT else {
+            if redirect { return rawRedirect(input, root) }
             let r = response(input, root, nil)
             if status >= 400 { return (r, httpError(input)) }
             return (r, withResponse(.parse(.notObject, "The response body is a JSON \(JSON.typeName(root)), not an envelope object, for \(input.method) \(input.urlText). Use raw mode for this endpoint, or fix the envelope configuration."), input))
         }
         let obj = root
         if let problem = missingOrWrongField(obj, envelope) {
+            if redirect { return rawRedirect(input, root) }
             let r = response(input, root, nil)
             if status >= 400 { return (r, httpError(input)) }
             return (r, withResponse(problem, input))
@@ -99,6 +109,13 @@ enum Classifier {
         let r = Response(status: input.status, headers: input.headers, body: input.body, url: input.url,
                          json: nil, source: .body)
         return (r, input.status >= 400 ? httpError(input) : nil)
+    }
+
+    /// An unfollowed redirect whose body is JSON but not an envelope: success with
+    /// the body as data (raw mode); the response takes over `root`.
+    private static func rawRedirect(_ input: Input, _ root: UnsafeMutablePointer<json_t>) -> (Response, NetError?) {
+        (Response(status: input.status, headers: input.headers, body: input.body, url: input.url,
+                  json: root, source: .body), nil)
     }
 
     /// The first configured condition field that is absent or of the wrong type.

@@ -28,6 +28,8 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
     public enum ClientCode: Int64, Sendable, CaseIterable {
         case cancelled = 1, unreachable = 2, invalidRequest = 3, invalidConfig = 4
         case responseTooLarge = 5, shutdown = 6, headersTooLarge = 7, internalError = 8
+        /// A request adapter refused the request (nothing was sent).
+        case adapterFailed = 9
     }
 
     /// Codes of `Domain.parse` (NC_PARSE_*), append-only.

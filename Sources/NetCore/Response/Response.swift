@@ -12,6 +12,8 @@ public final class Response: @unchecked Sendable {
     public let fromCache: Bool
     /// The URL that answered (after redirects).
     public var url: String { String(cString: urlText.pointer) }
+    /// `url` as a C string, borrowed from the response (nc_response_url).
+    public var urlCString: UnsafePointer<CChar> { urlText.pointer }
     private let urlText: CString
 
     /// Where `data` comes from.

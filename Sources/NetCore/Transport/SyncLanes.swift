@@ -122,7 +122,7 @@ extension TransferLoop {
     private func drive(_ t: Transfer, _ lane: SyncLane) -> (Response?, NetError?) {
         if let e = t.presetError { return (nil, e) }
         let easy = lane.easy
-        t.beginAttempt(now: monotonicNanos())
+        if let e = t.beginAttempt(now: monotonicNanos()) { return (nil, e) }
         while true {
             guard let p = t.prepared else {
                 return (nil, NetError.internalError("A transfer ended without its request.").attempted(t.attempt))
@@ -170,7 +170,7 @@ extension TransferLoop {
             case .redirect:
                 continue
             case .relaunch:
-                t.beginAttempt(now: monotonicNanos())
+                if let e = t.beginAttempt(now: monotonicNanos()) { return (nil, e) }
             case .relaunchAfter(let ms, let reason):
                 t.emitRelaunchScheduled(delayMs: ms, reason: reason)
                 let due = monotonicNanos() &+ UInt64(clamping: max(ms, 0)) &* 1_000_000
@@ -180,7 +180,7 @@ extension TransferLoop {
                     if now >= due { break }
                     lane.poll(Int32(clamping: (due - now + 999_999) / 1_000_000))
                 }
-                t.beginAttempt(now: monotonicNanos())
+                if let e = t.beginAttempt(now: monotonicNanos()) { return (nil, e) }
             case .park:
                 monitor.withLock { t.parkedLane = lane }
                 while !monitor.withLock({ t.resumeRequested }) {
@@ -194,7 +194,7 @@ extension TransferLoop {
                     t.parkedLane = nil
                     t.resumeRequested = false
                 }
-                t.beginAttempt(now: monotonicNanos())
+                if let e = t.beginAttempt(now: monotonicNanos()) { return (nil, e) }
             }
         }
     }

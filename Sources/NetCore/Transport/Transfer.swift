@@ -40,6 +40,8 @@ public final class Transfer: @unchecked Sendable {
     let monitor: (any EventMonitor)?
     /// Decides what follows an attempt's result (retry, refresh, …); nil: it completes.
     let policy: (any TransferPolicy)?
+    /// Works out what each attempt sends (AttemptPreparer.swift); nil: `original`.
+    let preparer: (any AttemptPreparer)?
     /// The request's number among the client's, from 1; the `id` of its events.
     /// Set when it is submitted.
     public internal(set) var id: UInt64 = 0
@@ -90,6 +92,7 @@ public final class Transfer: @unchecked Sendable {
     init(prepared: PreparedRequest?, presetError: NetError?, loop: TransferLoop,
          foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?) = (nil, nil),
          monitor: (any EventMonitor)? = nil, policy: (any TransferPolicy)? = nil,
+         preparer: (any AttemptPreparer)? = nil,
          deliver: @escaping Deliver) {
         self.foreign = foreign
         self.original = prepared
@@ -98,20 +101,34 @@ public final class Transfer: @unchecked Sendable {
         self.loop = loop
         self.monitor = monitor
         self.policy = policy
+        self.preparer = preparer
         self.deliver = deliver
     }
 
     deinit { if outputFD >= 0 { close(outputFD) } }
 
-    /// Starts attempt `attempt + 1` from the request as resolved at send.
-    func beginAttempt(now: UInt64) {
+    /// Starts attempt `attempt + 1` from the request as resolved at send, as the
+    /// preparer (if any) adapts it. Nil, or the error to complete the transfer with
+    /// (the attempt sends nothing).
+    func beginAttempt(now: UInt64) -> NetError? {
         attempt += 1
         attemptStart = now
         // The first attempt starts as the transfer was made.
-        guard attempt > 1 else { startedAt = now; return }
-        redirects = 0
-        prepared = original
-        if monitor != nil { timings = AttemptTimings() }
+        if attempt > 1 {
+            redirects = 0
+            prepared = original
+            if monitor != nil { timings = AttemptTimings() }
+        } else {
+            startedAt = now
+        }
+        guard let preparer, let original else { return nil }
+        switch preparer.prepare(original, attempt: attempt) {
+        case .success(let p):
+            prepared = p
+            return nil
+        case .failure(let e):
+            return e.attempted(attempt - 1)
+        }
     }
 
     /// Attempts that reached the network, for the error's `attempts`: the earlier

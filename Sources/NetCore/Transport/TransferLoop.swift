@@ -408,7 +408,7 @@ final class TransferLoop: @unchecked Sendable {
 
     /// Starts a new attempt of `t`.
     private func relaunch(_ t: Transfer) {
-        t.beginAttempt(now: monotonicNanos())
+        if let e = t.beginAttempt(now: monotonicNanos()) { complete(t, nil, e); return }
         launch(t)
     }
 

@@ -12,7 +12,7 @@ import CCurlShim
         let c = try NetClient(json: #"{"base_url":"http://h.test/api",\#(config)}"#)
         c.transferPolicy = policy
         let t = c.transfer(try Request(method: method, target: target)) { _, _, _ in }
-        t.beginAttempt(now: 0)
+        _ = t.beginAttempt(now: 0)
         return (c, t)
     }
 
@@ -56,7 +56,7 @@ import CCurlShim
         #expect(t.prepared?.method == "GET")        // 303 turns a POST into a GET
         #expect(t.prepared.map { String(cString: $0.url.pointer) } == "http://h.test/other?x=1")
         #expect(t.original?.method == "POST")       // a new attempt starts from the original
-        t.beginAttempt(now: 0)
+        _ = t.beginAttempt(now: 0)
         #expect(t.prepared === t.original && t.redirects == 0 && t.attempt == 2)
     }
 
@@ -166,8 +166,8 @@ import CCurlShim
     @Test func errorsOfLaterAttemptsCountEveryAttempt() throws {
         let (c, t) = try transfer()
         defer { c.shutdown() }
-        t.beginAttempt(now: 0)
-        t.beginAttempt(now: 0)      // the third attempt
+        _ = t.beginAttempt(now: 0)
+        _ = t.beginAttempt(now: 0)      // the third attempt
         guard case .complete(nil, let e) = t.next(after: HopOutcome(code: CURLE_RECV_ERROR)) else {
             Issue.record("expected .complete"); return
         }
@@ -181,7 +181,7 @@ import CCurlShim
         let (c, t) = try transfer(config: #""timeout_ms":2000"#)
         defer { c.shutdown() }
         let p = try #require(t.prepared)
-        t.beginAttempt(now: 1_000_000_000)
+        _ = t.beginAttempt(now: 1_000_000_000)
         #expect(t.remainingTimeoutMs(p, now: 1_000_000_000) == 2000)
         #expect(t.remainingTimeoutMs(p, now: 2_500_000_000) == 500)
         #expect(t.remainingTimeoutMs(p, now: 3_000_000_000) == 0)

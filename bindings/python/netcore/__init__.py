@@ -34,6 +34,7 @@ repository's ``build/lib`` above it, or by the system loader (see
 from __future__ import annotations
 
 from ._capi import C as _C, LIBRARY_PATH
+from ._adapters import Outgoing
 from .aio import AsyncClient
 from .client import Callback, Client, Task
 from .errors import (
@@ -47,6 +48,7 @@ from .errors import (
     HeadersTooLarge,
     HTTPError,
     InternalError,
+    AdapterFailed,
     InvalidArgument,
     InvalidConfig,
     InvalidRequest,
@@ -81,9 +83,9 @@ def library_version_number() -> int:
 
 
 __all__ = [
-    "AsyncClient", "Client", "Task", "Callback", "Response", "Headers",
+    "AsyncClient", "Client", "Task", "Callback", "Response", "Headers", "Outgoing",
     "Error", "ClientError", "Cancelled", "Unreachable", "InvalidRequest", "InvalidConfig",
-    "ResponseTooLarge", "ShutDown", "HeadersTooLarge", "InternalError",
+    "ResponseTooLarge", "ShutDown", "HeadersTooLarge", "InternalError", "AdapterFailed",
     "TransportError", "Timeout", "HTTPError", "APIError", "ParseError",
     "StatusError", "InvalidArgument", "InvalidState", "NoMemory", "Failed",
     "Domain", "ClientCode", "ParseCode", "Status",

@@ -44,7 +44,7 @@ from typing import Any, Callable, Optional, Sequence, Tuple
 from ._library import load_library
 
 __all__ = [
-    "C", "COMPLETE_FN", "EVENT_FN", "LIBRARY_PATH", "TABLE", "EXPECTED_MAJOR", "NC_OK",
+    "C", "COMPLETE_FN", "EVENT_FN", "ADAPTER_FN", "OutgoingHandle", "LIBRARY_PATH", "TABLE", "EXPECTED_MAJOR", "NC_OK",
     "ClientHandle", "RequestHandle", "ResponseHandle", "ErrorHandle", "TaskHandle", "JsonRef",
     "bind", "check_version", "sized_bytes",
 ]
@@ -94,6 +94,10 @@ class TaskHandle(_Handle):
     """``nc_task *``"""
 
 
+class OutgoingHandle(_Handle):
+    """``nc_outgoing *`` (borrowed for one adapter call)."""
+
+
 class JsonRef(_Handle):
     """``json_t *`` (declared, never used: this package does not call jansson)."""
 
@@ -124,6 +128,9 @@ COMPLETE_FN = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_void_p)
 #: ``void (*nc_event_fn)(const char *event_json, size_t len, void *userdata)``: the
 #: event handler's and the log handler's function (the text is borrowed for the call).
 EVENT_FN = ctypes.CFUNCTYPE(None, c_void_p, c_size_t, c_void_p)
+#: ``nc_status (*nc_adapter_fn)(nc_outgoing *, void *userdata)``; the handle
+#: arrives as an int, borrowed for the call.
+ADAPTER_FN = ctypes.CFUNCTYPE(c_int32, c_void_p, c_void_p)
 
 
 # --------------------------------------------------------------------------
@@ -222,6 +229,18 @@ TABLE: Tuple[Signature, ...] = (
     ("nc_client_call_sync",
      (ClientHandle, c_char_p, c_char_p, c_size_t, POINTER(ResponseHandle), POINTER(ErrorHandle)),
      nc_status),
+    # adapters, token, signing (0.3)
+    ("nc_client_add_adapter", (ClientHandle, ADAPTER_FN, c_void_p), nc_status),
+    ("nc_outgoing_method", (OutgoingHandle,), c_char_p),
+    ("nc_outgoing_url", (OutgoingHandle,), c_char_p),
+    ("nc_outgoing_header", (OutgoingHandle, c_char_p), c_char_p),
+    ("nc_outgoing_body", (OutgoingHandle, size_p), c_void_p, sized_bytes),
+    ("nc_outgoing_set_header", (OutgoingHandle, c_char_p, c_char_p), nc_status),
+    ("nc_outgoing_fail", (OutgoingHandle, c_char_p), nc_status),
+    ("nc_client_set_token", (ClientHandle, c_char_p), nc_status),
+    ("nc_client_set_basic_auth", (ClientHandle, c_char_p, c_char_p), nc_status),
+    ("nc_request_set_max_redirects", (RequestHandle, c_int32), nc_status),
+    ("nc_response_url", (ResponseHandle,), c_char_p),
 )
 
 #: The names of the functions that return an ``nc_status`` (checked by the caller).

@@ -112,6 +112,8 @@ class ClientCore:
         self._tokens = itertools.count(1)
         self._local = threading.local()  # per thread: callback depth, use() depth
         self.trampoline = COMPLETE_FN(self._complete)
+        self.adapters: list = []  # the auth= adapters' ctypes callbacks, kept alive
+        self.redirect_limit = -1  # follow_redirects=False clients: their configured limit
         self.loop: Any = None  # the asyncio loop of an AsyncClient, once attached
         self.loop_thread: Optional[int] = None  # and the thread that runs it
         handle, err = ClientHandle(), ErrorHandle()
@@ -215,6 +217,26 @@ class ClientCore:
             check_call(C.nc_client_set_header, h, cstr(name, "header name"),
                        None if value is None else cstr(value, f"header {name!r}"),
                        detail=f"header {name!r}")
+
+    def set_token(self, token: Optional[str]) -> None:
+        """nc_client_set_token (None clears); the token never appears in a message."""
+        with self.use() as h:
+            check_call(C.nc_client_set_token, h, None if token is None else cstr(token, "token"),
+                       detail="token")
+
+    def set_basic_auth(self, user: Optional[str], password: Optional[str]) -> None:
+        """nc_client_set_basic_auth (None user clears); credentials never in a message."""
+        with self.use() as h:
+            check_call(C.nc_client_set_basic_auth, h,
+                       None if user is None else cstr(user, "user"),
+                       None if password is None else cstr(password, "password"),
+                       detail="basic auth")
+
+    def add_adapter(self, adapter: Any) -> None:
+        """nc_client_add_adapter with an ADAPTER_FN, kept alive as long as the core."""
+        with self.use() as h:
+            check_call(C.nc_client_add_adapter, h, adapter, None)
+        self.adapters.append(adapter)
 
     def register(self, pending: Pending) -> int:
         token = next(self._tokens)

@@ -115,7 +115,7 @@ def _dumps(obj: Any) -> bytes:
 def build_request(method: str, path: str, *, params: Optional[Params] = None,
                   json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
                   timeout: Optional[float] = None, envelope: Optional[bool] = None,
-                  output: Any = None) -> RequestHandle:
+                  output: Any = None, max_redirects: Optional[int] = None) -> RequestHandle:
     """Create an ``nc_request`` for the arguments; the caller frees it.
 
     See :meth:`netcore.Client.request` for the meaning of each argument.
@@ -182,6 +182,10 @@ def build_request(method: str, path: str, *, params: Optional[Params] = None,
             check_call(C.nc_request_set_timeout_ms, handle, ms)
         if envelope is not None:
             check_call(C.nc_request_set_envelope, handle, 1 if envelope else 0)
+        if max_redirects is not None:
+            # 0: a 3xx is the response; -1: the client's limits.max_redirects
+            # (follow_redirects=, resolved by _adapters.redirect_arg).
+            check_call(C.nc_request_set_max_redirects, handle, max_redirects)
         if output is not None:
             check_call(C.nc_request_set_output_file, handle, os.fsencode(output),
                        detail=f"output {output!r}")

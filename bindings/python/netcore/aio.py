@@ -29,6 +29,7 @@ from typing import Any, Callable, Coroutine, Dict, Optional, Sequence
 from . import _hooks
 from ._capi import C, TaskHandle
 from ._core import ClientCore, Config, Pending, config_text, convert, data_key, dispatch, report
+from ._adapters import apply_auth, configured_redirects, redirect_arg, without_redirects
 from ._request import HeadersArg, Params, build_request, cstr, endpoint_request, endpoint_spec, plain_request
 from .client import Callback
 from .errors import Error, Status, check_call, error_for
@@ -173,8 +174,12 @@ class AsyncClient:
     def __init__(self, config: Config, *, on_error: Optional[Callable[[Error], Any]] = None,
                  on_auth_expired: Optional[Callable[[Error], Any]] = None,
                  on_event: Optional[Callable[[Dict[str, Any]], Any]] = None,
-                 event_hooks: Optional[Dict[str, Sequence[Callable[[Any], Any]]]] = None) -> None:
-        self._core = ClientCore(config_text(config, force={"callbacks": "queue"}), on_error)
+                 event_hooks: Optional[Dict[str, Sequence[Callable[[Any], Any]]]] = None,
+                 auth: Any = None, follow_redirects: bool = True) -> None:
+        text = config_text(config, force={"callbacks": "queue"})
+        self._core = ClientCore(text if follow_redirects else without_redirects(text), on_error)
+        self._core.redirect_limit = -1 if follow_redirects else configured_redirects(text)
+        apply_auth(self._core, auth)
         _hooks.install(self._core, on_auth_expired=on_auth_expired, on_event=on_event,
                        event_hooks=event_hooks)
         self._fd = int(C.nc_client_fd(self._core.handle()))
@@ -256,6 +261,10 @@ class AsyncClient:
         """Set (``None``: remove) a default header of every later request."""
         self._core.set_header(name, value)
 
+    def set_token(self, token: Optional[str]) -> None:
+        """As :meth:`netcore.Client.set_token`."""
+        self._core.set_token(token)
+
     # -- requests ---------------------------------------------------------------
     #
     # The names and parameters are Client's (tests check the signatures match).
@@ -265,7 +274,8 @@ class AsyncClient:
     async def request(self, method: str, path: str, *, params: Optional[Params] = None,
                       json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
                       timeout: Optional[float] = None, envelope: Optional[bool] = None,
-                      output: Any = None) -> Response:
+                      output: Any = None,
+                follow_redirects: Optional[bool] = None) -> Response:
         """Send a request and await its response (``nc_client_send``; the completion
         is dispatched on the event loop).
 
@@ -279,13 +289,14 @@ class AsyncClient:
         fut: "asyncio.Future[Response]" = loop.create_future()
         pending = _FuturePending(fut, f"{method.upper()} {path}", data_key(core, envelope, output))
         if (params is None and json is None and data is None and headers is None
-                and timeout is None and envelope is None and output is None):
+                and timeout is None and envelope is None and output is None
+                and follow_redirects is None):
             # nc_client_send copies the builder: the thread's cached one is reused.
             task = core.send(plain_request(method, path), pending)
         else:
             req = build_request(method, path, params=params, json=json, data=data,
                                 headers=headers, timeout=timeout, envelope=envelope,
-                                output=output)
+                                output=output, max_redirects=redirect_arg(self._core, follow_redirects))
             try:
                 task = core.send(req, pending)
             finally:
@@ -331,7 +342,8 @@ class AsyncClient:
     def send(self, method: str, path: str, *, callback: Optional[Callback] = None,
              params: Optional[Params] = None, json: Any = None, data: Any = None,
              headers: Optional[HeadersArg] = None, timeout: Optional[float] = None,
-             envelope: Optional[bool] = None, output: Any = None) -> "asyncio.Future[Response]":
+             envelope: Optional[bool] = None, output: Any = None,
+             follow_redirects: Optional[bool] = None) -> "asyncio.Future[Response]":
         """Start a request and return at once (``nc_client_send``), as
         :meth:`netcore.Client.send` does; call it from a coroutine or callback of the
         client's event loop.
@@ -355,7 +367,8 @@ class AsyncClient:
         pending = _FuturePending(fut, f"{method.upper()} {path}", data_key(core, envelope, output),
                                  callback)
         req = build_request(method, path, params=params, json=json, data=data, headers=headers,
-                            timeout=timeout, envelope=envelope, output=output)
+                            timeout=timeout, envelope=envelope, output=output,
+                            max_redirects=redirect_arg(self._core, follow_redirects))
         try:
             task = core.send(req, pending)
         finally:

@@ -8,6 +8,7 @@ from typing import Any, Callable, Dict, Optional, Sequence
 
 from . import _hooks
 from ._capi import C, NC_OK, ErrorHandle, ResponseHandle, TaskHandle
+from ._adapters import apply_auth, configured_redirects, redirect_arg, without_redirects
 from ._core import ClientCore, Config, Pending, config_text, convert, data_key, report
 from ._request import HeadersArg, Params, build_request, cstr, endpoint_request, endpoint_spec, plain_request
 from .errors import Error, Status, check_call, error_for
@@ -110,6 +111,13 @@ class Client:
     Args:
         config: the configuration (``docs/configuration.md``) as a dict, as JSON
             text (a str starting with ``{``), or as a path to a JSON file.
+        auth: ``("user", "password")`` (basic auth), a token string (``Authorization:
+            Bearer``, see :meth:`set_token`), or a callable ``auth(outgoing)`` run
+            before every attempt that reads and sets headers on a
+            :class:`netcore.Outgoing`; what it raises fails the request with
+            :class:`~netcore.AdapterFailed` and nothing is sent.
+        follow_redirects: ``False`` follows no redirect (``limits.max_redirects``
+            0): a 3xx is the response. A request's own ``follow_redirects=`` wins.
         on_error: optional hook called with the :class:`~netcore.Error` of every
             failed request (sync, callback or asyncio; cancellations included),
             on the thread that completes it, before the error is raised or passed
@@ -134,9 +142,13 @@ class Client:
     def __init__(self, config: Config, *, on_error: Optional[Callable[[Error], Any]] = None,
                  on_auth_expired: Optional[Callable[[Error], Any]] = None,
                  on_event: Optional[Callable[[Dict[str, Any]], Any]] = None,
-                 event_hooks: Optional[Dict[str, Sequence[Callable[[Any], Any]]]] = None) -> None:
-        self._core = ClientCore(self._config_text(config), on_error)
+                 event_hooks: Optional[Dict[str, Sequence[Callable[[Any], Any]]]] = None,
+                 auth: Any = None, follow_redirects: bool = True) -> None:
+        text = self._config_text(config)
+        self._core = ClientCore(text if follow_redirects else without_redirects(text), on_error)
+        self._core.redirect_limit = -1 if follow_redirects else configured_redirects(text)
         self._finalizer = weakref.finalize(self, self._core.free_from_finalizer)
+        apply_auth(self._core, auth)
         _hooks.install(self._core, on_auth_expired=on_auth_expired, on_event=on_event,
                        event_hooks=event_hooks)
 
@@ -189,11 +201,21 @@ class Client:
         """
         self._core.set_header(name, value)
 
+    def set_token(self, token: Optional[str]) -> None:
+        """Send ``Authorization: Bearer <token>`` with every later attempt (a request's
+        own Authorization header wins); ``None`` clears. Read at each attempt.
+
+        Raises:
+            InvalidArgument: an empty token or one with CR/LF (the token is unchanged).
+        """
+        self._core.set_token(token)
+
     # -- synchronous requests ---------------------------------------------------
 
     def request(self, method: str, path: str, *, params: Optional[Params] = None,
                 json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
-                timeout: Optional[float] = None, envelope: Optional[bool] = None, output: Any = None) -> Response:
+                timeout: Optional[float] = None, envelope: Optional[bool] = None, output: Any = None,
+                follow_redirects: Optional[bool] = None) -> Response:
         """Send a request and wait for it (``nc_client_send_sync``; the GIL is released
         while waiting).
 
@@ -217,6 +239,9 @@ class Client:
                 client's ``timeout_ms``.
             envelope: ``False`` reads the response in raw mode (no envelope check),
                 ``True`` forces envelope mode, ``None`` keeps the client's setting.
+            follow_redirects: ``False``: follow no redirect, a 3xx is the response
+                (``nc_request_set_max_redirects`` 0); ``True``: the client's limit;
+                ``None``: the client's setting.
             output: a file path (str, bytes or os.PathLike): the body of a 2xx
                 response is streamed into it (created or truncated) instead of
                 memory, and ``Response.body`` is empty; raw mode; other statuses
@@ -235,7 +260,8 @@ class Client:
         core = self._core
         resp_p, err_p = ResponseHandle(), ErrorHandle()
         if (params is None and json is None and data is None and headers is None
-                and timeout is None and envelope is None and output is None):
+                and timeout is None and envelope is None and output is None
+                and follow_redirects is None):
             # The common plain call: the thread's cached builder (see plain_request),
             # and core.handle() inline.
             handle = core._handle
@@ -246,7 +272,7 @@ class Client:
         else:
             req = build_request(method, path, params=params, json=json, data=data,
                                 headers=headers, timeout=timeout, envelope=envelope,
-                                output=output)
+                                output=output, max_redirects=redirect_arg(self._core, follow_redirects))
             try:
                 status = C.nc_client_send_sync(core.handle(), req, ctypes.byref(resp_p),
                                                ctypes.byref(err_p))
@@ -303,7 +329,8 @@ class Client:
     def send(self, method: str, path: str, *, callback: Optional[Callback] = None,
              params: Optional[Params] = None, json: Any = None, data: Any = None,
              headers: Optional[HeadersArg] = None, timeout: Optional[float] = None,
-             envelope: Optional[bool] = None, output: Any = None) -> Task:
+             envelope: Optional[bool] = None, output: Any = None,
+             follow_redirects: Optional[bool] = None) -> Task:
         """Start a request and return at once (``nc_client_send``).
 
         ``callback(response, error)`` runs exactly once when the request ends — on
@@ -320,7 +347,7 @@ class Client:
         task = Task(description)
         req = build_request(method, path, params=params, json=json, data=data,
                             headers=headers, timeout=timeout, envelope=envelope,
-                                output=output)
+                                output=output, max_redirects=redirect_arg(self._core, follow_redirects))
         try:
             handle = self._core.send(req, _CallbackPending(task, callback))
         finally:

@@ -16,7 +16,8 @@ Two families, kept apart on purpose:
       │   ├── ResponseTooLarge     5  limits.max_response_bytes
       │   ├── ShutDown             6  the client was closed with the request in flight
       │   ├── HeadersTooLarge      7  limits.max_header_count / _bytes
-      │   └── InternalError        8  libcurl could not be set up
+      │   ├── InternalError        8  libcurl could not be set up
+      │   └── AdapterFailed        9  a request adapter refused the request
       ├── TransportError       NC_DOMAIN_TRANSPORT (code: the CURLcode)
       │   └── Timeout              28 CURLE_OPERATION_TIMEDOUT
       ├── HTTPError            NC_DOMAIN_HTTP      (code: the HTTP status)
@@ -53,7 +54,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "Domain", "ClientCode", "ParseCode", "Status",
     "Error", "ClientError", "Cancelled", "Unreachable", "InvalidRequest", "InvalidConfig",
-    "ResponseTooLarge", "ShutDown", "HeadersTooLarge", "InternalError",
+    "ResponseTooLarge", "ShutDown", "HeadersTooLarge", "InternalError", "AdapterFailed",
     "TransportError", "Timeout", "HTTPError", "APIError", "ParseError",
     "StatusError", "InvalidArgument", "InvalidState", "NoMemory", "Failed",
 ]
@@ -80,6 +81,7 @@ class ClientCode(enum.IntEnum):
     SHUTDOWN = 6
     HEADERS_TOO_LARGE = 7
     INTERNAL = 8
+    ADAPTER_FAILED = 9
 
 
 class ParseCode(enum.IntEnum):
@@ -255,6 +257,11 @@ class InternalError(ClientError):
     """libcurl could not be set up (out of memory)."""
 
 
+class AdapterFailed(ClientError):
+    """A request adapter (``auth=`` callable, C adapter) refused the request;
+    nothing was sent. The message is the adapter's."""
+
+
 class TransportError(Error):
     """NC_DOMAIN_TRANSPORT: the transfer failed; ``code`` is libcurl's CURLcode
     (6 cannot resolve, 7 cannot connect, 28 timeout, 35 TLS, 52 empty reply...)."""
@@ -288,6 +295,7 @@ _CLIENT_CLASSES: Dict[int, Type[ClientError]] = {
     ClientCode.SHUTDOWN: ShutDown,
     ClientCode.HEADERS_TOO_LARGE: HeadersTooLarge,
     ClientCode.INTERNAL: InternalError,
+    ClientCode.ADAPTER_FAILED: AdapterFailed,
 }
 
 _DOMAIN_CLASSES: Dict[int, Type[Error]] = {

@@ -83,7 +83,7 @@ class Response:
     """
 
     __slots__ = ("_handle", "_status", "_headers", "_body", "_data", "_from_cache", "_data_key",
-                 "_metrics", "__weakref__")
+                 "_metrics", "_url", "__weakref__")
 
     def __init__(self, handle: ResponseHandle) -> None:
         """Take ownership of ``handle``, an owned ``nc_response *`` (not borrowed)."""
@@ -97,6 +97,7 @@ class Response:
         self._data: Any = _UNSET
         self._data_key: Any = LIBRARY
         self._metrics: Any = _UNSET
+        self._url: Any = _UNSET
 
     def __del__(self, _free: Any = C.nc_response_free) -> None:
         # Cheaper than a weakref.finalize per response; `_free` is bound at
@@ -154,6 +155,12 @@ class Response:
     def ok(self) -> bool:
         """True when :attr:`status` is below 400."""
         return self.status < 400
+
+    @property
+    def url(self) -> str:
+        """The URL that answered: the request's, or the last of the redirects followed
+        (``nc_response_url``)."""
+        return self._read("_url", lambda h: (C.nc_response_url(h) or b"").decode("utf-8"))
 
     @property
     def from_cache(self) -> bool:

@@ -1,0 +1,176 @@
+import CNetCore
+import NetCore
+
+// Adapters, token, signing (netcore.h section of the same name), and the response
+// details that came with them (max redirects, the effective URL).
+
+/// A C adapter (nc_adapter_fn + userdata) as a NetCore RequestAdapter. The
+/// userdata belongs to the caller, who keeps it valid while the client lives.
+final class CAdapter: RequestAdapter, @unchecked Sendable {
+    let fn: nc_adapter_fn
+    let userdata: UnsafeMutableRawPointer?
+
+    init(_ fn: nc_adapter_fn, _ userdata: UnsafeMutableRawPointer?) {
+        self.fn = fn
+        self.userdata = userdata
+    }
+
+    func adapt(_ request: inout OutgoingRequest) throws(NetError) {
+        let box = OutgoingBox(request)
+        let status = withExtendedLifetime(box) { fn(unretained(box), userdata) }
+        request = box.request
+        if box.failed || status != NC_OK {
+            let named = String(cString: nc_status_str(status))
+            throw NetError.adapterFailed(box.failMessage
+                ?? "A request adapter refused the request (it returned \(named)); nothing was sent.")
+        }
+    }
+}
+
+/// The object behind an `nc_outgoing *`, alive for one adapter call. Strings
+/// handed out are kept until it goes.
+final class OutgoingBox {
+    var request: OutgoingRequest
+    var failed = false
+    var failMessage: String?
+    private var kept: [CString] = []
+    private var methodC: CString?
+    private var urlC: CString?
+
+    init(_ request: OutgoingRequest) { self.request = request }
+
+    func keep(_ s: String) -> UnsafePointer<CChar> {
+        let c = CString(s)
+        kept.append(c)
+        return c.pointer
+    }
+
+    var method: UnsafePointer<CChar> {
+        if let methodC { return methodC.pointer }
+        let c = CString(request.method)
+        methodC = c
+        return c.pointer
+    }
+
+    var url: UnsafePointer<CChar> {
+        if let urlC { return urlC.pointer }
+        let c = CString(request.url)
+        urlC = c
+        return c.pointer
+    }
+}
+
+@c @implementation
+public func nc_client_add_adapter(_ client: OpaquePointer?, _ fn: nc_adapter_fn?,
+                                  _ userdata: UnsafeMutableRawPointer?) -> nc_status {
+    guard let c = borrow(client, as: NetClient.self), let fn else { return NC_ERR_INVALID_ARGUMENT }
+    c.addAdapter(CAdapter(fn, userdata))
+    return NC_OK
+}
+
+@c @implementation
+public func nc_outgoing_method(_ out: OpaquePointer?) -> UnsafePointer<CChar>? {
+    borrow(out, as: OutgoingBox.self)?.method
+}
+
+@c @implementation
+public func nc_outgoing_url(_ out: OpaquePointer?) -> UnsafePointer<CChar>? {
+    borrow(out, as: OutgoingBox.self)?.url
+}
+
+@c @implementation
+public func nc_outgoing_header(_ out: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
+    guard let box = borrow(out, as: OutgoingBox.self), let name = text(name),
+          let value = box.request.header(name) else { return nil }
+    return box.keep(value)
+}
+
+@c @implementation
+public func nc_outgoing_body(_ out: OpaquePointer?, _ len_out: UnsafeMutablePointer<Int>?) -> UnsafeRawPointer? {
+    len_out?.pointee = 0
+    guard let box = borrow(out, as: OutgoingBox.self), let body = box.request.body else { return nil }
+    len_out?.pointee = body.count
+    return UnsafeRawPointer(body.pointer)
+}
+
+@c @implementation
+public func nc_outgoing_set_header(_ out: OpaquePointer?, _ name: UnsafePointer<CChar>?,
+                                   _ value: UnsafePointer<CChar>?) -> nc_status {
+    guard let box = borrow(out, as: OutgoingBox.self), let name = text(name) else { return NC_ERR_INVALID_ARGUMENT }
+    var v: String? = nil
+    if let value {
+        guard let s = text(value) else { return NC_ERR_INVALID_ARGUMENT }
+        v = s
+    }
+    do throws(NetError) {
+        try box.request.setHeader(name, v)
+        return NC_OK
+    } catch {
+        return NC_ERR_INVALID_ARGUMENT
+    }
+}
+
+@c @implementation
+public func nc_outgoing_fail(_ out: OpaquePointer?, _ message: UnsafePointer<CChar>?) -> nc_status {
+    guard let box = borrow(out, as: OutgoingBox.self) else { return NC_ERR_INVALID_ARGUMENT }
+    var m: String? = nil
+    if let message {
+        guard let s = text(message) else { return NC_ERR_INVALID_ARGUMENT }
+        m = s
+    }
+    box.failed = true
+    box.failMessage = m
+    return NC_OK
+}
+
+@c @implementation
+public func nc_client_set_token(_ client: OpaquePointer?, _ token: UnsafePointer<CChar>?) -> nc_status {
+    guard let c = borrow(client, as: NetClient.self) else { return NC_ERR_INVALID_ARGUMENT }
+    var t: String? = nil
+    if let token {
+        guard let s = text(token) else { return NC_ERR_INVALID_ARGUMENT }
+        t = s
+    }
+    do throws(NetError) {
+        try c.setToken(t)
+        return NC_OK
+    } catch {
+        return NC_ERR_INVALID_ARGUMENT
+    }
+}
+
+@c @implementation
+public func nc_client_set_basic_auth(_ client: OpaquePointer?, _ user: UnsafePointer<CChar>?,
+                                     _ password: UnsafePointer<CChar>?) -> nc_status {
+    guard let c = borrow(client, as: NetClient.self) else { return NC_ERR_INVALID_ARGUMENT }
+    var u: String? = nil
+    var p: String? = nil
+    if let user {
+        guard let s = text(user) else { return NC_ERR_INVALID_ARGUMENT }
+        u = s
+    }
+    if let password {
+        guard let s = text(password) else { return NC_ERR_INVALID_ARGUMENT }
+        p = s
+    }
+    do throws(NetError) {
+        try c.setBasicAuth(user: u, password: p)
+        return NC_OK
+    } catch {
+        return NC_ERR_INVALID_ARGUMENT
+    }
+}
+
+@c @implementation
+public func nc_request_set_max_redirects(_ request: OpaquePointer?, _ max: Int32) -> nc_status {
+    guard let box = borrow(request, as: RequestBox.self), max >= -1, max <= 100 else { return NC_ERR_INVALID_ARGUMENT }
+    var copy = box.current.request
+    copy.maxRedirects = max < 0 ? nil : Int(max)
+    box.current = RequestBox.Snapshot(copy)
+    return NC_OK
+}
+
+@c @implementation
+public func nc_response_url(_ response: OpaquePointer?) -> UnsafePointer<CChar>? {
+    borrow(response, as: Response.self)?.urlCString
+}

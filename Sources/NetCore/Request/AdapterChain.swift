@@ -1,0 +1,102 @@
+import Synchronization
+
+/// The request adapters of one client (DESIGN.md "Request lifecycle", seam 1):
+/// what `nc_client_set_token`, `nc_client_set_basic_auth` and
+/// `nc_client_add_adapter` installed. Read again at every attempt, so a retried
+/// request carries the current token.
+///
+/// Threads: any; guarded by a lock, never held while an adapter runs.
+final class AdapterRegistry: @unchecked Sendable {
+    private let lock = Lock()
+    /// The Authorization value the client adds ("Bearer …" or "Basic …"); a secret.
+    private var bearer: String?
+    private var basic: String?
+    private var adapters: [any RequestAdapter] = []
+    /// Anything installed: read without the lock on every send.
+    private let installed = Atomic<Bool>(false)
+
+    init() {}
+
+    func setBearer(_ value: String?) {
+        lock.withLock {
+            bearer = value
+            updateInstalled()
+        }
+    }
+
+    func setBasic(_ value: String?) {
+        lock.withLock {
+            basic = value
+            updateInstalled()
+        }
+    }
+
+    func add(_ adapter: any RequestAdapter) {
+        lock.withLock {
+            adapters.append(adapter)
+            updateInstalled()
+        }
+    }
+
+    var token: String? {
+        lock.withLock { bearer.map { String($0.dropFirst("Bearer ".count)) } }
+    }
+
+    /// Caller holds the lock.
+    private func updateInstalled() {
+        installed.store(bearer != nil || basic != nil || !adapters.isEmpty, ordering: .releasing)
+    }
+
+    /// What the current attempt adds: the Authorization value (the token wins over
+    /// basic credentials) and the adapters in order.
+    func snapshot() -> (authorization: String?, adapters: [any RequestAdapter]) {
+        lock.withLock { (bearer ?? basic, adapters) }
+    }
+
+    /// The preparer of a transfer sent now with `settings`; nil (nothing allocated)
+    /// when no adapter, token, basic credentials or signing is configured.
+    func preparer(for settings: ClientSettings) -> (any AttemptPreparer)? {
+        let signing = settings.config.signing
+        guard signing != nil || installed.load(ordering: .acquiring) else { return nil }
+        return AdapterChain(registry: self, signing: signing)
+    }
+}
+
+/// Runs the adapters before each attempt, in the order of DESIGN.md §2: common
+/// params (already in the request, CommonParams.swift), token or basic
+/// credentials (unless the request carries its own Authorization header), the
+/// adapters in the order they were added, then signing — over what the others
+/// produced.
+final class AdapterChain: AttemptPreparer {
+    let registry: AdapterRegistry
+    let signing: Configuration.Signing?
+    /// Unix seconds for the signature (a test may fix it).
+    let clock: @Sendable () -> Int64
+
+    init(registry: AdapterRegistry, signing: Configuration.Signing?,
+         clock: @escaping @Sendable () -> Int64 = RequestSigning.now) {
+        self.registry = registry
+        self.signing = signing
+        self.clock = clock
+    }
+
+    func prepare(_ original: PreparedRequest, attempt: Int32) -> Result<PreparedRequest, NetError> {
+        var out = OutgoingRequest(method: original.method, url: String(cString: original.url.pointer),
+                                  body: original.body, attempt: attempt, headers: original.headers)
+        let (authorization, adapters) = registry.snapshot()
+        if let authorization, out.header("Authorization") == nil {
+            do throws(NetError) { try out.setHeader("Authorization", authorization) } catch { return .failure(error) }
+        }
+        for adapter in adapters {
+            do throws(NetError) {
+                try adapter.adapt(&out)
+            } catch {
+                return .failure(error)
+            }
+        }
+        if let signing, let e = RequestSigning.sign(&out, signing, timestamp: clock()) {
+            return .failure(e)
+        }
+        return .success(original.adapted(headers: out.headers))
+    }
+}
