@@ -957,6 +957,8 @@ static void test_hooks(void) {
     nc_client_free(c);
     pthread_cond_destroy(&h.cond);
     pthread_mutex_destroy(&h.lock);
+}
+
 /* --- adapters, token, signing (Since 0.3) ------------------------------------ */
 
 struct adapter_seen {
