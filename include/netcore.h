@@ -34,9 +34,9 @@
 #ifndef NETCORE_H
 #define NETCORE_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <jansson.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -85,11 +85,11 @@ NC_API uint32_t nc_version_number(void);
 /* ------------------------------------------------------------------------- */
 
 typedef int32_t nc_status;
-#define NC_OK                    0 /* success */
-#define NC_ERR_INVALID_ARGUMENT  1 /* NULL handle/string, bad value, CR/LF/NUL, bad UTF-8 */
-#define NC_ERR_INVALID_STATE     2 /* client shutting down, call from a callback that may not make it */
-#define NC_ERR_NO_MEMORY         3 /* an allocation failed */
-#define NC_ERR_FAILED            4 /* the operation ran and failed; see the nc_error */
+#define NC_OK                   0 /* success */
+#define NC_ERR_INVALID_ARGUMENT 1 /* NULL handle/string, bad value, CR/LF/NUL, bad UTF-8 */
+#define NC_ERR_INVALID_STATE    2 /* client shutting down, call from a callback that may not make it */
+#define NC_ERR_NO_MEMORY        3 /* an allocation failed */
+#define NC_ERR_FAILED           4 /* the operation ran and failed; see the nc_error */
 
 /**
  * Returns a short English name for a status code, e.g. "NC_ERR_INVALID_ARGUMENT".
@@ -126,10 +126,10 @@ typedef int32_t nc_domain;
 #define NC_CLIENT_ADAPTER_FAILED     9 /* a request adapter refused the request (Since: 0.3) */
 
 /* NC_DOMAIN_PARSE codes */
-#define NC_PARSE_INVALID_JSON  1 /* body is not JSON (message has line and column) */
-#define NC_PARSE_NOT_OBJECT    2 /* body is JSON but not an object */
-#define NC_PARSE_MISSING_FIELD 3 /* a configured envelope field is absent */
-#define NC_PARSE_FIELD_TYPE    4 /* a configured envelope field has the wrong type */
+#define NC_PARSE_INVALID_JSON    1 /* body is not JSON (message has line and column) */
+#define NC_PARSE_NOT_OBJECT      2 /* body is JSON but not an object */
+#define NC_PARSE_MISSING_FIELD   3 /* a configured envelope field is absent */
+#define NC_PARSE_FIELD_TYPE      4 /* a configured envelope field has the wrong type */
 #define NC_PARSE_DECODING_FAILED 5 /* Swift API only: data did not match the Decodable type */
 
 /**
@@ -318,8 +318,7 @@ typedef struct nc_client nc_client;
  * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL argument, bad JSON or config);
  *   NC_ERR_FAILED (libcurl or the thread could not be started).
  */
-NC_API nc_status nc_client_new(const char *config_json, nc_client **client_out,
-                               nc_error **error_out);
+NC_API nc_status nc_client_new(const char *config_json, nc_client **client_out, nc_error **error_out);
 
 /**
  * Shuts the client down: every request still running completes with
@@ -380,8 +379,7 @@ typedef struct nc_request nc_request;
  * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL, empty, not a token, CR/LF,
  *   spaces or control characters in the URL, a scheme other than http/https).
  */
-NC_API nc_status nc_request_new(const char *method, const char *path_or_url,
-                                nc_request **request_out);
+NC_API nc_status nc_request_new(const char *method, const char *path_or_url, nc_request **request_out);
 
 /**
  * Releases a request builder. Requests already sent from it are unaffected.
@@ -551,8 +549,7 @@ struct nc_task;
  *   unknown key or a wrong type; the catalog is unchanged).
  * Since:     0.3
  */
-NC_API nc_status nc_client_define_endpoint(nc_client *client, const char *name,
-                                           const char *spec_json);
+NC_API nc_status nc_client_define_endpoint(nc_client *client, const char *name, const char *spec_json);
 
 /**
  * Creates a request builder naming the endpoint `name`, resolved against the
@@ -590,8 +587,8 @@ NC_API nc_status nc_request_new_endpoint(const char *name, nc_request **request_
  */
 NC_API nc_status nc_client_call(nc_client *client, const char *endpoint, const char *params_json,
                                 size_t len,
-                                void (*fn)(const struct nc_response *response,
-                                           const nc_error *error, void *userdata),
+                                void (*fn)(const struct nc_response *response, const nc_error *error,
+                                           void *userdata),
                                 void *userdata, struct nc_task **task_out);
 
 /**
@@ -610,9 +607,9 @@ NC_API nc_status nc_client_call(nc_client *client, const char *endpoint, const c
  *   called from one of this client's callbacks).
  * Since:     0.3
  */
-NC_API nc_status nc_client_call_sync(nc_client *client, const char *endpoint,
-                                     const char *params_json, size_t len,
-                                     struct nc_response **response_out, nc_error **error_out);
+NC_API nc_status nc_client_call_sync(nc_client *client, const char *endpoint, const char *params_json,
+                                     size_t len, struct nc_response **response_out,
+                                     nc_error **error_out);
 
 /* ------------------------------------------------------------------------- */
 /* Adapters, token, signing                                                    */
@@ -810,8 +807,7 @@ typedef struct nc_response nc_response;
  * nc_client_dispatch(). It may call nc_client_send() and nc_task_cancel(); it
  * must not call nc_client_free() or nc_client_send_sync() on the same client.
  */
-typedef void (*nc_complete_fn)(const nc_response *response, const nc_error *error,
-                               void *userdata);
+typedef void (*nc_complete_fn)(const nc_response *response, const nc_error *error, void *userdata);
 
 /**
  * Starts sending `request` on `client`; `fn` is called exactly once when it ends.
@@ -826,8 +822,8 @@ typedef void (*nc_complete_fn)(const nc_response *response, const nc_error *erro
  *   *task_out is not written. A request that cannot be built (e.g. a relative path
  *   without base_url) is accepted and completes with NC_CLIENT_INVALID_REQUEST.
  */
-NC_API nc_status nc_client_send(nc_client *client, const nc_request *request,
-                                nc_complete_fn fn, void *userdata, nc_task **task_out);
+NC_API nc_status nc_client_send(nc_client *client, const nc_request *request, nc_complete_fn fn,
+                                void *userdata, nc_task **task_out);
 
 /**
  * Sends `request` and blocks until it ends. The transfer runs on the calling
@@ -914,8 +910,8 @@ NC_API size_t nc_response_header_count(const nc_response *response);
  * Thread:    any thread.
  * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL response, index out of range).
  */
-NC_API nc_status nc_response_header_at(const nc_response *response, size_t index,
-                                       const char **name_out, const char **value_out);
+NC_API nc_status nc_response_header_at(const nc_response *response, size_t index, const char **name_out,
+                                       const char **value_out);
 
 /**
  * Returns the body bytes (decompressed if the server used gzip/deflate). The
@@ -1009,7 +1005,7 @@ NC_API void nc_response_free(nc_response *response);
 #define NC_REQUEST_NO_COALESCE        2  /* reserved: takes effect when coalescing lands */
 #define NC_REQUEST_NO_RETRY           4  /* reserved: takes effect when retry lands */
 #define NC_REQUEST_IDEMPOTENT         8  /* reserved: retried whatever the method, once retry lands */
-#define NC_REQUEST_SKIP_AUTH         16  /* reserved: neither held by nor triggering a token refresh */
+#define NC_REQUEST_SKIP_AUTH          16 /* reserved: neither held by nor triggering a token refresh */
 
 /* Levels of nc_client_set_log_handler(). */
 #define NC_LOG_OFF   0
@@ -1069,7 +1065,8 @@ NC_API nc_status nc_client_set_error_handler(nc_client *client, nc_complete_fn f
  * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client).
  * Since:     0.3
  */
-NC_API nc_status nc_client_set_auth_expired_handler(nc_client *client, nc_complete_fn fn, void *userdata);
+NC_API nc_status nc_client_set_auth_expired_handler(nc_client *client, nc_complete_fn fn,
+                                                    void *userdata);
 
 /**
  * The function of nc_client_set_event_handler() and nc_client_set_log_handler():
@@ -1122,7 +1119,8 @@ NC_API nc_status nc_client_set_event_handler(nc_client *client, nc_event_fn fn, 
  *   (NULL client, level outside NC_LOG_OFF…NC_LOG_TRACE).
  * Since:     0.3
  */
-NC_API nc_status nc_client_set_log_handler(nc_client *client, int32_t level, nc_event_fn fn, void *userdata);
+NC_API nc_status nc_client_set_log_handler(nc_client *client, int32_t level, nc_event_fn fn,
+                                           void *userdata);
 
 /**
  * Returns the request's number among its client's: the "id" of its events.

@@ -27,8 +27,16 @@ void ncsink_free(ncsink *s) {
 
 void ncsink_reset(ncsink *s, curl_off_t max_body, size_t max_header_count, size_t max_header_bytes,
                   int out_fd) {
-    if (s->body_cap > NCSINK_KEEP) { free(s->body); s->body = NULL; s->body_cap = 0; }
-    if (s->head_cap > NCSINK_KEEP) { free(s->head); s->head = NULL; s->head_cap = 0; }
+    if (s->body_cap > NCSINK_KEEP) {
+        free(s->body);
+        s->body = NULL;
+        s->body_cap = 0;
+    }
+    if (s->head_cap > NCSINK_KEEP) {
+        free(s->head);
+        s->head = NULL;
+        s->head_cap = 0;
+    }
     s->body_len = 0;
     s->head_len = 0;
     s->head_lines = 0;
@@ -117,7 +125,10 @@ size_t ncsink_write(char *ptr, size_t size, size_t nmemb, void *userdata) {
             s->to_file = status >= 200 && status < 300;
         }
         if (s->to_file) {
-            if (!write_out(s, ptr, n)) { s->abort_reason = NCSINK_FILE_ERROR; return 0; }
+            if (!write_out(s, ptr, n)) {
+                s->abort_reason = NCSINK_FILE_ERROR;
+                return 0;
+            }
             return n;
         }
     }
@@ -126,7 +137,10 @@ size_t ncsink_write(char *ptr, size_t size, size_t nmemb, void *userdata) {
         curl_off_t expected = -1;
         if (curl_easy_getinfo(s->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &expected) == CURLE_OK &&
             expected > 0) {
-            if (expected > s->max_body) { s->abort_reason = NCSINK_BODY_TOO_LARGE; return 0; }
+            if (expected > s->max_body) {
+                s->abort_reason = NCSINK_BODY_TOO_LARGE;
+                return 0;
+            }
             /* The header lines are complete by now: leave room for them after the
              * body and its NUL, so ncsink_take hands both over in this one block. */
             size_t room = (size_t)expected;
@@ -168,15 +182,15 @@ size_t ncsink_header(char *ptr, size_t size, size_t nmemb, void *userdata) {
     }
     /* As libcurl: only the first line of a block is a status line. Trailer lines
      * (after the body of a chunked response) never begin a response. */
-    int status = s->head_at_start && s->body_len == 0 && s->out_bytes == 0 &&
-                 n >= 5 && memcmp(ptr, "HTTP/", 5) == 0;
+    int status = s->head_at_start && s->body_len == 0 && s->out_bytes == 0 && n >= 5 &&
+                 memcmp(ptr, "HTTP/", 5) == 0;
     s->head_at_start = 0;
     if (status) {
         /* A new response: the headers kept are the final response's. */
         s->head_ended = 0;
         s->head_len = 0;
         if (s->head) s->head[0] = 0;
-        if (!first) s->head_lines++;    /* each response after the first is a line */
+        if (!first) s->head_lines++; /* each response after the first is a line */
     } else {
         s->head_lines++;
     }

@@ -21,8 +21,9 @@ final class CAdapter: RequestAdapter, @unchecked Sendable {
         request = box.request
         if box.failed || status != NC_OK {
             let named = String(cString: nc_status_str(status))
-            throw NetError.adapterFailed(box.failMessage
-                ?? "A request adapter refused the request (it returned \(named)); nothing was sent.")
+            throw NetError.adapterFailed(
+                box.failMessage
+                    ?? "A request adapter refused the request (it returned \(named)); nothing was sent.")
         }
     }
 }
@@ -61,8 +62,10 @@ final class OutgoingBox {
 }
 
 @c @implementation
-public func nc_client_add_adapter(_ client: OpaquePointer?, _ fn: nc_adapter_fn?,
-                                  _ userdata: UnsafeMutableRawPointer?) -> nc_status {
+public func nc_client_add_adapter(
+    _ client: OpaquePointer?, _ fn: nc_adapter_fn?,
+    _ userdata: UnsafeMutableRawPointer?
+) -> nc_status {
     guard let c = borrow(client, as: NetClient.self), let fn else { return NC_ERR_INVALID_ARGUMENT }
     c.addAdapter(CAdapter(fn, userdata))
     return NC_OK
@@ -81,7 +84,8 @@ public func nc_outgoing_url(_ out: OpaquePointer?) -> UnsafePointer<CChar>? {
 @c @implementation
 public func nc_outgoing_header(_ out: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
     guard let box = borrow(out, as: OutgoingBox.self), let name = text(name),
-          let value = box.request.header(name) else { return nil }
+        let value = box.request.header(name)
+    else { return nil }
     return box.keep(value)
 }
 
@@ -94,8 +98,10 @@ public func nc_outgoing_body(_ out: OpaquePointer?, _ len_out: UnsafeMutablePoin
 }
 
 @c @implementation
-public func nc_outgoing_set_header(_ out: OpaquePointer?, _ name: UnsafePointer<CChar>?,
-                                   _ value: UnsafePointer<CChar>?) -> nc_status {
+public func nc_outgoing_set_header(
+    _ out: OpaquePointer?, _ name: UnsafePointer<CChar>?,
+    _ value: UnsafePointer<CChar>?
+) -> nc_status {
     guard let box = borrow(out, as: OutgoingBox.self), let name = text(name) else { return NC_ERR_INVALID_ARGUMENT }
     var v: String? = nil
     if let value {
@@ -140,8 +146,10 @@ public func nc_client_set_token(_ client: OpaquePointer?, _ token: UnsafePointer
 }
 
 @c @implementation
-public func nc_client_set_basic_auth(_ client: OpaquePointer?, _ user: UnsafePointer<CChar>?,
-                                     _ password: UnsafePointer<CChar>?) -> nc_status {
+public func nc_client_set_basic_auth(
+    _ client: OpaquePointer?, _ user: UnsafePointer<CChar>?,
+    _ password: UnsafePointer<CChar>?
+) -> nc_status {
     guard let c = borrow(client, as: NetClient.self) else { return NC_ERR_INVALID_ARGUMENT }
     var u: String? = nil
     var p: String? = nil

@@ -2,12 +2,15 @@ import CNetCore
 import NetCore
 
 @c @implementation
-public func nc_client_new(_ config_json: UnsafePointer<CChar>?,
-                          _ client_out: UnsafeMutablePointer<OpaquePointer?>?,
-                          _ error_out: UnsafeMutablePointer<OpaquePointer?>?) -> nc_status {
+public func nc_client_new(
+    _ config_json: UnsafePointer<CChar>?,
+    _ client_out: UnsafeMutablePointer<OpaquePointer?>?,
+    _ error_out: UnsafeMutablePointer<OpaquePointer?>?
+) -> nc_status {
     guard let client_out else { return NC_ERR_INVALID_ARGUMENT }
     guard let json = text(config_json) else {
-        error_out?.pointee = retained(ErrorBox(.invalidConfig("The configuration is NULL or not valid UTF-8; pass JSON text such as \"{}\".")))
+        error_out?.pointee = retained(
+            ErrorBox(.invalidConfig("The configuration is NULL or not valid UTF-8; pass JSON text such as \"{}\".")))
         return NC_ERR_INVALID_ARGUMENT
     }
     do throws(NetError) {
@@ -36,8 +39,10 @@ public func nc_client_set_environment(_ client: OpaquePointer?, _ name: UnsafePo
 }
 
 @c @implementation
-public func nc_client_set_header(_ client: OpaquePointer?, _ name: UnsafePointer<CChar>?,
-                                 _ value: UnsafePointer<CChar>?) -> nc_status {
+public func nc_client_set_header(
+    _ client: OpaquePointer?, _ name: UnsafePointer<CChar>?,
+    _ value: UnsafePointer<CChar>?
+) -> nc_status {
     guard let c = borrow(client, as: NetClient.self), let name = text(name) else { return NC_ERR_INVALID_ARGUMENT }
     var v: String? = nil
     if let value {

@@ -68,7 +68,8 @@ public func nc_error_data(_ error: OpaquePointer?) -> UnsafeMutablePointer<json_
 }
 
 @c @implementation
-public func nc_error_data_json(_ error: OpaquePointer?, _ len_out: UnsafeMutablePointer<Int>?) -> UnsafePointer<CChar>? {
+public func nc_error_data_json(_ error: OpaquePointer?, _ len_out: UnsafeMutablePointer<Int>?) -> UnsafePointer<CChar>?
+{
     guard let box = borrow(error, as: ErrorBox.self), let data = box.error.data else { return nil }
     let s = box.dataJSON.get { data.text }
     len_out?.pointee = s.count

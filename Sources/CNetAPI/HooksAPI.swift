@@ -23,7 +23,8 @@ public func nc_request_set_flags(_ request: OpaquePointer?, _ flags: UInt32) -> 
 
 /// A Swift failure handler calling `fn` with borrowed handles.
 private func failureHandler(_ fn: nc_complete_fn?, _ userdata: UnsafeMutableRawPointer?)
-    -> (@Sendable (Response?, NetError) -> Void)? {
+    -> (@Sendable (Response?, NetError) -> Void)?
+{
     guard let fn else { return nil }
     let hook = CHook(fn: fn, userdata: userdata)
     return { response, error in
@@ -35,16 +36,20 @@ private func failureHandler(_ fn: nc_complete_fn?, _ userdata: UnsafeMutableRawP
 }
 
 @c @implementation
-public func nc_client_set_error_handler(_ client: OpaquePointer?, _ fn: nc_complete_fn?,
-                                        _ userdata: UnsafeMutableRawPointer?) -> nc_status {
+public func nc_client_set_error_handler(
+    _ client: OpaquePointer?, _ fn: nc_complete_fn?,
+    _ userdata: UnsafeMutableRawPointer?
+) -> nc_status {
     guard let c = borrow(client, as: NetClient.self) else { return NC_ERR_INVALID_ARGUMENT }
     c.errorHandler = failureHandler(fn, userdata)
     return NC_OK
 }
 
 @c @implementation
-public func nc_client_set_auth_expired_handler(_ client: OpaquePointer?, _ fn: nc_complete_fn?,
-                                               _ userdata: UnsafeMutableRawPointer?) -> nc_status {
+public func nc_client_set_auth_expired_handler(
+    _ client: OpaquePointer?, _ fn: nc_complete_fn?,
+    _ userdata: UnsafeMutableRawPointer?
+) -> nc_status {
     guard let c = borrow(client, as: NetClient.self) else { return NC_ERR_INVALID_ARGUMENT }
     c.authExpiredHandler = failureHandler(fn, userdata)
     return NC_OK
@@ -57,8 +62,10 @@ private func callEventFn(_ hook: CHook<nc_event_fn>, _ text: String) {
 }
 
 @c @implementation
-public func nc_client_set_event_handler(_ client: OpaquePointer?, _ fn: nc_event_fn?,
-                                        _ userdata: UnsafeMutableRawPointer?) -> nc_status {
+public func nc_client_set_event_handler(
+    _ client: OpaquePointer?, _ fn: nc_event_fn?,
+    _ userdata: UnsafeMutableRawPointer?
+) -> nc_status {
     guard let c = borrow(client, as: NetClient.self) else { return NC_ERR_INVALID_ARGUMENT }
     guard let fn else {
         c.eventHandler = nil
@@ -70,8 +77,10 @@ public func nc_client_set_event_handler(_ client: OpaquePointer?, _ fn: nc_event
 }
 
 @c @implementation
-public func nc_client_set_log_handler(_ client: OpaquePointer?, _ level: Int32, _ fn: nc_event_fn?,
-                                      _ userdata: UnsafeMutableRawPointer?) -> nc_status {
+public func nc_client_set_log_handler(
+    _ client: OpaquePointer?, _ level: Int32, _ fn: nc_event_fn?,
+    _ userdata: UnsafeMutableRawPointer?
+) -> nc_status {
     guard let c = borrow(client, as: NetClient.self), let level = LogLevel(rawValue: level) else {
         return NC_ERR_INVALID_ARGUMENT
     }

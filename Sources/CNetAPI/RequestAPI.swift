@@ -14,9 +14,13 @@ final class RequestBox {
 }
 
 @c @implementation
-public func nc_request_new(_ method: UnsafePointer<CChar>?, _ path_or_url: UnsafePointer<CChar>?,
-                           _ request_out: UnsafeMutablePointer<OpaquePointer?>?) -> nc_status {
-    guard let request_out, let method = text(method), let target = text(path_or_url) else { return NC_ERR_INVALID_ARGUMENT }
+public func nc_request_new(
+    _ method: UnsafePointer<CChar>?, _ path_or_url: UnsafePointer<CChar>?,
+    _ request_out: UnsafeMutablePointer<OpaquePointer?>?
+) -> nc_status {
+    guard let request_out, let method = text(method), let target = text(path_or_url) else {
+        return NC_ERR_INVALID_ARGUMENT
+    }
     do throws(NetError) {
         request_out.pointee = retained(RequestBox(try Request(method: method, target: target)))
         return NC_OK
@@ -45,8 +49,10 @@ private func edit(_ request: OpaquePointer?, _ change: (inout Request) throws(Ne
 }
 
 @c @implementation
-public func nc_request_set_header(_ request: OpaquePointer?, _ name: UnsafePointer<CChar>?,
-                                  _ value: UnsafePointer<CChar>?) -> nc_status {
+public func nc_request_set_header(
+    _ request: OpaquePointer?, _ name: UnsafePointer<CChar>?,
+    _ value: UnsafePointer<CChar>?
+) -> nc_status {
     guard let name = text(name) else { return NC_ERR_INVALID_ARGUMENT }
     if value != nil && text(value) == nil { return NC_ERR_INVALID_ARGUMENT }
     let v = text(value)
@@ -54,8 +60,10 @@ public func nc_request_set_header(_ request: OpaquePointer?, _ name: UnsafePoint
 }
 
 @c @implementation
-public func nc_request_set_query(_ request: OpaquePointer?, _ name: UnsafePointer<CChar>?,
-                                 _ value: UnsafePointer<CChar>?) -> nc_status {
+public func nc_request_set_query(
+    _ request: OpaquePointer?, _ name: UnsafePointer<CChar>?,
+    _ value: UnsafePointer<CChar>?
+) -> nc_status {
     guard let name = text(name) else { return NC_ERR_INVALID_ARGUMENT }
     if value != nil && text(value) == nil { return NC_ERR_INVALID_ARGUMENT }
     let v = text(value)
@@ -63,7 +71,9 @@ public func nc_request_set_query(_ request: OpaquePointer?, _ name: UnsafePointe
 }
 
 @c @implementation
-public func nc_request_set_params_json(_ request: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ len: Int) -> nc_status {
+public func nc_request_set_params_json(_ request: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ len: Int)
+    -> nc_status
+{
     guard let json, len >= 0 else { return NC_ERR_INVALID_ARGUMENT }
     let bytes = UnsafeRawBufferPointer(start: json, count: len)
     return edit(request) { (r: inout Request) throws(NetError) in try r.setParams(json: bytes) }
@@ -83,8 +93,10 @@ public func nc_request_set_encoding(_ request: OpaquePointer?, _ encoding: Int32
 }
 
 @c @implementation
-public func nc_request_set_body(_ request: OpaquePointer?, _ bytes: UnsafeRawPointer?, _ len: Int,
-                                _ content_type: UnsafePointer<CChar>?) -> nc_status {
+public func nc_request_set_body(
+    _ request: OpaquePointer?, _ bytes: UnsafeRawPointer?, _ len: Int,
+    _ content_type: UnsafePointer<CChar>?
+) -> nc_status {
     guard len >= 0, bytes != nil || len == 0 else { return NC_ERR_INVALID_ARGUMENT }
     if content_type != nil && text(content_type) == nil { return NC_ERR_INVALID_ARGUMENT }
     let type = text(content_type)

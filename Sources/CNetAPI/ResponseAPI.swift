@@ -18,9 +18,11 @@ public func nc_response_header_count(_ response: OpaquePointer?) -> Int {
 }
 
 @c @implementation
-public func nc_response_header_at(_ response: OpaquePointer?, _ index: Int,
-                                  _ name_out: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
-                                  _ value_out: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> nc_status {
+public func nc_response_header_at(
+    _ response: OpaquePointer?, _ index: Int,
+    _ name_out: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+    _ value_out: UnsafeMutablePointer<UnsafePointer<CChar>?>?
+) -> nc_status {
     guard let r = borrow(response, as: Response.self), let entry = r.headers.entry(index) else {
         return NC_ERR_INVALID_ARGUMENT
     }
@@ -47,7 +49,9 @@ public func nc_response_data(_ response: OpaquePointer?) -> UnsafeMutablePointer
 }
 
 @c @implementation
-public func nc_response_data_json(_ response: OpaquePointer?, _ len_out: UnsafeMutablePointer<Int>?) -> UnsafePointer<CChar>? {
+public func nc_response_data_json(_ response: OpaquePointer?, _ len_out: UnsafeMutablePointer<Int>?) -> UnsafePointer<
+    CChar
+>? {
     guard let r = borrow(response, as: Response.self), let (p, n) = r.dataJSON else { return nil }
     len_out?.pointee = n
     return p

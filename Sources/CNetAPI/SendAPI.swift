@@ -2,23 +2,29 @@ import CNetCore
 import NetCore
 
 @c @implementation
-public func nc_client_send(_ client: OpaquePointer?, _ request: OpaquePointer?, _ fn: nc_complete_fn?,
-                           _ userdata: UnsafeMutableRawPointer?,
-                           _ task_out: UnsafeMutablePointer<OpaquePointer?>?) -> nc_status {
+public func nc_client_send(
+    _ client: OpaquePointer?, _ request: OpaquePointer?, _ fn: nc_complete_fn?,
+    _ userdata: UnsafeMutableRawPointer?,
+    _ task_out: UnsafeMutablePointer<OpaquePointer?>?
+) -> nc_status {
     guard let c = borrow(client, as: NetClient.self), let r = borrow(request, as: RequestBox.self),
-          let fn else { return NC_ERR_INVALID_ARGUMENT }
+        let fn
+    else { return NC_ERR_INVALID_ARGUMENT }
     let snapshot = r.current
-    let task = c.send(snapshot.request, foreign: (unsafeBitCast(fn, to: UnsafeRawPointer.self), userdata),
-                      completion: callC)
+    let task = c.send(
+        snapshot.request, foreign: (unsafeBitCast(fn, to: UnsafeRawPointer.self), userdata),
+        completion: callC)
     guard let task else { return NC_ERR_INVALID_STATE }
     task_out?.pointee = retained(task)
     return NC_OK
 }
 
 @c @implementation
-public func nc_client_send_sync(_ client: OpaquePointer?, _ request: OpaquePointer?,
-                                _ response_out: UnsafeMutablePointer<OpaquePointer?>?,
-                                _ error_out: UnsafeMutablePointer<OpaquePointer?>?) -> nc_status {
+public func nc_client_send_sync(
+    _ client: OpaquePointer?, _ request: OpaquePointer?,
+    _ response_out: UnsafeMutablePointer<OpaquePointer?>?,
+    _ error_out: UnsafeMutablePointer<OpaquePointer?>?
+) -> nc_status {
     guard let c = borrow(client, as: NetClient.self), let r = borrow(request, as: RequestBox.self) else {
         return NC_ERR_INVALID_ARGUMENT
     }
@@ -48,7 +54,8 @@ public func nc_task_free(_ task: OpaquePointer?) {
 /// `foreign` words with borrowed handles. Captures nothing (no allocation per send).
 func callC(_ transfer: Transfer, _ response: Response?, _ error: NetError?) {
     guard let fnWord = transfer.foreign.0 else { return }
-    let fn = unsafeBitCast(fnWord, to: (@convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void).self)
+    let fn = unsafeBitCast(
+        fnWord, to: (@convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void).self)
     let userdata = transfer.foreign.1
     let responseHandle = response.map { unretained($0) }
     if let error {

@@ -45,9 +45,9 @@ static int check_str(const char *got, const char *want, const char *expr, int li
     if ((got == NULL && want == NULL) || (got && want && strcmp(got, want) == 0))
         return check(1, expr, line);
     g_failed++;
-    printf("FAIL %s:%d [%s] %s == %s%s%s, want %s%s%s\n", __FILE__, line, g_ctx, expr,
-           got ? "\"" : "", got ? got : "NULL", got ? "\"" : "", want ? "\"" : "",
-           want ? want : "NULL", want ? "\"" : "");
+    printf("FAIL %s:%d [%s] %s == %s%s%s, want %s%s%s\n", __FILE__, line, g_ctx, expr, got ? "\"" : "",
+           got ? got : "NULL", got ? "\"" : "", want ? "\"" : "", want ? want : "NULL",
+           want ? "\"" : "");
     return 0;
 }
 
@@ -58,8 +58,8 @@ static int check_json(const json_t *got, const char *want_text, const char *expr
     if (!ok) {
         char *dump = got ? json_dumps(got, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
         g_failed++;
-        printf("FAIL %s:%d [%s] %s == %s, want %s\n", __FILE__, line, g_ctx, expr,
-               dump ? dump : "NULL", want_text ? want_text : "NULL");
+        printf("FAIL %s:%d [%s] %s == %s, want %s\n", __FILE__, line, g_ctx, expr, dump ? dump : "NULL",
+               want_text ? want_text : "NULL");
         free(dump);
     } else {
         g_passed++;
@@ -82,10 +82,10 @@ static int check_json_text(const char *got, const char *want_text, const char *e
     return ok;
 }
 
-#define CHECK(c) check(!!(c), #c, __LINE__)
-#define CHECK_INT(a, b) check_int((long long)(a), (long long)(b), #a, __LINE__)
-#define CHECK_STR(a, b) check_str((a), (b), #a, __LINE__)
-#define CHECK_JSON(a, b) check_json((a), (b), #a, __LINE__)
+#define CHECK(c)              check(!!(c), #c, __LINE__)
+#define CHECK_INT(a, b)       check_int((long long)(a), (long long)(b), #a, __LINE__)
+#define CHECK_STR(a, b)       check_str((a), (b), #a, __LINE__)
+#define CHECK_JSON(a, b)      check_json((a), (b), #a, __LINE__)
 #define CHECK_JSON_TEXT(a, b) check_json_text((a), (b), #a, __LINE__)
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -159,8 +159,8 @@ static void expect_ok(nc_client *client, const char *path, const char *data) {
 
 /* GET `path`, expect an error with exactly these fields (data: JSON text or NULL). */
 static void expect_error(nc_client *client, const char *path, nc_domain domain, long long code,
-                         const char *code_str, const char *message, const char *trace,
-                         int http_status, const char *data) {
+                         const char *code_str, const char *message, const char *trace, int http_status,
+                         const char *data) {
     nc_response *resp;
     nc_error *err;
     json_t *all;
@@ -205,13 +205,12 @@ static void test_shape_a(void) {
     expect_ok(c, "/env/code/nodata", "null");
     expect_error(c, "/env/code/fail", NC_DOMAIN_API, 1001, "1001", "wrong password", NULL, 200,
                  "{\"field\":\"password\"}");
-    expect_error(c, "/env/code/string", NC_DOMAIN_API, 0, "E1001", "account locked", NULL, 200,
+    expect_error(c, "/env/code/string", NC_DOMAIN_API, 0, "E1001", "account locked", NULL, 200, NULL);
+    expect_error(c, "/env/code/missing", NC_DOMAIN_PARSE, NC_PARSE_MISSING_FIELD, "3", NULL, NULL, 200,
                  NULL);
-    expect_error(c, "/env/code/missing", NC_DOMAIN_PARSE, NC_PARSE_MISSING_FIELD, "3", NULL,
-                 NULL, 200, NULL);
     /* a valid envelope wins over the HTTP status; envelope.trace_id defaults to "traceId" */
-    expect_error(c, "/status/500?body=envelope&code=5001", NC_DOMAIN_API, 5001, "5001",
-                 "server busy", "trace-500", 500, "{\"retry\":true}");
+    expect_error(c, "/status/500?body=envelope&code=5001", NC_DOMAIN_API, 5001, "5001", "server busy",
+                 "trace-500", 500, "{\"retry\":true}");
     expect_error(c, "/status/404", NC_DOMAIN_HTTP, 404, "404", NULL, NULL, 404, NULL);
 
     /* response accessors on a success */
@@ -241,8 +240,8 @@ static void test_shape_b(void) {
     nc_client *c = make_client(ENVELOPE_B, NULL);
     if (!c) return;
     expect_ok(c, "/env/success/ok", "{\"id\":42}");
-    expect_error(c, "/env/success/fail", NC_DOMAIN_API, 4003, "4003", "forbidden",
-                 "trace-fail-1", 200, "{\"reason\":\"scope\"}");
+    expect_error(c, "/env/success/fail", NC_DOMAIN_API, 4003, "4003", "forbidden", "trace-fail-1", 200,
+                 "{\"reason\":\"scope\"}");
     nc_client_free(c);
 }
 
@@ -250,8 +249,7 @@ static void test_shape_c(void) {
     nc_client *c = make_client(ENVELOPE_C, NULL);
     if (!c) return;
     expect_ok(c, "/env/status/ok", "{\"items\":[1,2,3]}");
-    expect_error(c, "/env/status/fail", NC_DOMAIN_API, 0, "E42", "quota exceeded", NULL, 200,
-                 NULL);
+    expect_error(c, "/env/status/fail", NC_DOMAIN_API, 0, "E42", "quota exceeded", NULL, 200, NULL);
     /* status OK but errorCode "7" is not an ok code */
     expect_error(c, "/env/status/badcode", NC_DOMAIN_API, 7, "7", "partial", NULL, 200, NULL);
     nc_client_free(c);
@@ -260,8 +258,9 @@ static void test_shape_c(void) {
 static void test_raw_mode(void) {
     nc_client *c = make_client(NULL, NULL);
     if (!c) return;
-    expect_ok(c, "/env/code/fail", "{\"code\":1001,\"msg\":\"wrong password\","
-                                   "\"data\":{\"field\":\"password\"}}");
+    expect_ok(c, "/env/code/fail",
+              "{\"code\":1001,\"msg\":\"wrong password\","
+              "\"data\":{\"field\":\"password\"}}");
     expect_error(c, "/status/503?body=text", NC_DOMAIN_HTTP, 503, "503", NULL, NULL, 503, NULL);
     nc_client_free(c);
 }
@@ -388,7 +387,7 @@ typedef struct {
     pthread_mutex_t mutex;
     pthread_cond_t cond;
     int count;
-    nc_client *client;    /* for the re-entrancy checks */
+    nc_client *client; /* for the re-entrancy checks */
     const nc_request *req;
     nc_status sync_status; /* nc_client_send_sync() from inside the callback */
     nc_domain domain;
@@ -453,7 +452,7 @@ static void test_loop_callbacks(void) {
     CHECK_INT(nc_client_send(c, req, loop_cb, &w, NULL), NC_OK);
     CHECK_INT(waiter_count(&w, 1, 10000), 1);
     CHECK_INT(w.sync_status, NC_ERR_INVALID_STATE);
-    CHECK_INT(w.domain, 0); /* success */
+    CHECK_INT(w.domain, 0);                                    /* success */
     CHECK_INT(nc_client_send_sync(c, req, NULL, &err), NC_OK); /* still usable */
     nc_error_free(err);
     err = NULL;
@@ -466,7 +465,7 @@ static void test_loop_callbacks(void) {
     CHECK_INT(nc_request_new("GET", "/slow?ms=3000", &req), NC_OK);
     CHECK_INT(nc_client_send(c, req, loop_cb, &w, &task), NC_OK);
     sleep_ms(50);
-    nc_task_cancel(task); /* the server would answer in 3 s */
+    nc_task_cancel(task);  /* the server would answer in 3 s */
     CHECK_INT(w.count, 1); /* the callback has returned when cancel returns */
     CHECK_INT(w.domain, NC_DOMAIN_CLIENT);
     CHECK_INT(w.code, NC_CLIENT_CANCELLED);
@@ -533,7 +532,7 @@ static void test_free_in_flight(void) {
     for (early = 0, i = 0; i < SN; i++) early += s[i].count;
     pthread_mutex_unlock(&mutex);
     CHECK_INT(early, 0);
-    nc_client_free(c); /* ends them all: the server would answer each in 3 s */
+    nc_client_free(c);         /* ends them all: the server would answer each in 3 s */
     for (i = 0; i < SN; i++) { /* no lock needed: free waited for every callback */
         CHECK_INT(s[i].count, 1);
         CHECK_INT(s[i].domain, NC_DOMAIN_CLIENT);
@@ -830,9 +829,9 @@ struct hook_log {
     pthread_mutex_t lock;
     pthread_cond_t cond;
     int errors, auths, completions, events, lines;
-    int order_ok;          /* the error handler ran before the completion */
-    int leaked;            /* some text contained "SECRET" */
-    int info_line;         /* an INFO "... => 200 (" line was seen */
+    int order_ok;  /* the error handler ran before the completion */
+    int leaked;    /* some text contained "SECRET" */
+    int info_line; /* an INFO "... => 200 (" line was seen */
     pthread_t error_thread;
 };
 
@@ -849,7 +848,8 @@ static void hook_error(const nc_response *r, const nc_error *e, void *ud) {
 
 static void hook_auth(const nc_response *r, const nc_error *e, void *ud) {
     struct hook_log *h = ud;
-    (void)r; (void)e;
+    (void)r;
+    (void)e;
     pthread_mutex_lock(&h->lock);
     h->auths++;
     pthread_mutex_unlock(&h->lock);
@@ -857,7 +857,8 @@ static void hook_auth(const nc_response *r, const nc_error *e, void *ud) {
 
 static void hook_complete(const nc_response *r, const nc_error *e, void *ud) {
     struct hook_log *h = ud;
-    (void)r; (void)e;
+    (void)r;
+    (void)e;
     pthread_mutex_lock(&h->lock);
     h->completions++;
     pthread_cond_broadcast(&h->cond);
@@ -869,8 +870,10 @@ static void hook_text(const char *text, size_t len, void *ud) {
     pthread_mutex_lock(&h->lock);
     if (strlen(text) != len) h->leaked = 1; /* must be NUL-terminated at len */
     if (strstr(text, "SECRET")) h->leaked = 1;
-    if (text[0] == '{') h->events++; else h->lines++;
-    if (strncmp(text, "INFO GET http://127.0.0.1:", 26) == 0 && strstr(text, " => 200 (")) h->info_line = 1;
+    if (text[0] == '{') h->events++;
+    else h->lines++;
+    if (strncmp(text, "INFO GET http://127.0.0.1:", 26) == 0 && strstr(text, " => 200 ("))
+        h->info_line = 1;
     pthread_mutex_unlock(&h->lock);
 }
 
@@ -887,9 +890,10 @@ static void test_hooks(void) {
     pthread_mutex_init(&h.lock, NULL);
     pthread_cond_init(&h.cond, NULL);
     h.order_ok = 1;
-    nc_client *c = make_client("{\"code\":\"code\",\"ok_codes\":[0],\"message\":\"msg\",\"data\":\"data\","
-                               "\"auth_expired_codes\":[401001]}",
-                               "\"credential_headers\":[\"X-API-Key\"]");
+    nc_client *c =
+        make_client("{\"code\":\"code\",\"ok_codes\":[0],\"message\":\"msg\",\"data\":\"data\","
+                    "\"auth_expired_codes\":[401001]}",
+                    "\"credential_headers\":[\"X-API-Key\"]");
     if (!CHECK(c != NULL)) return;
 
     /* flags */
@@ -903,7 +907,10 @@ static void test_hooks(void) {
     nc_response *resp = NULL;
     nc_error *err = NULL;
     CHECK_INT(nc_client_send_sync(c, r, &resp, &err), NC_ERR_FAILED);
-    nc_response_free(resp); nc_error_free(err); resp = NULL; err = NULL;
+    nc_response_free(resp);
+    nc_error_free(err);
+    resp = NULL;
+    err = NULL;
     CHECK_INT(h.errors, 0);
     CHECK_INT(nc_request_set_flags(r, 0), NC_OK);
     nc_task *task = NULL;
@@ -913,8 +920,11 @@ static void test_hooks(void) {
     nc_task_free(task);
     CHECK_INT(h.errors, 1);
     CHECK(h.order_ok);
-    CHECK_INT(nc_client_send_sync(c, r, &resp, &err), NC_ERR_FAILED);   /* sync: on this thread */
-    nc_response_free(resp); nc_error_free(err); resp = NULL; err = NULL;
+    CHECK_INT(nc_client_send_sync(c, r, &resp, &err), NC_ERR_FAILED); /* sync: on this thread */
+    nc_response_free(resp);
+    nc_error_free(err);
+    resp = NULL;
+    err = NULL;
     CHECK_INT(h.errors, 2);
     CHECK(pthread_equal(h.error_thread, pthread_self()));
     nc_request_free(r);
@@ -945,7 +955,10 @@ static void test_hooks(void) {
     const char *metrics = nc_response_metrics_json(resp);
     CHECK(metrics != NULL && strstr(metrics, "\"attempts\":1") && strstr(metrics, "\"attempt_log\":[{"));
     CHECK(metrics != NULL && strstr(metrics, "SECRET") == NULL);
-    nc_response_free(resp); nc_error_free(err); resp = NULL; err = NULL;
+    nc_response_free(resp);
+    nc_error_free(err);
+    resp = NULL;
+    err = NULL;
     nc_request_free(r);
     CHECK_INT(h.events, 3);
     CHECK(h.lines >= 3);

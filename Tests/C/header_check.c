@@ -74,25 +74,68 @@ struct nc_api_table {
 };
 
 struct nc_api_table nc_api_check_table = {
-    nc_version, nc_version_number, nc_status_str,
-    nc_error_domain, nc_error_domain_name, nc_error_code, nc_error_code_str,
-    nc_error_message, nc_error_http_status, nc_error_trace_id, nc_error_data,
-    nc_error_data_json, nc_error_body, nc_error_attempts, nc_error_is_retryable,
-    nc_error_is_auth_expired, nc_error_json, nc_error_copy, nc_error_free,
-    nc_client_new, nc_client_free, nc_client_set_environment, nc_client_set_header,
-    nc_request_new, nc_request_free, nc_request_set_header, nc_request_set_query,
-    nc_request_set_params_json, nc_request_set_params, nc_request_set_encoding,
-    nc_request_set_body, nc_request_set_timeout_ms, nc_request_set_envelope,
-    nc_client_send, nc_client_send_sync, nc_task_cancel, nc_task_free,
-    nc_response_status, nc_response_header, nc_response_header_count,
-    nc_response_header_at, nc_response_body, nc_response_json, nc_response_data,
-    nc_response_data_json, nc_response_from_cache, nc_response_retain,
-    nc_response_free, nc_client_fd, nc_client_dispatch,
+    nc_version,
+    nc_version_number,
+    nc_status_str,
+    nc_error_domain,
+    nc_error_domain_name,
+    nc_error_code,
+    nc_error_code_str,
+    nc_error_message,
+    nc_error_http_status,
+    nc_error_trace_id,
+    nc_error_data,
+    nc_error_data_json,
+    nc_error_body,
+    nc_error_attempts,
+    nc_error_is_retryable,
+    nc_error_is_auth_expired,
+    nc_error_json,
+    nc_error_copy,
+    nc_error_free,
+    nc_client_new,
+    nc_client_free,
+    nc_client_set_environment,
+    nc_client_set_header,
+    nc_request_new,
+    nc_request_free,
+    nc_request_set_header,
+    nc_request_set_query,
+    nc_request_set_params_json,
+    nc_request_set_params,
+    nc_request_set_encoding,
+    nc_request_set_body,
+    nc_request_set_timeout_ms,
+    nc_request_set_envelope,
+    nc_client_send,
+    nc_client_send_sync,
+    nc_task_cancel,
+    nc_task_free,
+    nc_response_status,
+    nc_response_header,
+    nc_response_header_count,
+    nc_response_header_at,
+    nc_response_body,
+    nc_response_json,
+    nc_response_data,
+    nc_response_data_json,
+    nc_response_from_cache,
+    nc_response_retain,
+    nc_response_free,
+    nc_client_fd,
+    nc_client_dispatch,
     nc_request_set_output_file,
-    nc_request_set_flags, nc_client_set_error_handler, nc_client_set_auth_expired_handler,
-    nc_client_set_event_handler, nc_client_set_log_handler, nc_task_id,
+    nc_request_set_flags,
+    nc_client_set_error_handler,
+    nc_client_set_auth_expired_handler,
+    nc_client_set_event_handler,
+    nc_client_set_log_handler,
+    nc_task_id,
     nc_response_metrics_json,
-    nc_client_define_endpoint, nc_request_new_endpoint, nc_client_call, nc_client_call_sync,
+    nc_client_define_endpoint,
+    nc_request_new_endpoint,
+    nc_client_call,
+    nc_client_call_sync,
 };
 
 /* Adapters, token, signing (0.3). */
@@ -111,37 +154,45 @@ struct nc_adapters_api_table {
 };
 
 struct nc_adapters_api_table nc_adapters_api_check_table = {
-    nc_client_add_adapter, nc_outgoing_method, nc_outgoing_url, nc_outgoing_header,
-    nc_outgoing_body, nc_outgoing_set_header, nc_outgoing_fail, nc_client_set_token,
+    nc_client_add_adapter,    nc_outgoing_method,           nc_outgoing_url,  nc_outgoing_header,
+    nc_outgoing_body,         nc_outgoing_set_header,       nc_outgoing_fail, nc_client_set_token,
     nc_client_set_basic_auth, nc_request_set_max_redirects, nc_response_url,
 };
 typedef char nc_check_adapter_codes[NC_CLIENT_ADAPTER_FAILED == 9 ? 1 : -1];
 
 /* Every constant is an integer constant expression of the documented value. */
 typedef char nc_check_version[(NC_VERSION_NUMBER >> 16) == NC_VERSION_MAJOR ? 1 : -1];
-typedef char nc_check_status[(NC_OK == 0 && NC_ERR_INVALID_ARGUMENT == 1 &&
-                              NC_ERR_INVALID_STATE == 2 && NC_ERR_NO_MEMORY == 3 &&
-                              NC_ERR_FAILED == 4) ? 1 : -1];
+typedef char nc_check_status[(NC_OK == 0 && NC_ERR_INVALID_ARGUMENT == 1 && NC_ERR_INVALID_STATE == 2 &&
+                              NC_ERR_NO_MEMORY == 3 && NC_ERR_FAILED == 4)
+                                 ? 1
+                                 : -1];
 typedef char nc_check_domains[(NC_DOMAIN_CLIENT == 1 && NC_DOMAIN_TRANSPORT == 2 &&
-                               NC_DOMAIN_HTTP == 3 && NC_DOMAIN_API == 4 &&
-                               NC_DOMAIN_PARSE == 5) ? 1 : -1];
+                               NC_DOMAIN_HTTP == 3 && NC_DOMAIN_API == 4 && NC_DOMAIN_PARSE == 5)
+                                  ? 1
+                                  : -1];
 typedef char nc_check_client_codes[(NC_CLIENT_CANCELLED == 1 && NC_CLIENT_UNREACHABLE == 2 &&
-                                    NC_CLIENT_INVALID_REQUEST == 3 &&
-                                    NC_CLIENT_INVALID_CONFIG == 4 &&
-                                    NC_CLIENT_RESPONSE_TOO_LARGE == 5 &&
-                                    NC_CLIENT_SHUTDOWN == 6 &&
-                                    NC_CLIENT_HEADERS_TOO_LARGE == 7 &&
-                                    NC_CLIENT_INTERNAL == 8) ? 1 : -1];
+                                    NC_CLIENT_INVALID_REQUEST == 3 && NC_CLIENT_INVALID_CONFIG == 4 &&
+                                    NC_CLIENT_RESPONSE_TOO_LARGE == 5 && NC_CLIENT_SHUTDOWN == 6 &&
+                                    NC_CLIENT_HEADERS_TOO_LARGE == 7 && NC_CLIENT_INTERNAL == 8)
+                                       ? 1
+                                       : -1];
 typedef char nc_check_parse_codes[(NC_PARSE_INVALID_JSON == 1 && NC_PARSE_NOT_OBJECT == 2 &&
-                                   NC_PARSE_MISSING_FIELD == 3 &&
-                                   NC_PARSE_FIELD_TYPE == 4) ? 1 : -1];
+                                   NC_PARSE_MISSING_FIELD == 3 && NC_PARSE_FIELD_TYPE == 4)
+                                      ? 1
+                                      : -1];
 typedef char nc_check_encodings[(NC_ENCODING_DEFAULT == 0 && NC_ENCODING_QUERY == 1 &&
-                                 NC_ENCODING_FORM == 2 && NC_ENCODING_JSON == 3) ? 1 : -1];
+                                 NC_ENCODING_FORM == 2 && NC_ENCODING_JSON == 3)
+                                    ? 1
+                                    : -1];
 
 typedef char nc_check_request_flags[(NC_REQUEST_SKIP_ERROR_HANDLER == 1 && NC_REQUEST_NO_COALESCE == 2 &&
                                      NC_REQUEST_NO_RETRY == 4 && NC_REQUEST_IDEMPOTENT == 8 &&
-                                     NC_REQUEST_SKIP_AUTH == 16) ? 1 : -1];
+                                     NC_REQUEST_SKIP_AUTH == 16)
+                                        ? 1
+                                        : -1];
 typedef char nc_check_log_levels[(NC_LOG_OFF == 0 && NC_LOG_ERROR == 1 && NC_LOG_WARN == 2 &&
-                                  NC_LOG_INFO == 3 && NC_LOG_DEBUG == 4 && NC_LOG_TRACE == 5) ? 1 : -1];
+                                  NC_LOG_INFO == 3 && NC_LOG_DEBUG == 4 && NC_LOG_TRACE == 5)
+                                     ? 1
+                                     : -1];
 
 const char nc_check_version_string[] = NC_VERSION_STRING;

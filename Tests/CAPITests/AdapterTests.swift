@@ -34,7 +34,9 @@ let probeAdapter: nc_adapter_fn = { out, userdata in
     let p = Unmanaged<AdapterProbe>.fromOpaque(userdata).takeUnretainedValue()
     let order = string(nc_outgoing_header(out, "X-Order"))
     var n = 0
-    let body = nc_outgoing_body(out, &n).map { String(decoding: UnsafeRawBufferPointer(start: $0, count: n), as: UTF8.self) } ?? ""
+    let body =
+        nc_outgoing_body(out, &n).map { String(decoding: UnsafeRawBufferPointer(start: $0, count: n), as: UTF8.self) }
+        ?? ""
     p.lock.withLock {
         p.calls += 1
         p.sawAuthorization.append(string(nc_outgoing_header(out, "authorization")))
@@ -67,8 +69,10 @@ let probeAdapter: nc_adapter_fn = { out, userdata in
 
     @Test func adaptersRunInOrderAfterCommonParamsAndTokenAndBeforeSigning() throws {
         let a = AdapterProbe("a"), b = AdapterProbe("b")
-        let c = try client(config(envelope: Envelope.a, #""common_params":{"app":"shop"}"#,
-                                  #""signing":{"secret":"mock-signing-secret"}"#), [a, b])
+        let c = try client(
+            config(
+                envelope: Envelope.a, #""common_params":{"app":"shop"}"#,
+                #""signing":{"secret":"mock-signing-secret"}"#), [a, b])
         defer { c.free() }
         #expect(nc_client_set_token(c.handle, "tok-1") == NC_OK)
         let o = try c.sync("/echo") { $0.query("q", "1") }
@@ -133,13 +137,19 @@ let probeAdapter: nc_adapter_fn = { out, userdata in
     }
 
     @Test func theServerVerifiesTheSignature() throws {
-        let c = try TestClient(config(envelope: Envelope.a, #""signing":{"secret":"mock-signing-secret"}"#,
-                                      #""common_params":{"app":"shop","v":2}"#))
+        let c = try TestClient(
+            config(
+                envelope: Envelope.a, #""signing":{"secret":"mock-signing-secret"}"#,
+                #""common_params":{"app":"shop","v":2}"#))
         defer { c.free() }
-        let get = try c.sync("/signed") { $0.query("b", "x y"); $0.query("a", "2"); $0.query("a", "1") }
+        let get = try c.sync("/signed") {
+            $0.query("b", "x y"); $0.query("a", "2"); $0.query("a", "1")
+        }
         #expect(get.error == nil, "\(get)")
         #expect((get.echo?["verified"] as? Bool) == true)
-        let post = try c.sync("/signed", method: "POST") { $0.params(#"{"item":"book","qty":2}"#); $0.encoding(NC_ENCODING_JSON) }
+        let post = try c.sync("/signed", method: "POST") {
+            $0.params(#"{"item":"book","qty":2}"#); $0.encoding(NC_ENCODING_JSON)
+        }
         #expect(post.error == nil, "\(post)")
         let async = c.sendAndWait(try Request("PUT", "/signed?z=1&y=%2F"))
         #expect(async.outcome?.error == nil, "\(String(describing: async.outcome))")
@@ -157,7 +167,9 @@ let probeAdapter: nc_adapter_fn = { out, userdata in
         let form = try c.sync("/echo", method: "POST") { $0.params(#"{"own":"mine","x":1}"#) }
         let f = form.echo?["form"] as? [String: [String]]
         #expect(f?["app"] == ["shop"] && f?["own"] == ["mine"] && f?["x"] == ["1"], "\(form)")
-        let json = try c.sync("/echo", method: "POST") { $0.params(#"{"own":"mine"}"#); $0.encoding(NC_ENCODING_JSON) }
+        let json = try c.sync("/echo", method: "POST") {
+            $0.params(#"{"own":"mine"}"#); $0.encoding(NC_ENCODING_JSON)
+        }
         #expect(canonical(json.echo?["body"] as? String) == #"{"app":"shop","n":1,"own":"mine"}"#, "\(json)")
         let noParams = try c.sync("/echo", method: "POST")
         #expect((noParams.echo?["form"] as? [String: [String]])?["app"] == ["shop"], "\(noParams)")
@@ -177,9 +189,9 @@ let probeAdapter: nc_adapter_fn = { out, userdata in
         #expect(try auth() == "Bearer abc")
         #expect(try auth { $0.header("Authorization", "Custom x") } == "Custom x")
         #expect(nc_client_set_basic_auth(c.handle, "user", "pa:ss") == NC_OK)
-        #expect(try auth() == "Bearer abc")              // the token wins
+        #expect(try auth() == "Bearer abc")   // the token wins
         #expect(nc_client_set_token(c.handle, nil) == NC_OK)
-        #expect(try auth() == "Basic dXNlcjpwYTpzcw==")  // base64("user:pa:ss")
+        #expect(try auth() == "Basic dXNlcjpwYTpzcw==")   // base64("user:pa:ss")
         #expect(nc_client_set_basic_auth(c.handle, nil, nil) == NC_OK)
         #expect(try auth() == nil)
         let profile = try c.sync("/profile")

@@ -3,6 +3,7 @@ import CNetCore
 import Foundation
 import MockServerSupport
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,7 +21,9 @@ private enum UserdataProbe {
         let client = try TestClient(config())
         let (port, fd) = refusingPort()
         defer { close(fd) }
-        let paths = ["/env/code/ok", "/env/code/fail", "/status/404", "/text", "http://127.0.0.1:\(port)/x", "/nocontent"]
+        let paths = [
+            "/env/code/ok", "/env/code/fail", "/status/404", "/text", "http://127.0.0.1:\(port)/x", "/nocontent"
+        ]
         var collectors: [Collector] = []
         for path in paths {
             let c = Collector()
@@ -142,7 +145,8 @@ private enum UserdataProbe {
         let first = Collector { response, error in
             guard error == nil, let r = try? Request("GET", "/echo") else { return }
             // Use the first result to build the second request.
-            let id = canonical(nc_response_data(response)).flatMap { foundationJSON($0) as? [String: Any] }?["id"] as? Int
+            let id =
+                canonical(nc_response_data(response)).flatMap { foundationJSON($0) as? [String: Any] }?["id"] as? Int
             r.query("id", "\(id ?? -1)")
             sendStatus.value = nc_client_send(handle.pointer, r.handle, collectFn, second.userdata, nil)
         }

@@ -4,6 +4,7 @@ import CNetCore
 import Foundation
 import MockServerSupport
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -69,8 +70,10 @@ private let raceFn: nc_complete_fn = { response, error, userdata in
         onThreads(2) { worker in
             for i in stride(from: worker, to: n, by: 2) {
                 var t: OpaquePointer?
-                guard nc_client_send(clientHandle.pointer, requestHandle.pointer, raceFn, slots[i].userdata, &t) == NC_OK,
-                      let task = t else {
+                guard
+                    nc_client_send(clientHandle.pointer, requestHandle.pointer, raceFn, slots[i].userdata, &t) == NC_OK,
+                    let task = t
+                else {
                     refusedLock.withLock { refused.value += 1 }
                     continue
                 }
@@ -97,11 +100,15 @@ private let raceFn: nc_complete_fn = { response, error, userdata in
         var succeeded = 0, cancelled = 0, other: [String] = []
         for (i, slot) in slots.enumerated() {
             #expect(slot.calls == 1, "request \(i) called back \(slot.calls) times")
-            #expect(slot.callsWhenCancelReturned == 1, "request \(i): callback had not returned when nc_task_cancel returned")
+            #expect(
+                slot.callsWhenCancelReturned == 1,
+                "request \(i): callback had not returned when nc_task_cancel returned")
             let r = slot.result
             if r.domain == 0 && r.data == #"{"id":7,"name":"Ada"}"# {
                 succeeded += 1
-            } else if r.domain == NC_DOMAIN_CLIENT && r.code == Int64(NC_CLIENT_CANCELLED) && (r.attempts == 0 || r.attempts == 1) {
+            } else if r.domain == NC_DOMAIN_CLIENT && r.code == Int64(NC_CLIENT_CANCELLED)
+                && (r.attempts == 0 || r.attempts == 1)
+            {
                 cancelled += 1
             } else {
                 other.append("request \(i): domain \(r.domain) code \(r.code) attempts \(r.attempts)")
@@ -363,7 +370,8 @@ private let raceFn: nc_complete_fn = { response, error, userdata in
             #expect(slot.callsWhenCancelReturned == 1, "request \(i)")
             let r = slot.result
             #expect(r.domain == NC_DOMAIN_CLIENT, "request \(i)")
-            #expect(r.code == Int64(NC_CLIENT_CANCELLED) || r.code == Int64(NC_CLIENT_SHUTDOWN), "request \(i): \(r.code)")
+            #expect(
+                r.code == Int64(NC_CLIENT_CANCELLED) || r.code == Int64(NC_CLIENT_SHUTDOWN), "request \(i): \(r.code)")
         }
     }
 }

@@ -34,7 +34,9 @@ import Testing
                 if o.response?.dataJSON != #"{"id":7,"name":"Ada"}"# { wrong.append("\(i): \(o)") }
             } else {
                 let echo = o.echo
-                if echo?["raw_path"] as? String != "/echo?i=\(i)" || echo?["form"] as? [String: [String]] != ["n": ["\(i)"]] {
+                if echo?["raw_path"] as? String != "/echo?i=\(i)"
+                    || echo?["form"] as? [String: [String]] != ["n": ["\(i)"]]
+                {
                     wrong.append("\(i): \(o)")
                 }
             }
@@ -112,8 +114,10 @@ import Testing
 
     @Test func headersAndEnvironmentChangeWhileSending() throws {
         let server = MockServer.shared
-        let client = try TestClient(config(base: nil, envelope: Envelope.a,
-                                           #""environments":{"a":"\#(server.baseURL)","b":"\#(server.baseURL)/api"},"environment":"a""#))
+        let client = try TestClient(
+            config(
+                base: nil, envelope: Envelope.a,
+                #""environments":{"a":"\#(server.baseURL)","b":"\#(server.baseURL)/api"},"environment":"a""#))
         let handle = Handle(client.handle)
         let failures = Box(0)
         let lock = NSLock()

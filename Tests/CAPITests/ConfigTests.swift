@@ -59,16 +59,16 @@ private func rejected(_ json: String) -> (rc: nc_status, wroteClient: Bool, erro
 
     @Test func fullConfigurationIsAccepted() throws {
         let json = """
-        {"base_url":"\(server.baseURL)/api",
-         "environments":{"dev":"\(server.baseURL)/api","prod":"https://api.example.com/v1"},
-         "environment":"dev",
-         "headers":{"User-Agent":"shop/2.3","X-App-Version":"2.3.0"},
-         "timeout_ms":15000,"connect_timeout_ms":5000,
-         "envelope":{"code":"code","ok_codes":[0],"success":null,"status":null,"ok_status":[],
-                     "message":"msg","data":"data","trace_id":"traceId","auth_expired_codes":[401001,401002]},
-         "limits":{"max_connections_per_host":8,"max_response_bytes":104857600,"max_redirects":10},
-         "callbacks":"loop"}
-        """
+            {"base_url":"\(server.baseURL)/api",
+             "environments":{"dev":"\(server.baseURL)/api","prod":"https://api.example.com/v1"},
+             "environment":"dev",
+             "headers":{"User-Agent":"shop/2.3","X-App-Version":"2.3.0"},
+             "timeout_ms":15000,"connect_timeout_ms":5000,
+             "envelope":{"code":"code","ok_codes":[0],"success":null,"status":null,"ok_status":[],
+                         "message":"msg","data":"data","trace_id":"traceId","auth_expired_codes":[401001,401002]},
+             "limits":{"max_connections_per_host":8,"max_response_bytes":104857600,"max_redirects":10},
+             "callbacks":"loop"}
+            """
         let client = try TestClient(json)
         let o = try client.sync("/echo")
         #expect(o.error == nil, "\(o)")
@@ -106,7 +106,7 @@ private func rejected(_ json: String) -> (rc: nc_status, wroteClient: Bool, erro
         (#"{"callbacks":"threads"}"#, "callbacks"),
         (#"{"compression":"yes"}"#, "compression"),
         (#"{"compression":1}"#, "compression"),
-        (#"{"envelope":{"status":"status"}}"#, "envelope.ok_status"),
+        (#"{"envelope":{"status":"status"}}"#, "envelope.ok_status")
     ])
     func wrongKeysAndTypesAreRefusedNamingTheKey(json: String, key: String) {
         let r = rejected(json)
@@ -148,11 +148,12 @@ private func rejected(_ json: String) -> (rc: nc_status, wroteClient: Bool, erro
         #expect(fail.error?.domain == NC_DOMAIN_API)
         #expect(fail.error?.code == 4003)
         #expect(fail.error?.traceID == "trace-fail-1")   // default trace field "traceId"
-        #expect(fail.error?.message == "forbidden")        // default message field "msg"
+        #expect(fail.error?.message == "forbidden")   // default message field "msg"
     }
 
     @Test func configHeadersAreSentAndOverridable() throws {
-        let client = try TestClient(config(base: server.baseURL, envelope: Envelope.a, #""headers":{"X-App":"1","Accept":"application/json"}"#))
+        let client = try TestClient(
+            config(base: server.baseURL, envelope: Envelope.a, #""headers":{"X-App":"1","Accept":"application/json"}"#))
         let o = try client.sync("/echo") { $0.header("x-app", "2") }
         let headers = o.echo?["headers"] as? [String: String]
         #expect(headers?["x-app"] == "2")

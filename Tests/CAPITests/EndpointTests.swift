@@ -7,16 +7,16 @@ import Foundation
 import MockServerSupport
 import Testing
 
-private extension Outcome {
-    var method: String? { echo?["method"] as? String }
-    var path: String? { echo?["path"] as? String }
-    var query: [String: [String]]? { echo?["query"] as? [String: [String]] }
-    var headers: [String: String]? { echo?["headers"] as? [String: String] }
-    var form: [String: [String]]? { echo?["form"] as? [String: [String]] }
-    var json: [String: Any]? { echo?["json"] as? [String: Any] }
-    var contentType: String? { echo?["content_type"] as? String }
+extension Outcome {
+    fileprivate var method: String? { echo?["method"] as? String }
+    fileprivate var path: String? { echo?["path"] as? String }
+    fileprivate var query: [String: [String]]? { echo?["query"] as? [String: [String]] }
+    fileprivate var headers: [String: String]? { echo?["headers"] as? [String: String] }
+    fileprivate var form: [String: [String]]? { echo?["form"] as? [String: [String]] }
+    fileprivate var json: [String: Any]? { echo?["json"] as? [String: Any] }
+    fileprivate var contentType: String? { echo?["content_type"] as? String }
     /// The path a 404 of the mock server reports (raw mode: the error's body).
-    var notFoundPath: String? {
+    fileprivate var notFoundPath: String? {
         (foundationJSON(error?.bodyText) as? [String: Any])?["path"] as? String
     }
 }
@@ -50,8 +50,9 @@ extension TestClient {
         var t: OpaquePointer?
         let bytes = params.map { Array($0.utf8CString) } ?? [0]
         let rc = bytes.withUnsafeBufferPointer {
-            nc_client_call(handle, endpoint, params == nil ? nil : $0.baseAddress, bytes.count - 1,
-                           collectFn, collector.userdata, &t)
+            nc_client_call(
+                handle, endpoint, params == nil ? nil : $0.baseAddress, bytes.count - 1,
+                collectFn, collector.userdata, &t)
         }
         nc_task_free(t)
         if rc == NC_OK { collector.wait(timeout: 20) }
@@ -59,7 +60,8 @@ extension TestClient {
     }
 }
 
-private let catalog = #""endpoints":{"echo.get":{"path":"/echo"},"echo.route":{"path":"/{route}"},"#
+private let catalog =
+    #""endpoints":{"echo.get":{"path":"/echo"},"echo.route":{"path":"/{route}"},"#
     + #""echo.form":{"method":"POST","path":"/echo","encoding":"form"},"#
     + #""echo.json":{"method":"POST","path":"/echo","encoding":"json"},"#
     + #""echo.query":{"method":"POST","path":"/echo","encoding":"query"},"#
@@ -90,7 +92,7 @@ private let catalog = #""endpoints":{"echo.get":{"path":"/echo"},"echo.route":{"
         ("café", "/users/caf%C3%A9/profile"),
         ("..", "/users/%2E%2E/profile"),
         (".", "/users/%2E/profile"),
-        ("...", "/users/.../profile"),
+        ("...", "/users/.../profile")
     ])
     func placeholderIsEscapedAsOnePathSegment(value: String, arrived: String) throws {
         let params = String(decoding: try JSONSerialization.data(withJSONObject: ["id": value]), as: UTF8.self)
@@ -178,7 +180,9 @@ private let catalog = #""endpoints":{"echo.get":{"path":"/echo"},"echo.route":{"
         }
         for bad in [#"{"id":{"a":1}}"#, #"{"id":[1]}"#, #"{"id":""}"#] {
             let o = c.call("user.get", bad)
-            #expect(o.error?.isClient(NC_CLIENT_INVALID_REQUEST) == true && o.error?.message.contains("'id'") == true, "\(o)")
+            #expect(
+                o.error?.isClient(NC_CLIENT_INVALID_REQUEST) == true && o.error?.message.contains("'id'") == true,
+                "\(o)")
         }
         #expect(serverStats(own).total == 3)
         #expect(serverStats(own).paths == ["/echo": 3])
@@ -220,7 +224,7 @@ private let catalog = #""endpoints":{"echo.get":{"path":"/echo"},"echo.route":{"
         #"{"path":"/x","timeout_ms":-1}"#, #"{"path":"/x","envelope":"yes"}"#,
         #"{"path":"/x","retry":true}"#, #"{"path":"/x","retry":{"tries":3}}"#,
         #"{"path":"/x","retry":{"max_attempts":"3"}}"#, #"{"path":"/x","cache":1}"#,
-        #"{"path":"/x","group":""}"#, #"[]"#, #"not json"#, #"{"path":"ftp://h/x"}"#,
+        #"{"path":"/x","group":""}"#, #"[]"#, #"not json"#, #"{"path":"ftp://h/x"}"#
     ])
     func badSpecsAreRefused(spec: String) throws {
         let c = try client()
@@ -230,7 +234,8 @@ private let catalog = #""endpoints":{"echo.get":{"path":"/echo"},"echo.route":{"
 
     @Test func everySpecKeyIsAccepted() throws {
         let c = try client()
-        let spec = #"{"method":"GET","path":"/echo","encoding":"query","headers":{"X-E":"1"},"timeout_ms":5000,"#
+        let spec =
+            #"{"method":"GET","path":"/echo","encoding":"query","headers":{"X-E":"1"},"timeout_ms":5000,"#
             + #""envelope":true,"retry":{"max_attempts":3,"backoff":"exponential","initial_ms":200,"multiplier":2.0,"#
             + #""max_delay_ms":5000,"jitter":true,"statuses":[503],"methods":["GET"],"respect_retry_after":true},"#
             + #""cache":"network_else_cache","group":"user"}"#
@@ -263,7 +268,7 @@ private let catalog = #""endpoints":{"echo.get":{"path":"/echo"},"echo.route":{"
         (#""endpoints":{"u":{"path":"/x","retry":{"max_attempts":true}}}"#, "'endpoints.u.retry.max_attempts'"),
         (#""endpoints":{"u":[]}"#, "'endpoints.u'"),
         (#""endpoints":{"u":{"method":"GET"}}"#, "'endpoints.u.path'"),
-        (#""endpoints":[]"#, "'endpoints'"),
+        (#""endpoints":[]"#, "'endpoints'")
     ])
     func badConfigEndpointsAreRefusedNamingTheKey(member: String, named: String) throws {
         var c: OpaquePointer?
@@ -308,7 +313,11 @@ private let catalog = #""endpoints":{"echo.get":{"path":"/echo"},"echo.route":{"
 
     @Test func requestSettingsOverrideTheEndpoints() throws {
         let c = try TestClient(config(base: server.baseURL, #""headers":{"X-C":"client","X-B":"client"}"#))
-        #expect(c.define("o", #"{"method":"POST","path":"/{route}","encoding":"json","headers":{"X-A":"ep","X-B":"ep"},"envelope":false}"#) == NC_OK)
+        #expect(
+            c.define(
+                "o",
+                #"{"method":"POST","path":"/{route}","encoding":"json","headers":{"X-A":"ep","X-B":"ep"},"envelope":false}"#
+            ) == NC_OK)
 
         let plain = try Request(endpoint: "o")
         plain.params(#"{"route":"echo","k":"v"}"#)

@@ -3,6 +3,7 @@ import CNetCore
 import Foundation
 import MockServerSupport
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -76,7 +77,9 @@ import Glibc
 
     // Rule 2: 204, 304 or an empty 2xx body.
 
-    @Test(arguments: ["/nocontent", "/empty", "/status/200?body=empty", "/status/201?body=empty", "/status/204", "/status/304"])
+    @Test(arguments: [
+        "/nocontent", "/empty", "/status/200?body=empty", "/status/201?body=empty", "/status/204", "/status/304"
+    ])
     func noBodySuccessHasNullData(path: String) throws {
         let o = try fetch(config(), path)
         #expect(o.rc == NC_OK)
@@ -86,7 +89,8 @@ import Glibc
         #expect(r.dataJSON == "null")
         #expect(r.dataJSONLength == 4)
         #expect(r.body.isEmpty)
-        let expected: Int32 = path.hasPrefix("/status/") ? Int32(path.dropFirst(8).prefix(3))! : (path == "/nocontent" ? 204 : 200)
+        let expected: Int32 =
+            path.hasPrefix("/status/") ? Int32(path.dropFirst(8).prefix(3))! : (path == "/nocontent" ? 204 : 200)
         #expect(r.status == expected)
     }
 

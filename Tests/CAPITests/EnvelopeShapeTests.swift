@@ -38,7 +38,7 @@ import Testing
         #expect(e.code == 0)
         #expect(e.codeStr == "E1001")
         #expect(e.message == "account locked")
-        #expect(e.dataJSON == nil)       // data was JSON null
+        #expect(e.dataJSON == nil)   // data was JSON null
         #expect(e.dataCanonical == nil)
     }
 
@@ -61,8 +61,9 @@ import Testing
 
     @Test func shapeAServerMessageMissingGivesAnExplanatoryMessage() throws {
         // Shape C's body read with shape A's schema where the message field is absent.
-        let o = try fetch(config(envelope: #"{"code":"errorCode","ok_codes":["0"],"message":"nope","data":"content"}"#),
-                          "/env/status/fail")
+        let o = try fetch(
+            config(envelope: #"{"code":"errorCode","ok_codes":["0"],"message":"nope","data":"content"}"#),
+            "/env/status/fail")
         let e = try #require(o.error)
         #expect(e.domain == NC_DOMAIN_API)
         #expect(e.codeStr == "E42")
@@ -131,8 +132,12 @@ import Testing
 
     @Test func shapeCIntegerOkCodeMatchesStringCode() throws {
         // ok_codes [0] (an integer) matches "errorCode":"0" (a string): "0" ≡ 0.
-        let o = try fetch(config(envelope: #"{"status":"status","ok_status":["OK"],"code":"errorCode","ok_codes":[0],"message":"errorMsg","data":"content"}"#),
-                          "/env/status/ok")
+        let o = try fetch(
+            config(
+                envelope:
+                    #"{"status":"status","ok_status":["OK"],"code":"errorCode","ok_codes":[0],"message":"errorMsg","data":"content"}"#
+            ),
+            "/env/status/ok")
         #expect(o.error == nil, "\(o)")
         #expect(o.response?.dataJSON == #"{"items":[1,2,3]}"#)
     }

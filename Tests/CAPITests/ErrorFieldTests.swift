@@ -3,6 +3,7 @@ import CNetCore
 import Foundation
 import MockServerSupport
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,8 +18,10 @@ private func errorJSON(_ info: ErrorInfo) throws -> [String: Any] {
     return try #require(foundationJSON(text) as? [String: Any])
 }
 
-private let errorJSONKeys: Set<String> = ["domain", "domain_code", "code", "code_str", "message", "http_status",
-                                          "trace_id", "data", "body", "attempts", "retryable", "auth_expired"]
+private let errorJSONKeys: Set<String> = [
+    "domain", "domain_code", "code", "code_str", "message", "http_status",
+    "trace_id", "data", "body", "attempts", "retryable", "auth_expired"
+]
 
 @Suite struct ErrorFieldTests {
     let server = MockServer.shared
@@ -36,7 +39,10 @@ private let errorJSONKeys: Set<String> = ["domain", "domain_code", "code", "code
         #expect(j["http_status"] as? Int == 200)
         #expect(j["trace_id"] as? String == "trace-fail-1")
         #expect((j["data"] as? [String: Any])?["reason"] as? String == "scope")
-        #expect(j["body"] as? String == #"{"success":false,"code":4003,"msg":"forbidden","traceId":"trace-fail-1","data":{"reason":"scope"}}"#)
+        #expect(
+            j["body"] as? String
+                == #"{"success":false,"code":4003,"msg":"forbidden","traceId":"trace-fail-1","data":{"reason":"scope"}}"#
+        )
         #expect(j["attempts"] as? Int == 1)
         #expect(j["retryable"] as? Bool == false)
         #expect(j["auth_expired"] as? Bool == false)
@@ -127,7 +133,9 @@ private let errorJSONKeys: Set<String> = ["domain", "domain_code", "code", "code
 
     @Test func retryableFor503NotFor404() throws {
         let client = try TestClient(config())
-        for (status, retryable) in [(503, Int32(1)), (404, 0), (500, 1), (502, 1), (504, 1), (408, 1), (429, 1), (400, 0), (403, 0)] {
+        for (status, retryable) in [
+            (503, Int32(1)), (404, 0), (500, 1), (502, 1), (504, 1), (408, 1), (429, 1), (400, 0), (403, 0)
+        ] {
             let o = try client.sync("/status/\(status)?body=text")
             #expect(o.error?.domain == NC_DOMAIN_HTTP, "\(status)")
             #expect(o.error?.retryable == retryable, "\(status)")
@@ -175,7 +183,10 @@ private let errorJSONKeys: Set<String> = ["domain", "domain_code", "code", "code
         #expect(e.bodyText?.contains("trace-fail-1") == true)
         let r = ResponseInfo(response)
         #expect(r.status == 200)
-        #expect(r.bodyText == #"{"success":false,"code":4003,"msg":"forbidden","traceId":"trace-fail-1","data":{"reason":"scope"}}"#)
+        #expect(
+            r.bodyText
+                == #"{"success":false,"code":4003,"msg":"forbidden","traceId":"trace-fail-1","data":{"reason":"scope"}}"#
+        )
         #expect(string(nc_response_header(response, "Content-Type")) == "application/json; charset=utf-8")
         // A copy of a copy is independent: freeing one leaves the other readable.
         let second = try #require(nc_error_copy(error))

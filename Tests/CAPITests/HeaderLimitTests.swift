@@ -36,8 +36,9 @@ import Testing
     }
 
     @Test func httpLinesInsideTheBlockCountTowardsTheByteLimit() throws {
-        let cfg = config(base: server.baseURL, envelope: Envelope.a,
-                         #""limits":{"max_header_count":100000,"max_header_bytes":4096}"#)
+        let cfg = config(
+            base: server.baseURL, envelope: Envelope.a,
+            #""limits":{"max_header_count":100000,"max_header_bytes":4096}"#)
         let o = try fetch(cfg, "/raw/headers-http-lines?n=1000&every=50")
         #expect(o.error?.isClient(NC_CLIENT_HEADERS_TOO_LARGE) == true, "\(o)")
         #expect(o.error?.attempts == 1)
@@ -76,8 +77,9 @@ import Testing
         #expect(try fetch(few, "/raw/1xx-flood?n=30&headers=3").error?.isClient(NC_CLIENT_HEADERS_TOO_LARGE) == true)
         #expect(try fetch(few, "/raw/1xx-flood?n=3&headers=3").succeeded)
         // Bare interim responses (26 bytes each) against the byte limit.
-        let small = config(base: server.baseURL, envelope: Envelope.a,
-                           #""limits":{"max_header_count":100000,"max_header_bytes":4096}"#)
+        let small = config(
+            base: server.baseURL, envelope: Envelope.a,
+            #""limits":{"max_header_count":100000,"max_header_bytes":4096}"#)
         #expect(try fetch(small, "/raw/1xx-flood?n=500&headers=0").error?.isClient(NC_CLIENT_HEADERS_TOO_LARGE) == true)
         #expect(try fetch(small, "/raw/1xx-flood?n=5&headers=0").succeeded)
     }

@@ -4,6 +4,7 @@ import CNetCore
 import Foundation
 import MockServerSupport
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,18 +14,22 @@ import Glibc
 /// The three envelope shapes of DESIGN.md §1, as "envelope" configuration objects.
 enum Envelope {
     /// {"code":0,"msg":"ok","data":{…}}
-    static let a = #"{"code":"code","ok_codes":[0],"message":"msg","data":"data","trace_id":"traceId","auth_expired_codes":[401001]}"#
+    static let a =
+        #"{"code":"code","ok_codes":[0],"message":"msg","data":"data","trace_id":"traceId","auth_expired_codes":[401001]}"#
     /// {"success":true,"code":2001,"msg":"…","traceId":"…","data":…}
     static let b = #"{"success":"success","code":"code","message":"msg","data":"data","trace_id":"traceId"}"#
     /// {"status":"OK","errorCode":"0","errorMsg":"","content":…}
-    static let c = #"{"status":"status","ok_status":["OK"],"code":"errorCode","ok_codes":["0"],"message":"errorMsg","data":"content"}"#
+    static let c =
+        #"{"status":"status","ok_status":["OK"],"code":"errorCode","ok_codes":["0"],"message":"errorMsg","data":"content"}"#
 }
 
 /// A configuration JSON text. `envelope` is the JSON of the "envelope" value
 /// ("null" for raw mode, nil to leave the key out). `extra` are additional
 /// `"key":value` members.
-func config(base: String? = MockServer.shared.baseURL, envelope: String? = Envelope.a,
-            _ extra: String...) -> String {
+func config(
+    base: String? = MockServer.shared.baseURL, envelope: String? = Envelope.a,
+    _ extra: String...
+) -> String {
     var members: [String] = []
     if let base { members.append(#""base_url":"\#(base)""#) }
     if let envelope { members.append(#""envelope":\#(envelope)"#) }
@@ -278,8 +283,10 @@ final class TestClient: @unchecked Sendable {
     @discardableResult
     func send(_ request: Request, _ collector: Collector, task: Bool = true) -> (nc_status, OpaquePointer?) {
         var t: OpaquePointer?
-        let rc = task ? nc_client_send(handle, request.handle, collectFn, collector.userdata, &t)
-                      : nc_client_send(handle, request.handle, collectFn, collector.userdata, nil)
+        let rc =
+            task
+            ? nc_client_send(handle, request.handle, collectFn, collector.userdata, &t)
+            : nc_client_send(handle, request.handle, collectFn, collector.userdata, nil)
         return (rc, t)
     }
 }
@@ -340,8 +347,10 @@ final class Request: @unchecked Sendable {
 }
 
 /// One client + one synchronous request, for the common case.
-func fetch(_ config: String, _ path: String, method: String = "GET",
-           _ build: (Request) -> Void = { _ in }) throws -> Outcome {
+func fetch(
+    _ config: String, _ path: String, method: String = "GET",
+    _ build: (Request) -> Void = { _ in }
+) throws -> Outcome {
     let client = try TestClient(config)
     defer { client.free() }
     return try client.sync(path, method: method, build)
@@ -404,11 +413,14 @@ let collectFn: nc_complete_fn = { response, error, userdata in
 /// The mock server's request counters (GET /_stats), fetched with a separate raw client.
 func serverStats(_ server: MockServer) -> (total: Int, paths: [String: Int], connections: Int) {
     guard let outcome = try? fetch("{}", server.url("/_stats")),
-          let object = foundationJSON(outcome.response?.dataJSON) as? [String: Any] else {
+        let object = foundationJSON(outcome.response?.dataJSON) as? [String: Any]
+    else {
         return (-1, [:], -1)
     }
-    return ((object["total"] as? Int) ?? -1, (object["paths"] as? [String: Int]) ?? [:],
-            (object["connections"] as? Int) ?? -1)
+    return (
+        (object["total"] as? Int) ?? -1, (object["paths"] as? [String: Int]) ?? [:],
+        (object["connections"] as? Int) ?? -1
+    )
 }
 
 /// Waits until the server has seen `count` requests to `path`.

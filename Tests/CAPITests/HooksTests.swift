@@ -5,6 +5,7 @@ import CNetCore
 import Foundation
 import MockServerSupport
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -83,8 +84,9 @@ private func reenterEverything(_ rec: HookRecorder) {
 }
 
 private var hookConfig: String {
-    config(envelope: Envelope.a, #""environments":{"dev":"\#(MockServer.shared.baseURL)"}"#,
-           #""credential_headers":["X-API-Key"]"#)
+    config(
+        envelope: Envelope.a, #""environments":{"dev":"\#(MockServer.shared.baseURL)"}"#,
+        #""credential_headers":["X-API-Key"]"#)
 }
 
 @Suite struct HooksTests {
@@ -93,8 +95,12 @@ private var hookConfig: String {
     @Test func flagsAcceptTheDefinedBitsOnly() throws {
         let r = try Request("GET", "/env/code/ok")
         #expect(nc_request_set_flags(r.handle, 0) == NC_OK)
-        #expect(nc_request_set_flags(r.handle, UInt32(NC_REQUEST_SKIP_ERROR_HANDLER | NC_REQUEST_NO_COALESCE
-            | NC_REQUEST_NO_RETRY | NC_REQUEST_IDEMPOTENT | NC_REQUEST_SKIP_AUTH)) == NC_OK)
+        #expect(
+            nc_request_set_flags(
+                r.handle,
+                UInt32(
+                    NC_REQUEST_SKIP_ERROR_HANDLER | NC_REQUEST_NO_COALESCE
+                        | NC_REQUEST_NO_RETRY | NC_REQUEST_IDEMPOTENT | NC_REQUEST_SKIP_AUTH)) == NC_OK)
         #expect(nc_request_set_flags(r.handle, 32) == NC_ERR_INVALID_ARGUMENT)
         #expect(nc_request_set_flags(r.handle, 0x8000_0000) == NC_ERR_INVALID_ARGUMENT)
         #expect(nc_request_set_flags(nil, 1) == NC_ERR_INVALID_ARGUMENT)
@@ -251,22 +257,32 @@ private var hookConfig: String {
         let objects = texts.compactMap { foundationJSON($0) as? [String: Any] }
         let mine = objects.filter { ($0["id"] as? NSNumber)?.uint64Value == id }
         #expect(mine.map { $0["event"] as? String } == ["request_start", "attempt_end", "request_end"])
-        let keys: Set<String> = ["event", "id", "method", "url", "attempt", "status", "domain", "code",
-                                 "delay_ms", "reason", "timings", "bytes", "from_cache", "elapsed_us"]
+        let keys: Set<String> = [
+            "event", "id", "method", "url", "attempt", "status", "domain", "code",
+            "delay_ms", "reason", "timings", "bytes", "from_cache", "elapsed_us"
+        ]
         for e in mine { #expect(Set(e.keys) == keys) }
         let end = try #require(mine.last)
         #expect(end["status"] as? Int == 200 && end["method"] as? String == "GET")
         let url = try #require(end["url"] as? String)
         #expect(url.hasPrefix("http://127.0.0.1:\(port)/echo?"))
-        #expect(url.contains("page=2") && url.contains("token=REDACTED") && url.contains("api_key=REDACTED")
+        #expect(
+            url.contains("page=2") && url.contains("token=REDACTED") && url.contains("api_key=REDACTED")
                 && url.contains("q=books"))
         let timings = try #require(mine[1]["timings"] as? [String: Any])
         #expect(Set(timings.keys) == ["dns", "connect", "tls", "first_byte", "total"])
         #expect((timings["total"] as? Int ?? 0) > 0)
 
         let lines = texts.filter { !$0.hasPrefix("{") }
-        #expect(lines.contains { $0.hasPrefix("INFO GET http://127.0.0.1:\(port)/echo?") && $0.contains(" => 200 (") && $0.hasSuffix(" ms)") })
-        #expect(lines.contains { $0.hasPrefix("WARN GET http://127.0.0.1:") && $0.contains("=> NCTransportErrorDomain 7: ") })
+        #expect(
+            lines.contains {
+                $0.hasPrefix("INFO GET http://127.0.0.1:\(port)/echo?") && $0.contains(" => 200 (")
+                    && $0.hasSuffix(" ms)")
+            })
+        #expect(
+            lines.contains {
+                $0.hasPrefix("WARN GET http://127.0.0.1:") && $0.contains("=> NCTransportErrorDomain 7: ")
+            })
         #expect(lines.contains { $0.hasPrefix("DEBUG ") && $0.contains("first byte") })
         client.free()
     }
@@ -327,8 +343,10 @@ private var hookConfig: String {
     // MARK: re-entrancy
 
     /// Installs one hook with `reenterEverything` and checks what each call returned.
-    private func checkReentry(_ install: (OpaquePointer, HookRecorder) -> Void, path: String,
-                              sync: Bool = false) throws {
+    private func checkReentry(
+        _ install: (OpaquePointer, HookRecorder) -> Void, path: String,
+        sync: Bool = false
+    ) throws {
         let client = try TestClient(hookConfig)
         let rec = HookRecorder()
         rec.client = client.handle
@@ -353,22 +371,26 @@ private var hookConfig: String {
 
     @Test func errorHandlerMayReenterTheLibrary() throws {
         try checkReentry({ nc_client_set_error_handler($0, errorHookFn, $1.userdata) }, path: "/env/code/fail")
-        try checkReentry({ nc_client_set_error_handler($0, errorHookFn, $1.userdata) }, path: "/env/code/fail", sync: true)
+        try checkReentry(
+            { nc_client_set_error_handler($0, errorHookFn, $1.userdata) }, path: "/env/code/fail", sync: true)
     }
 
     @Test func authExpiredHandlerMayReenterTheLibrary() throws {
         try checkReentry({ nc_client_set_auth_expired_handler($0, authHookFn, $1.userdata) }, path: "/profile")
-        try checkReentry({ nc_client_set_auth_expired_handler($0, authHookFn, $1.userdata) }, path: "/profile", sync: true)
+        try checkReentry(
+            { nc_client_set_auth_expired_handler($0, authHookFn, $1.userdata) }, path: "/profile", sync: true)
     }
 
     @Test func eventHandlerMayReenterTheLibrary() throws {
         try checkReentry({ nc_client_set_event_handler($0, eventHookFn, $1.userdata) }, path: "/env/code/ok")
-        try checkReentry({ nc_client_set_event_handler($0, eventHookFn, $1.userdata) }, path: "/env/code/ok", sync: true)
+        try checkReentry(
+            { nc_client_set_event_handler($0, eventHookFn, $1.userdata) }, path: "/env/code/ok", sync: true)
     }
 
     @Test func logHandlerMayReenterTheLibrary() throws {
         try checkReentry({ nc_client_set_log_handler($0, NC_LOG_DEBUG, logHookFn, $1.userdata) }, path: "/env/code/ok")
-        try checkReentry({ nc_client_set_log_handler($0, NC_LOG_DEBUG, logHookFn, $1.userdata) }, path: "/env/code/ok", sync: true)
+        try checkReentry(
+            { nc_client_set_log_handler($0, NC_LOG_DEBUG, logHookFn, $1.userdata) }, path: "/env/code/ok", sync: true)
     }
 
     @Test func aHookMayCancelAnotherRequest() throws {

@@ -34,9 +34,11 @@ import Testing
         #expect(nc_client_set_header(client.handle, "X-D\r\nX-Injected", "1") == NC_ERR_INVALID_ARGUMENT)
 
         // A configuration header with CR/LF: the client is not created, and the error names the key.
-        let cases = [("X-Config", #"v\r\nX-Injected: 1"#, "'headers.X-Config'"),
-                     ("X-Config", #"v\nX"#, "'headers.X-Config'"),
-                     (#"X-Bad\r\nName"#, "v", "'headers.X-Bad")]
+        let cases = [
+            ("X-Config", #"v\r\nX-Injected: 1"#, "'headers.X-Config'"),
+            ("X-Config", #"v\nX"#, "'headers.X-Config'"),
+            (#"X-Bad\r\nName"#, "v", "'headers.X-Bad")
+        ]
         for (name, value, key) in cases {
             var c: OpaquePointer?
             var e: OpaquePointer?

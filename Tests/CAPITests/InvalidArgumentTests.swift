@@ -133,7 +133,8 @@ nonisolated(unsafe) private let untouched = OpaquePointer(bitPattern: 0x1234_567
     }
 
     @Test func clientSetEnvironmentBadArguments() throws {
-        let client = try TestClient(config(base: nil, envelope: Envelope.a, #""environments":{"dev":"\#(server.baseURL)"}"#))
+        let client = try TestClient(
+            config(base: nil, envelope: Envelope.a, #""environments":{"dev":"\#(server.baseURL)"}"#))
         #expect(nc_client_set_environment(client.handle, nil) == NC_ERR_INVALID_ARGUMENT)
         #expect(nc_client_set_environment(client.handle, "") == NC_ERR_INVALID_ARGUMENT)
         #expect(nc_client_set_environment(client.handle, badUTF8) == NC_ERR_INVALID_ARGUMENT)
@@ -186,7 +187,7 @@ nonisolated(unsafe) private let untouched = OpaquePointer(bitPattern: 0x1234_567
             ("FTP URL", Array("GET".utf8CString), Array("FTP://127.0.0.1/x".utf8CString)),
             ("file URL", Array("GET".utf8CString), Array("file:///etc/passwd".utf8CString)),
             ("gopher URL", Array("GET".utf8CString), Array("gopher://127.0.0.1/x".utf8CString)),
-            ("javascript URL", Array("GET".utf8CString), Array("javascript:alert(1)".utf8CString)),
+            ("javascript URL", Array("GET".utf8CString), Array("javascript:alert(1)".utf8CString))
         ]
         for (what, method, path) in refused {
             let rc = method.withOptionalPointer { m in path.withOptionalPointer { p in nc_request_new(m, p, &r) } }
@@ -197,9 +198,11 @@ nonisolated(unsafe) private let untouched = OpaquePointer(bitPattern: 0x1234_567
     }
 
     @Test func requestNewAcceptsValidForms() {
-        for (method, path) in [("GET", "/echo"), ("get", "echo"), ("OPTIONS", "*"), ("X-CUSTOM.1", "/"),
-                               ("GET", "HTTP://127.0.0.1/x"), ("GET", "https://example.com/a?b=c#d"),
-                               ("GET", "/é/ü")] {
+        for (method, path) in [
+            ("GET", "/echo"), ("get", "echo"), ("OPTIONS", "*"), ("X-CUSTOM.1", "/"),
+            ("GET", "HTTP://127.0.0.1/x"), ("GET", "https://example.com/a?b=c#d"),
+            ("GET", "/é/ü")
+        ] {
             var r: OpaquePointer?
             #expect(nc_request_new(method, path, &r) == NC_OK, "\(method) \(path)")
             #expect(r != nil)
@@ -345,8 +348,8 @@ nonisolated(unsafe) private let untouched = OpaquePointer(bitPattern: 0x1234_567
     }
 }
 
-private extension Optional where Wrapped == [CChar] {
-    func withOptionalPointer<R>(_ body: (UnsafePointer<CChar>?) -> R) -> R {
+extension Optional where Wrapped == [CChar] {
+    fileprivate func withOptionalPointer<R>(_ body: (UnsafePointer<CChar>?) -> R) -> R {
         switch self {
         case .none: return body(nil)
         case .some(let a): return a.withUnsafeBufferPointer { body($0.baseAddress) }

@@ -57,7 +57,8 @@ import Testing
     }
 
     @Test func oneConnectionPerHostStillCompletesEveryRequest() throws {
-        let client = try TestClient(config(base: server.baseURL, envelope: Envelope.a, #""limits":{"max_connections_per_host":1}"#))
+        let client = try TestClient(
+            config(base: server.baseURL, envelope: Envelope.a, #""limits":{"max_connections_per_host":1}"#))
         let collectors = (0..<6).map { _ in Collector() }
         for c in collectors { client.send(try Request("GET", "/slow?ms=20"), c, task: false) }
         for c in collectors { #expect(c.wait()) }

@@ -1,8 +1,8 @@
 // nc_request_set_output_file: 2xx bodies streamed to a file, everything else as usual.
 import CNetCore
 import Foundation
-import Testing
 import MockServerSupport
+import Testing
 
 @Suite struct OutputFileTests {
     let server = MockServer.shared
@@ -52,7 +52,9 @@ import MockServerSupport
     @Test func anHTTPErrorKeepsItsBodyInTheErrorAndLeavesTheFileEmpty() throws {
         let (path, dir) = tempPath()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let o = try fetch(config(), "/status/404?body=text") { #expect(nc_request_set_output_file($0.handle, path) == NC_OK) }
+        let o = try fetch(config(), "/status/404?body=text") {
+            #expect(nc_request_set_output_file($0.handle, path) == NC_OK)
+        }
         #expect(o.rc == NC_ERR_FAILED)
         #expect(o.error?.domain == NC_DOMAIN_HTTP)
         #expect(o.error?.code == 404)

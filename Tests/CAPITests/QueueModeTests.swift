@@ -4,6 +4,7 @@ import CNetCore
 import Foundation
 import MockServerSupport
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,7 +15,9 @@ private func readable(_ fd: Int32, within ms: Int32) -> Bool {
     return poll(&p, 1, ms) == 1 && (p.revents & Int16(POLLIN)) != 0
 }
 
-private var queueConfig: String { config(base: MockServer.shared.baseURL, envelope: Envelope.a, #""callbacks":"queue""#) }
+private var queueConfig: String {
+    config(base: MockServer.shared.baseURL, envelope: Envelope.a, #""callbacks":"queue""#)
+}
 
 @Suite struct QueueModeTests {
     @Test func fdIsReadableOnlyWhileCompletionsWait() throws {
@@ -123,7 +126,7 @@ private var queueConfig: String { config(base: MockServer.shared.baseURL, envelo
         let (_, t) = client.send(try Request("GET", "/slow?ms=5000"), c)
         let task = try #require(t)
         #expect(waitForServer(server, path: "/slow"))
-        nc_task_cancel(task)    // returns without waiting for the callback, which only a dispatch runs
+        nc_task_cancel(task)   // returns without waiting for the callback, which only a dispatch runs
         #expect(c.calls == 0)   // not run yet: queued for dispatch
         #expect(readable(fd, within: 2_000))
         #expect(nc_client_dispatch(client.handle) == NC_OK)

@@ -3,6 +3,7 @@ import CNetCore
 import Foundation
 import MockServerSupport
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -68,7 +68,8 @@ import Testing
         }
         #expect(crossHost.error == nil, "\(crossHost)")
         let data = try #require(crossHost.response?.object)
-        #expect(data["authorization"] is NSNull, "Authorization leaked to another host: \(data["authorization"] ?? "nil")")
+        #expect(
+            data["authorization"] is NSNull, "Authorization leaked to another host: \(data["authorization"] ?? "nil")")
         #expect(data["cookie"] is NSNull, "Cookie leaked to another host: \(data["cookie"] ?? "nil")")
     }
 
@@ -108,8 +109,10 @@ import Testing
         #expect((same.echo?["headers"] as? [String: String])?["x-api-key"] == "k1")
     }
 
-    @Test(arguments: [(303, "PUT", "GET", ""), (302, "POST", "GET", ""), (301, "POST", "GET", ""),
-                      (307, "POST", "POST", "a=1"), (308, "PUT", "PUT", "a=1"), (302, "PUT", "PUT", "a=1")])
+    @Test(arguments: [
+        (303, "PUT", "GET", ""), (302, "POST", "GET", ""), (301, "POST", "GET", ""),
+        (307, "POST", "POST", "a=1"), (308, "PUT", "PUT", "a=1"), (302, "PUT", "PUT", "a=1")
+    ])
     func redirectMethodRules(status: Int, method: String, expectedMethod: String, expectedBody: String) throws {
         let o = try fetch(config(), "/redirect", method: method) {
             $0.query("to", "/echo")
@@ -144,7 +147,8 @@ import Testing
     }
 
     @Test func redirectWithoutFollowingIsASuccessForAnEmpty302() throws {
-        let o = try fetch(config(base: server.baseURL, envelope: Envelope.a, #""limits":{"max_redirects":0}"#), "/redirect/chain?n=1")
+        let o = try fetch(
+            config(base: server.baseURL, envelope: Envelope.a, #""limits":{"max_redirects":0}"#), "/redirect/chain?n=1")
         // Not followed: the 302 itself is the final response; an empty body is a
         // success with data null (as rule 2), not a PARSE error (since 0.3).
         #expect(o.response?.status == 302)

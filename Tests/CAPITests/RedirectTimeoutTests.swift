@@ -15,7 +15,7 @@ import Testing
 
     func expectTotalTimeout(_ o: Outcome, _ what: String) {
         #expect(o.error?.domain == NC_DOMAIN_TRANSPORT, "\(what): \(o)")
-        #expect(o.error?.code == 28, "\(what): \(o)")               // CURLE_OPERATION_TIMEDOUT
+        #expect(o.error?.code == 28, "\(what): \(o)")   // CURLE_OPERATION_TIMEDOUT
         #expect(o.error?.attempts == 1, "\(what): \(o)")
         let message = o.error?.message ?? ""
         #expect(message.contains("timeout_ms"), "\(what): \(message)")

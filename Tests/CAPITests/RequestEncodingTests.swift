@@ -5,18 +5,19 @@ import Foundation
 import MockServerSupport
 import Testing
 
-private extension Outcome {
-    var method: String? { echo?["method"] as? String }
-    var path: String? { echo?["path"] as? String }
-    var rawPath: String? { echo?["raw_path"] as? String }
-    var query: [String: [String]]? { echo?["query"] as? [String: [String]] }
-    var headers: [String: String]? { echo?["headers"] as? [String: String] }
-    var body: String? { echo?["body"] as? String }
-    var form: [String: [String]]? { echo?["form"] as? [String: [String]] }
-    var contentType: String? { echo?["content_type"] as? String }
-    var echoedJSON: String? {
+extension Outcome {
+    fileprivate var method: String? { echo?["method"] as? String }
+    fileprivate var path: String? { echo?["path"] as? String }
+    fileprivate var rawPath: String? { echo?["raw_path"] as? String }
+    fileprivate var query: [String: [String]]? { echo?["query"] as? [String: [String]] }
+    fileprivate var headers: [String: String]? { echo?["headers"] as? [String: String] }
+    fileprivate var body: String? { echo?["body"] as? String }
+    fileprivate var form: [String: [String]]? { echo?["form"] as? [String: [String]] }
+    fileprivate var contentType: String? { echo?["content_type"] as? String }
+    fileprivate var echoedJSON: String? {
         guard let j = echo?["json"], !(j is NSNull),
-              let d = try? JSONSerialization.data(withJSONObject: j, options: [.fragmentsAllowed]) else { return nil }
+            let d = try? JSONSerialization.data(withJSONObject: j, options: [.fragmentsAllowed])
+        else { return nil }
         return canonical(String(decoding: d, as: UTF8.self))
     }
 }
@@ -111,7 +112,10 @@ private extension Outcome {
     // MARK: Headers
 
     @Test func clientDefaultHeadersMergeWithRequestHeaders() throws {
-        let client = try TestClient(config(base: server.baseURL, envelope: Envelope.a, #""headers":{"X-From-Config":"cfg","X-Override":"config"}"#))
+        let client = try TestClient(
+            config(
+                base: server.baseURL, envelope: Envelope.a, #""headers":{"X-From-Config":"cfg","X-Override":"config"}"#)
+        )
         #expect(nc_client_set_header(client.handle, "X-Common", "c") == NC_OK)
         #expect(nc_client_set_header(client.handle, "X-Client-Only", "k") == NC_OK)
         let o = try client.sync("/echo") {
@@ -121,7 +125,7 @@ private extension Outcome {
         }
         let h = try #require(o.headers)
         #expect(h["x-from-config"] == "cfg")
-        #expect(h["x-override"] == "request")     // request wins, case-insensitively, sent once
+        #expect(h["x-override"] == "request")   // request wins, case-insensitively, sent once
         #expect(h["x-common"] == "mine")
         #expect(h["x-client-only"] == "k")
         #expect(h["x-request-only"] == "r")
@@ -339,7 +343,9 @@ private extension Outcome {
             #expect($0.body("raw bytes", nil) == NC_OK)
         }
         #expect(o.body == "raw bytes")
-        #expect(o.contentType == nil, "header says NULL content_type: no Content-Type header; got \(o.contentType ?? "nil")")
+        #expect(
+            o.contentType == nil, "header says NULL content_type: no Content-Type header; got \(o.contentType ?? "nil")"
+        )
     }
 
     @Test func requestContentTypeHeaderWinsOverBodyContentType() throws {
@@ -379,7 +385,10 @@ private extension Outcome {
         // (No NUL byte: the mock server echoes the body as a JSON string.)
         let bytes: [UInt8] = [1, 2, 0xFF, 0xFE, 0x80, 10, 13, 0x7F]
         let o = try fetch(config(base: server.baseURL, envelope: "null"), "/echo-raw", method: "POST") { request in
-            #expect(bytes.withUnsafeBytes { b in nc_request_set_body(request.handle, b.baseAddress, b.count, "application/octet-stream") } == NC_OK)
+            #expect(
+                bytes.withUnsafeBytes { b in
+                    nc_request_set_body(request.handle, b.baseAddress, b.count, "application/octet-stream")
+                } == NC_OK)
         }
         #expect(o.headers?["content-length"] == "8")
         #expect(o.contentType == "application/octet-stream")
@@ -446,7 +455,9 @@ private extension Outcome {
     }
 
     @Test func defaultHeadersAreSentWithoutExpectContinue() throws {
-        let o = try fetch(config(), "/echo", method: "POST") { $0.body(String(repeating: "x", count: 5000), "text/plain") }
+        let o = try fetch(config(), "/echo", method: "POST") {
+            $0.body(String(repeating: "x", count: 5000), "text/plain")
+        }
         #expect(o.body?.count == 5000)
         #expect(o.headers?["expect"] == nil)
     }

@@ -5,8 +5,10 @@ import MockServerSupport
 import Testing
 
 /// Sends `path` synchronously and hands the owned response to `body`.
-private func withResponse(_ config: String, _ path: String, method: String = "GET",
-                          _ body: (OpaquePointer) throws -> Void) throws {
+private func withResponse(
+    _ config: String, _ path: String, method: String = "GET",
+    _ body: (OpaquePointer) throws -> Void
+) throws {
     let client = try TestClient(config)
     let request = try Request(method, path)
     var r: OpaquePointer?
@@ -52,7 +54,10 @@ private func withResponse(_ config: String, _ path: String, method: String = "GE
             }
             // Server, Date, Content-Type, Content-Length, X-H-1 … X-H-5: the mock's order.
             #expect(count == 9)
-            #expect(all.map { $0.0 } == ["Server", "Date", "Content-Type", "Content-Length", "X-H-1", "X-H-2", "X-H-3", "X-H-4", "X-H-5"])
+            #expect(
+                all.map { $0.0 } == [
+                    "Server", "Date", "Content-Type", "Content-Length", "X-H-1", "X-H-2", "X-H-3", "X-H-4", "X-H-5"
+                ])
             #expect(all.filter { $0.0.hasPrefix("X-H-") }.allSatisfy { $0.1 == "v" })
             #expect(all[0].1.hasPrefix("libnetcore-mock/1.0"))
             // No status line and no blank line among the headers.

@@ -12,7 +12,7 @@ import Testing
     func expectCutOff(_ o: Outcome, _ what: String) {
         #expect(o.rc == NC_OK || o.rc == NC_ERR_FAILED, "\(what): \(o)")
         #expect(o.error?.domain == NC_DOMAIN_TRANSPORT, "\(what): \(o)")
-        #expect(o.error?.code == 18, "\(what): \(o)")              // CURLE_PARTIAL_FILE
+        #expect(o.error?.code == 18, "\(what): \(o)")   // CURLE_PARTIAL_FILE
         #expect(o.error?.domainName == "NCTransportErrorDomain", "\(what)")
         #expect(o.error?.attempts == 1, "\(what): \(o)")
         #expect(o.error?.message.contains("closed inside the response headers") == true, "\(what): \(o)")
@@ -75,7 +75,9 @@ import Testing
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("out.bin").path
-        let o = try fetch(config(), "/large?bytes=100000") { #expect(nc_request_set_output_file($0.handle, path) == NC_OK) }
+        let o = try fetch(config(), "/large?bytes=100000") {
+            #expect(nc_request_set_output_file($0.handle, path) == NC_OK)
+        }
         #expect(o.succeeded, "\(o)")
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? -1
         #expect(size == 100_000)

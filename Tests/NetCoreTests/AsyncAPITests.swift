@@ -1,6 +1,8 @@
-import Testing
-@testable import NetCore
 import MockServerSupport
+import Testing
+
+@testable import NetCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -143,7 +145,7 @@ import Glibc
         defer { c.shutdown() }
         let request = try Request(method: "GET", target: "/slow?ms=5000")
         let task = Task { try await c.send(request) }
-        try await Task.sleep(for: .milliseconds(200)) // the transfer is running by now
+        try await Task.sleep(for: .milliseconds(200))   // the transfer is running by now
         task.cancel()
         let result = await task.result   // the server would answer in 5 s
         guard case .failure(let error) = result, let e = error as? NetError else {

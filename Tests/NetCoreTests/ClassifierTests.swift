@@ -1,17 +1,24 @@
 import Testing
+
 @testable import NetCore
 
 /// Classification rules 2–5 and raw mode, on canned responses (no network):
 /// the rules are pure functions of status, body and schema.
 @Suite struct ClassifierTests {
-    static let shapeA = #"{"code":"code","ok_codes":[0],"message":"msg","data":"data","trace_id":"traceId","auth_expired_codes":[401001]}"#
+    static let shapeA =
+        #"{"code":"code","ok_codes":[0],"message":"msg","data":"data","trace_id":"traceId","auth_expired_codes":[401001]}"#
     static let shapeB = #"{"success":"success","code":"code","message":"msg","data":"data","trace_id":"traceId"}"#
-    static let shapeC = #"{"status":"status","ok_status":["OK"],"code":"errorCode","ok_codes":["0"],"message":"errorMsg","data":"content"}"#
+    static let shapeC =
+        #"{"status":"status","ok_status":["OK"],"code":"errorCode","ok_codes":["0"],"message":"errorMsg","data":"content"}"#
 
     func classify(_ status: Int32, _ body: String, schema: String? = shapeA) throws -> (Response, NetError?) {
-        let envelope = try schema.map { try #require(try Configuration.parse(json: #"{"envelope":\#($0)}"#).get().envelope) }
-        return Classifier.classify(.init(status: status, headers: HeaderStore(), body: NetBytes(body),
-                                         method: "GET", url: CString("http://h.test/x"), schema: envelope))
+        let envelope = try schema.map {
+            try #require(try Configuration.parse(json: #"{"envelope":\#($0)}"#).get().envelope)
+        }
+        return Classifier.classify(
+            .init(
+                status: status, headers: HeaderStore(), body: NetBytes(body),
+                method: "GET", url: CString("http://h.test/x"), schema: envelope))
     }
 
     @Test(arguments: [(204, ""), (304, ""), (200, ""), (201, "")])
@@ -55,21 +62,29 @@ import Testing
     }
 
     @Test func shapeB() throws {
-        #expect(try classify(200, #"{"success":true,"code":2001,"msg":"created","data":{"id":42}}"#, schema: Self.shapeB).1 == nil)
-        let e = try #require(try classify(200, #"{"success":false,"code":4003,"msg":"forbidden","traceId":"tf"}"#, schema: Self.shapeB).1)
+        #expect(
+            try classify(200, #"{"success":true,"code":2001,"msg":"created","data":{"id":42}}"#, schema: Self.shapeB).1
+                == nil)
+        let e = try #require(
+            try classify(200, #"{"success":false,"code":4003,"msg":"forbidden","traceId":"tf"}"#, schema: Self.shapeB).1
+        )
         #expect(e.domain == .api)
         #expect(e.code == 4003)
         #expect(e.traceID == "tf")
     }
 
     @Test func shapeCNeedsBothConditions() throws {
-        let (ok, e0) = try classify(200, #"{"status":"OK","errorCode":"0","errorMsg":"","content":{"items":[1]}}"#, schema: Self.shapeC)
+        let (ok, e0) = try classify(
+            200, #"{"status":"OK","errorCode":"0","errorMsg":"","content":{"items":[1]}}"#, schema: Self.shapeC)
         #expect(e0 == nil)
         #expect(ok.data?.text == #"{"items":[1]}"#)
-        let e1 = try #require(try classify(200, #"{"status":"OK","errorCode":"7","errorMsg":"partial"}"#, schema: Self.shapeC).1)
+        let e1 = try #require(
+            try classify(200, #"{"status":"OK","errorCode":"7","errorMsg":"partial"}"#, schema: Self.shapeC).1)
         #expect(e1.code == 7)
         #expect(e1.message == "partial")
-        let e2 = try #require(try classify(200, #"{"status":"FAIL","errorCode":"E42","errorMsg":"quota exceeded"}"#, schema: Self.shapeC).1)
+        let e2 = try #require(
+            try classify(200, #"{"status":"FAIL","errorCode":"E42","errorMsg":"quota exceeded"}"#, schema: Self.shapeC)
+                .1)
         #expect(e2.codeString == "E42")
     }
 
@@ -125,6 +140,9 @@ import Testing
     @Test func errorJSONHasEveryField() throws {
         let e = try #require(try classify(200, #"{"code":"E1","msg":"m","traceId":"t","data":{"a":1}}"#).1)
         let parsed = try JSONValue.parse(e.json).get()
-        #expect(parsed.text == #"{"domain":"NCAPIErrorDomain","domain_code":4,"code":0,"code_str":"E1","message":"m","http_status":200,"trace_id":"t","data":{"a":1},"body":"{\"code\":\"E1\",\"msg\":\"m\",\"traceId\":\"t\",\"data\":{\"a\":1}}","attempts":1,"retryable":false,"auth_expired":false}"#)
+        #expect(
+            parsed.text
+                == #"{"domain":"NCAPIErrorDomain","domain_code":4,"code":0,"code_str":"E1","message":"m","http_status":200,"trace_id":"t","data":{"a":1},"body":"{\"code\":\"E1\",\"msg\":\"m\",\"traceId\":\"t\",\"data\":{\"a\":1}}","attempts":1,"retryable":false,"auth_expired":false}"#
+        )
     }
 }

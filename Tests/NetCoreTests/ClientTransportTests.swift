@@ -1,8 +1,9 @@
-import Testing
-import Synchronization
 import Glibc
-@testable import NetCore
 import MockServerSupport
+import Synchronization
+import Testing
+
+@testable import NetCore
 
 /// The core's client against the real loopback server.
 @Suite struct ClientTransportTests {
@@ -43,9 +44,10 @@ import MockServerSupport
         let c = try client()
         defer { c.shutdown() }
         let calls = Mutex<[NetError?]>([])
-        let task = try #require(c.send(try Request(method: "GET", target: "/slow?ms=5000")) { _, e in
-            calls.withLock { $0.append(e) }
-        })
+        let task = try #require(
+            c.send(try Request(method: "GET", target: "/slow?ms=5000")) { _, e in
+                calls.withLock { $0.append(e) }
+            })
         task.cancel()
         // cancel() returns after the completion has run.
         let seen = calls.withLock { $0 }

@@ -1,6 +1,7 @@
 import Foundation
 import MockServerSupport
 import Testing
+
 @testable import NetCore
 
 /// The table of configuration keys (ConfigurationKeys.swift) against
@@ -30,9 +31,13 @@ import Testing
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.hasPrefix("## ") {
                 let title = line.dropFirst(3)
-                if title == "Top-level keys" { prefix = "" }
-                else if title.hasPrefix("`"), title.hasSuffix("`") { prefix = title.dropFirst().dropLast() + "." }
-                else { prefix = nil }
+                if title == "Top-level keys" {
+                    prefix = ""
+                } else if title.hasPrefix("`"), title.hasSuffix("`") {
+                    prefix = title.dropFirst().dropLast() + "."
+                } else {
+                    prefix = nil
+                }
                 columns = nil
                 continue
             }
@@ -91,7 +96,9 @@ import Testing
     func tableKeyIsDocumentedWithItsDefault(_ key: ConfigKey) throws {
         if key.spec.type == .reserved {
             // Refused rather than documented as keys: the text says so.
-            #expect(try Self.docText().contains("`\(key.path)`"), "docs/configuration.md does not mention reserved '\(key.path)'")
+            #expect(
+                try Self.docText().contains("`\(key.path)`"),
+                "docs/configuration.md does not mention reserved '\(key.path)'")
             return
         }
         guard let row = try Self.docRows().first(where: { $0.path == key.path }) else {
@@ -99,12 +106,14 @@ import Testing
             return
         }
         let forms = Self.documented(key.spec.defaultValue)
-        #expect(forms.contains { row.defaultCell.hasPrefix($0) },
-                "'\(key.path)': the doc's default is \"\(row.defaultCell)\", the table's \(forms[0])")
+        #expect(
+            forms.contains { row.defaultCell.hasPrefix($0) },
+            "'\(key.path)': the doc's default is \"\(row.defaultCell)\", the table's \(forms[0])")
         if let range = key.spec.range {
             let forms = Self.documented(range)
-            #expect(forms.contains { row.line.contains($0) },
-                    "'\(key.path)': the doc does not give the range \(forms[0]): \(row.line)")
+            #expect(
+                forms.contains { row.line.contains($0) },
+                "'\(key.path)': the doc does not give the range \(forms[0]): \(row.line)")
         }
     }
 
@@ -126,9 +135,9 @@ import Testing
         switch (spec.type, spec.defaultValue) {
         case (.integer(let range), .integer(let n)): #expect(range.contains(n), "\(key)")
         case (.boolean, .boolean), (.fieldName, .text), (.fieldName, .none), (.codes, .list),
-             (.headerNames, .list), (.urlMap, .emptyMap), (.headerMap, .emptyMap), (.url, .none),
-             (.name, .none), (.section(optional: true), .none), (.section(optional: false), .section),
-             (.reserved, .none), (.endpointMap, .emptyMap), (.object, .none):
+            (.headerNames, .list), (.urlMap, .emptyMap), (.headerMap, .emptyMap), (.url, .none),
+            (.name, .none), (.section(optional: true), .none), (.section(optional: false), .section),
+            (.reserved, .none), (.endpointMap, .emptyMap), (.object, .none):
             break
         case (.choice(let choices), .text(let s)): #expect(choices.contains(s), "\(key)")
         default: Issue.record("\(key): default \(spec.defaultValue) does not fit \(spec.type)")
@@ -153,7 +162,7 @@ import Testing
             case .credentialHeaders: #expect(d == .list(plain.credentialHeaders))
             case .compression: #expect(d == .boolean(plain.compression))
             case .timeoutMs, .connectTimeoutMs, .limitsMaxConnectionsPerHost, .limitsMaxResponseBytes,
-                 .limitsMaxRedirects, .limitsMaxHeaderCount, .limitsMaxHeaderBytes:
+                .limitsMaxRedirects, .limitsMaxHeaderCount, .limitsMaxHeaderBytes:
                 #expect(plain.integerValue(of: key).map(ConfigKeySpec.Default.integer) == d, "\(key)")
             case .envelope: #expect(plain.envelope == nil && d == .none)
             case .limits: #expect(d == .section)
@@ -198,7 +207,9 @@ import Testing
                 Issue.record("\(key.path) = \(n) was accepted")
                 continue
             }
-            #expect(e.message.contains("'\(key.path)' must be between \(range.lowerBound) and \(range.upperBound)"), "\(e.message)")
+            #expect(
+                e.message.contains("'\(key.path)' must be between \(range.lowerBound) and \(range.upperBound)"),
+                "\(e.message)")
         }
     }
 }

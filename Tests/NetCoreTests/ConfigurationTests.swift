@@ -1,4 +1,5 @@
 import Testing
+
 @testable import NetCore
 
 @Suite struct ConfigurationTests {
@@ -41,7 +42,8 @@ import Testing
     }
 
     @Test func codesCompareAsText() throws {
-        let e = try #require(try parse(#"{"envelope":{"ok_codes":[0,"OK"],"auth_expired_codes":[401001,"E401"]}}"#).get().envelope)
+        let e = try #require(
+            try parse(#"{"envelope":{"ok_codes":[0,"OK"],"auth_expired_codes":[401001,"E401"]}}"#).get().envelope)
         #expect(e.okCodes == ["0", "OK"])
         #expect(e.authExpiredCodes == ["401001", "E401"])
     }
@@ -52,7 +54,9 @@ import Testing
     }
 
     @Test func environmentSelectsBaseURL() throws {
-        let c = try parse(#"{"base_url":"http://a.test","environments":{"dev":"http://dev.test/api","prod":"https://prod.test"},"environment":"dev"}"#).get()
+        let c = try parse(
+            #"{"base_url":"http://a.test","environments":{"dev":"http://dev.test/api","prod":"https://prod.test"},"environment":"dev"}"#
+        ).get()
         #expect(c.activeBaseURL == "http://dev.test/api")
     }
 
@@ -78,7 +82,7 @@ import Testing
         (#"{"credential_headers":"X-Key"}"#, "'credential_headers' must be an array"),
         (#"{"credential_headers":["X Key"]}"#, "'credential_headers' must list header names"),
         (#"[1]"#, "must be a JSON object"),
-        (#"{"a":"#, "not valid JSON"),
+        (#"{"a":"#, "not valid JSON")
     ])
     func rejectsNamingTheKey(json: String, expected: String) {
         let e = failure(json)

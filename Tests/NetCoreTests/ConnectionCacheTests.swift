@@ -1,8 +1,9 @@
-import Testing
-import Synchronization
 import Glibc
-@testable import NetCore
 import MockServerSupport
+import Synchronization
+import Testing
+
+@testable import NetCore
 
 /// libcurl's cache of idle connections (TransferLoop.sizeConnectionCache).
 @Suite struct ConnectionCacheTests {

@@ -1,13 +1,16 @@
-import Testing
-@testable import NetCore
 import MockServerSupport
+import Testing
+
+@testable import NetCore
 
 /// `JSONValueDecoder` on parsed values, and `Response.decode` / `NetClient.decode`
 /// against the loopback server.
 @Suite struct DecoderTests {
     func value(_ json: String) throws -> JSONValue { try JSONValue.parse(json).get() }
 
-    func decode<T: Decodable>(_ type: T.Type, _ json: String, userInfo: [CodingUserInfoKey: any Sendable] = [:]) throws -> T {
+    func decode<T: Decodable>(_ type: T.Type, _ json: String, userInfo: [CodingUserInfoKey: any Sendable] = [:]) throws
+        -> T
+    {
         try JSONValueDecoder(userInfo: userInfo).decode(type, from: value(json))
     }
 
@@ -76,12 +79,15 @@ import MockServerSupport
 
     @Test func keyedWithOptionals() throws {
         #expect(try decode(Person.self, #"{"id":1,"name":"Ada"}"#) == Person(id: 1, name: "Ada"))
-        #expect(try decode(Person.self, #"{"id":1,"name":"Ada","email":null,"age":36,"extra":[1]}"#)
+        #expect(
+            try decode(Person.self, #"{"id":1,"name":"Ada","email":null,"age":36,"extra":[1]}"#)
                 == Person(id: 1, name: "Ada", email: nil, age: 36))
         // decodeIfPresent does not hide a wrong type.
-        #expect(try failure(Person.self, #"{"id":1,"name":"Ada","email":5}"#)?.text
+        #expect(
+            try failure(Person.self, #"{"id":1,"name":"Ada","email":5}"#)?.text
                 == "data.email: expected String, found integer")
-        #expect(try failure(Person.self, #"{"id":1,"name":"Ada","age":999}"#)?.text
+        #expect(
+            try failure(Person.self, #"{"id":1,"name":"Ada","age":999}"#)?.text
                 == "data.age: 999 does not fit in UInt8")
     }
 
@@ -192,7 +198,8 @@ import MockServerSupport
     }
 
     @Test func nestedKeyedAndUnkeyedContainers() throws {
-        let json = #"{"kind":"box","geometry":{"point":[3,4],"size":{"w":5,"h":6}},"rows":[[1,2],null,[3]],"meta":[{"x":1,"y":2}]}"#
+        let json =
+            #"{"kind":"box","geometry":{"point":[3,4],"size":{"w":5,"h":6}},"rows":[[1,2],null,[3]],"meta":[{"x":1,"y":2}]}"#
         let shape = try decode(Shape.self, json)
         #expect(shape.kind == "box")
         #expect(shape.point == [3, 4])
@@ -337,20 +344,23 @@ import MockServerSupport
             defer { c.shutdown() }
             var request = try Request(method: "POST", target: "/echo")
             request.encoding = .json
-            try request.setParams(JSONValue.parse(#"""
-                {"id":9007199254740993,"customer":{"name":"Ada","vip":null},
-                 "lines":[{"sku":"A-1","qty":2,"price":9.5},{"sku":"B-2","qty":1,"price":3}],
-                 "tags":["new",null],"note":null,"total":22,"paid":true}
-                """#).get())
+            try request.setParams(
+                JSONValue.parse(
+                    #"""
+                    {"id":9007199254740993,"customer":{"name":"Ada","vip":null},
+                     "lines":[{"sku":"A-1","qty":2,"price":9.5},{"sku":"B-2","qty":1,"price":3}],
+                     "tags":["new",null],"note":null,"total":22,"paid":true}
+                    """#
+                ).get())
             let echo = try await c.decode(Echo.self, from: request)
             #expect(echo.method == "POST")
             let order = echo.json
             #expect(order.id == 9_007_199_254_740_993)
-            #expect(order.customer.name == "Ada" && order.customer.vip == nil) // null members are dropped
+            #expect(order.customer.name == "Ada" && order.customer.vip == nil)   // null members are dropped
             #expect(order.lines.map(\.sku) == ["A-1", "B-2"])
             #expect(order.lines.map(\.qty) == [2, 1])
             #expect(order.lines.map(\.price) == [9.5, 3])
-            #expect(order.tags == ["new", nil]) // array nulls are kept
+            #expect(order.tags == ["new", nil])   // array nulls are kept
             #expect(order.note == nil)
             #expect(order.total == 22)
             #expect(order.paid)

@@ -1,8 +1,9 @@
-import Testing
-import Synchronization
 import Glibc
-@testable import NetCore
 import MockServerSupport
+import Synchronization
+import Testing
+
+@testable import NetCore
 
 /// EasyHandlePool's sizing, with the clock in the test's hands.
 @Suite struct EasyHandlePoolTests {
@@ -39,9 +40,9 @@ import MockServerSupport
     @Test func shrinksByHalfEachIdleSecondDownToTheFloor() {
         var pool = pool(peak: 1_000, returned: 1_000)
         #expect(pool.count == 1_000)
-        pool.tick(inUse: 0, now: 999)        // not a second yet
+        pool.tick(inUse: 0, now: 999)   // not a second yet
         #expect(pool.count == 1_000)
-        pool.tick(inUse: 0, now: 1_000)      // this window's peak was 1,000
+        pool.tick(inUse: 0, now: 1_000)   // this window's peak was 1,000
         #expect(pool.count == 1_000)
         pool.tick(inUse: 0, now: 2_000)
         #expect(pool.count == 500)
@@ -54,7 +55,7 @@ import MockServerSupport
     @Test func handlesInUseCountAgainstWhatIsKept() {
         var pool = pool(peak: 300, returned: 200)   // 100 still in use
         pool.tick(inUse: 100, now: 1_000)
-        pool.tick(inUse: 100, now: 2_000)        // keep 150: 100 in use + 50 idle
+        pool.tick(inUse: 100, now: 2_000)   // keep 150: 100 in use + 50 idle
         #expect(pool.count == 50)
     }
 }

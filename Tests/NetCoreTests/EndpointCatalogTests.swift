@@ -1,4 +1,5 @@
 import Testing
+
 @testable import NetCore
 
 /// The catalog's pure parts: spec parsing, path templates, resolution of a request
@@ -30,7 +31,10 @@ import Testing
         let e = try endpoint("u", #"{"path":"/u/{id}"}"#)
         #expect(e.method == "GET" && e.encoding == .default && e.timeoutMs == nil && e.envelope == nil)
         #expect(e.retry == nil && e.cache == nil && e.group == nil)
-        let all = try endpoint("a", #"{"method":"post","path":"/a","encoding":"json","headers":{"X":"1"},"timeout_ms":9,"envelope":false,"retry":false,"cache":"c","group":"g"}"#)
+        let all = try endpoint(
+            "a",
+            #"{"method":"post","path":"/a","encoding":"json","headers":{"X":"1"},"timeout_ms":9,"envelope":false,"retry":false,"cache":"c","group":"g"}"#
+        )
         #expect(all.method == "POST" && all.encoding == .json && all.headers["X"] == "1" && all.timeoutMs == 9)
         #expect(all.envelope == false && all.retry == .disabled && all.cache == "c" && all.group == "g")
         let retry = try endpoint("r", #"{"path":"/r","retry":{"max_attempts":3}}"#)
@@ -45,7 +49,7 @@ import Testing
         (#"{"path":"/x","retry":{"jitter":1}}"#, "key 'retry.jitter' must be true or false"),
         (#"{"path":"/x","headers":{"X":"a\nb"}}"#, "key 'headers.X' contains CR, LF"),
         (#"{"method":"GET"}"#, "key 'path' is required"),
-        (#"{"path":"/x/{id"}"#, "unbalanced"),
+        (#"{"path":"/x/{id"}"#, "unbalanced")
     ])
     func badSpecsNameTheKey(spec: String, message: String) {
         #expect(throws: NetError.self) { try endpoint("u", spec) }
@@ -55,14 +59,22 @@ import Testing
     }
 
     @Test func configParsesEndpoints() throws {
-        let config = try Configuration.parse(json: #"{"endpoints":{"user.login":{"method":"POST","path":"/user/login","encoding":"json"},"user.get":{"method":"GET","path":"/users/{id}"}}}"#).get()
+        let config = try Configuration.parse(
+            json:
+                #"{"endpoints":{"user.login":{"method":"POST","path":"/user/login","encoding":"json"},"user.get":{"method":"GET","path":"/users/{id}"}}}"#
+        ).get()
         #expect(config.endpoints["user.login"]?.encoding == .json)
         #expect(config.endpoints["user.get"]?.placeholders == ["id"])
         #expect(try Configuration.parse(json: "{}").get().endpoints.isEmpty)
     }
 
     @Test func resolveFillsThePathAndKeepsTheRestOfTheParams() throws {
-        let catalog = EndpointCatalog([try endpoint("u", #"{"method":"PUT","path":"/users/{id}/{id}","encoding":"json","headers":{"A":"e","B":"e"},"timeout_ms":5,"envelope":false}"#)])
+        let catalog = EndpointCatalog([
+            try endpoint(
+                "u",
+                #"{"method":"PUT","path":"/users/{id}/{id}","encoding":"json","headers":{"A":"e","B":"e"},"timeout_ms":5,"envelope":false}"#
+            )
+        ])
         var request = try Request(endpoint: "u", params: try params(#"{"id":"a b","name":"x"}"#))
         try request.setHeader("B", "r")
         let plain = try catalog.resolve(request).get()
@@ -76,7 +88,9 @@ import Testing
     }
 
     @Test func requestSettingsWin() throws {
-        let catalog = EndpointCatalog([try endpoint("u", #"{"path":"/u","encoding":"json","timeout_ms":5,"envelope":false}"#)])
+        let catalog = EndpointCatalog([
+            try endpoint("u", #"{"path":"/u","encoding":"json","timeout_ms":5,"envelope":false}"#)
+        ])
         var request = try Request(endpoint: "u")
         request.encoding = .form
         request.envelope = true
@@ -94,7 +108,8 @@ import Testing
         }
         #expect(unknown.domain == .client && unknown.code == NetError.ClientCode.invalidRequest.rawValue)
         #expect(unknown.message.contains("'v'"))
-        guard case .failure(let missing) = catalog.resolve(try Request(endpoint: "u", params: try params(#"{"x":1}"#))) else {
+        guard case .failure(let missing) = catalog.resolve(try Request(endpoint: "u", params: try params(#"{"x":1}"#)))
+        else {
             Issue.record("resolved without its placeholder")
             return
         }

@@ -1,6 +1,8 @@
-import Testing
-@testable import NetCore
 import MockServerSupport
+import Testing
+
+@testable import NetCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -69,7 +71,8 @@ import Glibc
         defer { c.shutdown() }
         let fail = try Request(method: "GET", target: "/env/code/fail")
         let ok = try Request(method: "GET", target: "/env/code/ok")
-        let (error, refusal) = await withTaskExecutorPreference(c.executor) { () async -> (NetError?, NetClient.SyncRefusal?) in
+        let (error, refusal) = await withTaskExecutorPreference(c.executor) {
+            () async -> (NetError?, NetClient.SyncRefusal?) in
             var thrown: NetError?
             do throws(NetError) {
                 _ = try await c.send(fail)
@@ -160,9 +163,10 @@ import Glibc
         }
         #expect(loop.isStopped, "the transfer thread did not stop")
         // The executor outlives its client: jobs go to the global executor.
-        #expect(await Task(executorPreference: executor) { () async -> Int in
-            await Task.yield()
-            return 7
-        }.value == 7)
+        #expect(
+            await Task(executorPreference: executor) { () async -> Int in
+                await Task.yield()
+                return 7
+            }.value == 7)
     }
 }

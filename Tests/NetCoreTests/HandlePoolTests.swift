@@ -1,8 +1,9 @@
-import Testing
-import Synchronization
 import Glibc
-@testable import NetCore
 import MockServerSupport
+import Synchronization
+import Testing
+
+@testable import NetCore
 
 /// The loop's pool of idle easy handles (EasyHandlePool, through TransferLoop).
 @Suite struct HandlePoolTests {

@@ -1,8 +1,9 @@
-import Testing
-import Synchronization
 import Glibc
-@testable import NetCore
 import MockServerSupport
+import Synchronization
+import Testing
+
+@testable import NetCore
 
 /// libcurl gets each request's URL already parsed (CURLOPT_CURLU, held by the
 /// prepared request); pooled easy handles go from one URL to the next.
@@ -50,7 +51,10 @@ import MockServerSupport
             #expect(r == nil)
             #expect(e?.domain == .transport)
             #expect(e?.code == 3)
-            #expect(e?.message == "GET http://127.0.0.1:99999/x failed: URL using bad/illegal format or missing URL. See libcurl error 3.")
+            #expect(
+                e?.message
+                    == "GET http://127.0.0.1:99999/x failed: URL using bad/illegal format or missing URL. See libcurl error 3."
+            )
             #expect(e?.attempts == 0)   // nothing was sent
             let (rs, es) = try c.sendSync(bad).get()
             #expect(rs == nil && es?.code == 3 && es?.attempts == 0)

@@ -1,8 +1,9 @@
-import Testing
-import Synchronization
 import Glibc
-@testable import NetCore
 import MockServerSupport
+import Synchronization
+import Testing
+
+@testable import NetCore
 
 /// Which variable wins (ProxyEnvironment.swift; end to end in Tests/python/test_proxy.py).
 @Suite struct ProxyEnvironmentTests {
@@ -15,10 +16,12 @@ import MockServerSupport
         let all = proxies(["ALL_PROXY": "http://A:1", "all_proxy": "http://a:1", "NO_PROXY": "N", "no_proxy": "n"])
         #expect(text(all.http) == "http://a:1" && text(all.https) == "http://a:1" && text(all.noProxy) == "n")
         let upper = proxies(["ALL_PROXY": "http://A:1", "HTTP_PROXY": "http://H:1", "HTTPS_PROXY": "http://S:1"])
-        #expect(text(upper.http) == "http://A:1")     // HTTP_PROXY is never read
+        #expect(text(upper.http) == "http://A:1")   // HTTP_PROXY is never read
         #expect(text(upper.https) == "http://S:1")
-        let lower = proxies(["http_proxy": "http://h:1", "https_proxy": "http://s:1", "HTTPS_PROXY": "http://S:1",
-                             "all_proxy": "http://a:1"])
+        let lower = proxies([
+            "http_proxy": "http://h:1", "https_proxy": "http://s:1", "HTTPS_PROXY": "http://S:1",
+            "all_proxy": "http://a:1"
+        ])
         #expect(text(lower.proxy(https: false)) == "http://h:1")
         #expect(text(lower.proxy(https: true)) == "http://s:1")
         let empty = proxies(["http_proxy": "", "all_proxy": "http://a:1", "no_proxy": "", "NO_PROXY": "N"])

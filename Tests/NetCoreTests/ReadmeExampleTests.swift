@@ -1,7 +1,7 @@
-import Testing
 import Foundation
-import NetCore
 import MockServerSupport
+import NetCore
+import Testing
 
 /// The README's "From Swift" example, run for real, and a check that the README
 /// shows exactly this code (so neither can rot without a failing test).
@@ -47,21 +47,27 @@ import MockServerSupport
     }
 
     @Test func readmeShowsThisExample() throws {
-        let readmePath = ProcessInfo.processInfo.environment["NETCORE_README"]
+        let readmePath =
+            ProcessInfo.processInfo.environment["NETCORE_README"]
             ?? MockServer.repositoryRoot + "/README.md"
         let readme = try String(contentsOfFile: readmePath, encoding: .utf8)
         let source = try String(contentsOfFile: #filePath, encoding: .utf8)
 
-        let expected = try #require(Self.lines(of: source, from: "// readme-swift:begin", to: "// readme-swift:end"),
-                                    "markers missing in \(#filePath)")
+        let expected = try #require(
+            Self.lines(of: source, from: "// readme-swift:begin", to: "// readme-swift:end"),
+            "markers missing in \(#filePath)")
         let block = Self.swiftBlock(in: readme)
         guard let inReadme = block else {
-            Issue.record("\(readmePath) has no ```swift block between <!-- swift-example:begin --> and <!-- swift-example:end --> (paste the \"From Swift\" section)")
+            Issue.record(
+                "\(readmePath) has no ```swift block between <!-- swift-example:begin --> and <!-- swift-example:end --> (paste the \"From Swift\" section)"
+            )
             return
         }
         let common = min(inReadme.count, expected.count)
         let first = (0..<common).first { inReadme[$0] != expected[$0] } ?? common
-        #expect(inReadme == expected, """
+        #expect(
+            inReadme == expected,
+            """
             README example differs from ReadmeExampleTests.swift at example line \(first + 1):
               README: \(first < inReadme.count ? inReadme[first] : "<end>")
               test:   \(first < expected.count ? expected[first] : "<end>")
@@ -79,12 +85,14 @@ import MockServerSupport
     /// The body of the first ```swift fence between the README markers, trimmed.
     static func swiftBlock(in readme: String) -> [String]? {
         guard let section = lines(of: readme, from: "<!-- swift-example:begin -->", to: "<!-- swift-example:end -->"),
-              let open = section.firstIndex(of: "```swift"),
-              let close = section[(open + 1)...].firstIndex(of: "```") else { return nil }
+            let open = section.firstIndex(of: "```swift"),
+            let close = section[(open + 1)...].firstIndex(of: "```")
+        else { return nil }
         return Array(section[(open + 1)..<close])
     }
 
     static func trim(_ line: Substring) -> String {
-        String(line.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
+        String(
+            line.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import NetCore
 
 @Suite struct RequestBuildingTests {
@@ -14,7 +15,9 @@ import Testing
 
     @Test func aResolvedFormIsReusedUntilTheValueOrTheSettingsChange() throws {
         let settings = try settings(#"{"base_url":"http://h.test/api"}"#)
-        func resolved(_ r: Request, _ s: ClientSettings) throws -> PreparedRequest { try r.prepared.prepared(r, s).get() }
+        func resolved(_ r: Request, _ s: ClientSettings) throws -> PreparedRequest {
+            try r.prepared.prepared(r, s).get()
+        }
         var a = try Request(method: "GET", target: "/a")
         let first = try resolved(a, settings)
         #expect(try resolved(a, settings) === first)
@@ -47,7 +50,7 @@ import Testing
         ("http://h.test/api", "/users", "http://h.test/api/users"),
         ("http://h.test/api/", "/users", "http://h.test/api/users"),
         ("http://h.test/api", "users", "http://h.test/api/users"),
-        ("http://h.test/api/", "users", "http://h.test/api/users"),
+        ("http://h.test/api/", "users", "http://h.test/api/users")
     ])
     func joinsExactlyOneSlash(base: String, path: String, expected: String) {
         #expect(PreparedRequest.join(base, path) == expected)
@@ -118,12 +121,17 @@ import Testing
         #expect(!off.decodesContent)
         try r.setHeader("accept-encoding", "identity")
         #expect(headerLines(try prepare(r)) == ["accept-encoding: identity"])
-        #expect(headerLines(try prepare(r, #"{"base_url":"http://h.test","compression":false}"#)) == ["accept-encoding: identity"])
+        #expect(
+            headerLines(try prepare(r, #"{"base_url":"http://h.test","compression":false}"#)) == [
+                "accept-encoding: identity"
+            ])
     }
 
     @Test func rawBodyKeepsItsContentTypeUnlessAHeaderSetsOne() throws {
         var r = try Request(method: "POST", target: "/s")
-        try "abc".utf8CString.withUnsafeBytes { try r.setBody(UnsafeRawBufferPointer(rebasing: $0.dropLast()), contentType: "text/plain") }
+        try "abc".utf8CString.withUnsafeBytes {
+            try r.setBody(UnsafeRawBufferPointer(rebasing: $0.dropLast()), contentType: "text/plain")
+        }
         #expect(try prepare(r).body?.text == "abc")
         #expect(headerLines(try prepare(r)).contains("Content-Type: text/plain"))
         try r.setHeader("content-type", "application/x-custom")

@@ -1,6 +1,7 @@
-import Testing
-@testable import NetCore
 import MockServerSupport
+import Testing
+
+@testable import NetCore
 
 /// Building configurations in Swift (Configuration+Swift.swift) and checking them
 /// (Configuration+Validation.swift).
@@ -24,7 +25,8 @@ import MockServerSupport
     }
 
     @Test func envelopeInitFollowsTheJSONRules() throws {
-        let a = EnvelopeSchema(), parsedA = try #require(try Configuration.parse(json: #"{"envelope":{}}"#).get().envelope)
+        let a = EnvelopeSchema(),
+            parsedA = try #require(try Configuration.parse(json: #"{"envelope":{}}"#).get().envelope)
         #expect(a.codeField == parsedA.codeField && a.okCodes == parsedA.okCodes && a.dataField == parsedA.dataField)
         #expect(EnvelopeSchema(codeField: "code").okCodes == ["0"])
 
@@ -41,13 +43,15 @@ import MockServerSupport
     }
 
     @Test func validateAcceptsWhatJSONAccepts() throws {
-        let config = Configuration(baseURL: "http://127.0.0.1:8080/api",
-                                   environments: ["dev": "http://127.0.0.1:8080/api"], environment: "dev",
-                                   headers: ["User-Agent": "shop/2.3"], credentialHeaders: ["X-Token"],
-                                   envelope: EnvelopeSchema(codeField: "errorCode", statusField: "status",
-                                                            okStatuses: ["OK"], messageField: "errorMsg",
-                                                            dataField: "content"),
-                                   timeoutMs: 0, limits: .init(maxRedirects: 0))
+        let config = Configuration(
+            baseURL: "http://127.0.0.1:8080/api",
+            environments: ["dev": "http://127.0.0.1:8080/api"], environment: "dev",
+            headers: ["User-Agent": "shop/2.3"], credentialHeaders: ["X-Token"],
+            envelope: EnvelopeSchema(
+                codeField: "errorCode", statusField: "status",
+                okStatuses: ["OK"], messageField: "errorMsg",
+                dataField: "content"),
+            timeoutMs: 0, limits: .init(maxRedirects: 0))
         try config.validate()
     }
 
@@ -72,10 +76,12 @@ import MockServerSupport
         return c
     }
 
-    @Test(arguments: ["baseURL", "environment", "environments[\"dev\"]", "headers[\"X-A\"]",
-                      "headers: \"Bad Name\"", "credentialHeaders", "timeoutMs", "limits.maxRedirects",
-                      "limits.maxHeaderBytes", "envelope.okStatuses", "envelope has no success condition",
-                      "envelope.dataField"])
+    @Test(arguments: [
+        "baseURL", "environment", "environments[\"dev\"]", "headers[\"X-A\"]",
+        "headers: \"Bad Name\"", "credentialHeaders", "timeoutMs", "limits.maxRedirects",
+        "limits.maxHeaderBytes", "envelope.okStatuses", "envelope has no success condition",
+        "envelope.dataField"
+    ])
     func validateNamesTheBadProperty(_ name: String) {
         do throws(NetError) {
             try Self.spoiled(name).validate()
@@ -89,11 +95,12 @@ import MockServerSupport
 
     @Test func aSwiftBuiltClientTalksToTheServer() async throws {
         let server = MockServer.shared
-        let config = Configuration(baseURL: server.baseURL + "/api",
-                                   headers: ["X-App-Version": "2.3.0"],
-                                   envelope: EnvelopeSchema(),
-                                   timeoutMs: 5_000,
-                                   limits: .init(maxResponseBytes: 1 << 20))
+        let config = Configuration(
+            baseURL: server.baseURL + "/api",
+            headers: ["X-App-Version": "2.3.0"],
+            envelope: EnvelopeSchema(),
+            timeoutMs: 5_000,
+            limits: .init(maxResponseBytes: 1 << 20))
         let client = try NetClient(configuration: config.validated())
         defer { client.shutdown() }
         let echo = try await client.send(Request(method: "GET", target: "/echo"))

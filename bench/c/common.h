@@ -9,26 +9,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/resource.h>
+#include <time.h>
 
 typedef struct {
     const char *workload; /* seq | conc | download | download-file | slow | cancel */
     const char *url;
-    const char *out;      /* download-file: destination */
+    const char *out; /* download-file: destination */
     const char *label;
-    const char *api;      /* nc peer: callback | sync */
-    const char *tuned;    /* raw peer: off | on (the libcurl options libnetcore uses to save work) */
+    const char *api;   /* nc peer: callback | sync */
+    const char *tuned; /* raw peer: off | on (the libcurl options libnetcore uses to save work) */
     long n, c, warmup;
-    long delay_us;        /* cancel: time between send and cancel */
-    double time_limit;    /* seconds; a run stops (and says so) past it */
+    long delay_us;     /* cancel: time between send and cancel */
+    double time_limit; /* seconds; a run stops (and says so) past it */
 } bench_args;
 
 static void bench_usage(const char *prog) {
     fprintf(stderr,
             "usage: %s --workload seq|conc|download|download-file|slow|cancel --url URL\n"
             "          [-n N] [-c C] [--warmup W] [--out FILE] [--label L] [--api callback|sync]\n"
-            "          [--tuned off|on] [--delay-us US] [--time-limit SECONDS]\n", prog);
+            "          [--tuned off|on] [--delay-us US] [--time-limit SECONDS]\n",
+            prog);
     exit(2);
 }
 
@@ -65,8 +66,8 @@ static double bench_now(void) {
 static double bench_cpu(void) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+           (double)ru.ru_stime.tv_usec / 1e6;
 }
 
 /* a field of /proc/self/status in kB ("VmRSS", "VmHWM"); 0 if unavailable */
@@ -77,7 +78,10 @@ static long bench_status_kb(const char *field) {
     size_t fl = strlen(field);
     long v = 0;
     while (fgets(line, sizeof line, f)) {
-        if (!strncmp(line, field, fl) && line[fl] == ':') { v = atol(line + fl + 1); break; }
+        if (!strncmp(line, field, fl) && line[fl] == ':') {
+            v = atol(line + fl + 1);
+            break;
+        }
     }
     fclose(f);
     return v;
@@ -86,7 +90,10 @@ static long bench_status_kb(const char *field) {
 /* resets VmHWM to the current RSS, so a later VmHWM is the peak of what follows */
 static void bench_reset_peak(void) {
     FILE *f = fopen("/proc/self/clear_refs", "w");
-    if (f) { fputs("5", f); fclose(f); }
+    if (f) {
+        fputs("5", f);
+        fclose(f);
+    }
 }
 
 static int bench_cmp_double(const void *a, const void *b) {
@@ -108,8 +115,10 @@ static void bench_put_str(FILE *f, const char *s) {
     fputc('"', f);
     for (; s && *s; s++) {
         unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') { fputc('\\', f); fputc(ch, f); }
-        else if (ch < 0x20) fputc(' ', f);
+        if (ch == '"' || ch == '\\') {
+            fputc('\\', f);
+            fputc(ch, f);
+        } else if (ch < 0x20) fputc(' ', f);
         else fputc(ch, f);
     }
     fputc('"', f);
@@ -125,12 +134,13 @@ static void bench_emit(const char *peer, const bench_args *a, long ok, long erro
     bench_put_str(stdout, a->url);
     printf(",\"n\":%ld,\"c\":%ld,\"ok\":%ld,\"errors\":%ld,\"bytes\":%lld,\"secs\":%.6f,"
            "\"rps\":%.3f,\"mbps\":%.3f,\"cpu_us_per_req\":%.3f,\"rss_peak_kb\":%ld",
-           a->n, a->c, ok, errors, bytes, secs,
-           secs > 0 ? (double)done / secs : 0.0,
-           secs > 0 ? (double)bytes / secs / 1e6 : 0.0,
-           done > 0 ? cpu * 1e6 / (double)done : 0.0,
+           a->n, a->c, ok, errors, bytes, secs, secs > 0 ? (double)done / secs : 0.0,
+           secs > 0 ? (double)bytes / secs / 1e6 : 0.0, done > 0 ? cpu * 1e6 / (double)done : 0.0,
            bench_status_kb("VmHWM"));
-    if (first_error) { printf(",\"first_error\":"); bench_put_str(stdout, first_error); }
+    if (first_error) {
+        printf(",\"first_error\":");
+        bench_put_str(stdout, first_error);
+    }
     if (extra_fmt && *extra_fmt) {
         va_list ap;
         va_start(ap, extra_fmt);

@@ -30,11 +30,13 @@ static const char *CONFIG_FMT =
 /* $BENCH_NC_FEATURES (comma-separated) turns features on, to measure what they cost
  * against the same peer with none: "events" installs an event handler that only
  * counts, "signing" adds an HMAC signing config (every request signed). */
-static const char *SIGNING_CONFIG =
-    ",\"signing\":{\"secret\":\"bench-secret\",\"header\":\"X-Signature\",\"timestamp_header\":\"X-Timestamp\"}";
+static const char *SIGNING_CONFIG = ",\"signing\":{\"secret\":\"bench-secret\",\"header\":\"X-"
+                                    "Signature\",\"timestamp_header\":\"X-Timestamp\"}";
 static unsigned long events_seen;
 static void count_event(const char *json, size_t len, void *userdata) {
-    (void)json; (void)len; (void)userdata;
+    (void)json;
+    (void)len;
+    (void)userdata;
     events_seen++;
 }
 static int feature_on(const char *name) {
@@ -50,9 +52,9 @@ typedef struct {
     pthread_cond_t cv;
     nc_client *client;
     nc_request *req;
-    int raw;         /* download: raw mode, no data access */
-    int file;        /* download-file: the body went to a file */
-    long target;     /* completions wanted */
+    int raw;     /* download: raw mode, no data access */
+    int file;    /* download-file: the body went to a file */
+    long target; /* completions wanted */
     long started, done, ok, errors;
     long long bytes;
     double deadline;
@@ -96,8 +98,13 @@ static void on_done(const nc_response *resp, const nc_error *err, void *ud) {
         good = w->raw ? 1 : nc_response_data(resp) != NULL;
     }
     pthread_mutex_lock(&w->mu);
-    if (good) { w->ok++; w->bytes += (long long)len; }
-    else { w->errors++; if (err) note(w, err); }
+    if (good) {
+        w->ok++;
+        w->bytes += (long long)len;
+    } else {
+        w->errors++;
+        if (err) note(w, err);
+    }
     w->done++;
     int more = w->started < w->target && bench_now() < w->deadline;
     if (more) send_one(w);
@@ -107,7 +114,10 @@ static void on_done(const nc_response *resp, const nc_error *err, void *ud) {
 
 static nc_request *make_request(const bench_args *a, int raw) {
     nc_request *r = NULL;
-    if (nc_request_new("GET", a->url, &r) != NC_OK) { fprintf(stderr, "bad url\n"); exit(1); }
+    if (nc_request_new("GET", a->url, &r) != NC_OK) {
+        fprintf(stderr, "bad url\n");
+        exit(1);
+    }
     if (raw) nc_request_set_envelope(r, 0);
     if (!strcmp(a->workload, "download-file") &&
         (!a->out || nc_request_set_output_file(r, a->out) != NC_OK)) {
@@ -122,7 +132,8 @@ static void window_run(window_t *w, long count, long c) {
     pthread_mutex_lock(&w->mu);
     w->target = w->started + count;
     long first = c < count ? c : count;
-    for (long i = 0; i < first; i++) if (!send_one(w)) break;
+    for (long i = 0; i < first; i++)
+        if (!send_one(w)) break;
     while (w->done < w->started) pthread_cond_wait(&w->cv, &w->mu);
     pthread_mutex_unlock(&w->mu);
 }
@@ -144,8 +155,10 @@ static void run_callback(const bench_args *a, nc_client *client, int raw, long c
     double cpu0 = bench_cpu(), t0 = bench_now();
     window_run(&w, a->n, c);
     double secs = bench_now() - t0, cpu = bench_cpu() - cpu0;
-    if (w.done < a->n && !w.first_error[0]) snprintf(w.first_error, sizeof w.first_error, "time limit reached");
-    bench_emit(PEER_CB, a, w.ok, a->n - w.ok, w.bytes, secs, cpu, w.first_error[0] ? w.first_error : NULL, "");
+    if (w.done < a->n && !w.first_error[0])
+        snprintf(w.first_error, sizeof w.first_error, "time limit reached");
+    bench_emit(PEER_CB, a, w.ok, a->n - w.ok, w.bytes, secs, cpu,
+               w.first_error[0] ? w.first_error : NULL, "");
     nc_request_free(w.req);
 }
 
@@ -157,16 +170,27 @@ static void run_sync(const bench_args *a, nc_client *client, int raw) {
     double deadline = bench_now() + a->time_limit;
     double cpu0 = 0, t0 = 0;
     for (long i = -a->warmup; i < a->n; i++) {
-        if (i == 0) { ok = errors = 0; bytes = 0; first_error[0] = 0; cpu0 = bench_cpu(); t0 = bench_now(); }
-        if (bench_now() > deadline) { snprintf(first_error, sizeof first_error, "time limit reached"); break; }
+        if (i == 0) {
+            ok = errors = 0;
+            bytes = 0;
+            first_error[0] = 0;
+            cpu0 = bench_cpu();
+            t0 = bench_now();
+        }
+        if (bench_now() > deadline) {
+            snprintf(first_error, sizeof first_error, "time limit reached");
+            break;
+        }
         nc_response *resp = NULL;
         nc_error *err = NULL;
         nc_status s = nc_client_send_sync(client, r, &resp, &err);
         size_t len = 0;
         if (s == NC_OK && resp) nc_response_body(resp, &len);
         if (s == NC_OK && resp && !strcmp(a->workload, "download-file")) len = body_file_size(resp);
-        if (s == NC_OK && resp && (raw || nc_response_data(resp))) { ok++; bytes += (long long)len; }
-        else {
+        if (s == NC_OK && resp && (raw || nc_response_data(resp))) {
+            ok++;
+            bytes += (long long)len;
+        } else {
             errors++;
             if (!first_error[0])
                 snprintf(first_error, sizeof first_error, "%s: %s", nc_status_str(s),
@@ -195,9 +219,9 @@ static void run_slow(const bench_args *a, nc_client *client) {
     window_run(&w, a->n, a->n);
     double secs = bench_now() - t0, cpu = bench_cpu() - cpu0;
     long peak = bench_status_kb("VmHWM");
-    bench_emit(PEER_CB, a, w.ok, a->n - w.ok, w.bytes, secs, cpu, w.first_error[0] ? w.first_error : NULL,
-               ",\"rss_base_kb\":%ld,\"rss_per_req_kb\":%.3f", base,
-               (double)(peak > base ? peak - base : 0) / (double)(a->n ? a->n : 1));
+    bench_emit(PEER_CB, a, w.ok, a->n - w.ok, w.bytes, secs, cpu,
+               w.first_error[0] ? w.first_error : NULL, ",\"rss_base_kb\":%ld,\"rss_per_req_kb\":%.3f",
+               base, (double)(peak > base ? peak - base : 0) / (double)(a->n ? a->n : 1));
     nc_request_free(w.req);
 }
 
@@ -206,8 +230,8 @@ static void run_slow(const bench_args *a, nc_client *client) {
 typedef struct {
     pthread_mutex_t mu;
     int called;
-    int cancelled;      /* error was NC_CLIENT_CANCELLED */
-    double end;         /* bench_now() as the callback returns */
+    int cancelled; /* error was NC_CLIENT_CANCELLED */
+    double end;    /* bench_now() as the callback returns */
 } cancel_t;
 
 static void on_cancel_done(const nc_response *resp, const nc_error *err, void *ud) {
@@ -215,7 +239,8 @@ static void on_cancel_done(const nc_response *resp, const nc_error *err, void *u
     cancel_t *s = ud;
     pthread_mutex_lock(&s->mu);
     s->called++;
-    s->cancelled = err && nc_error_domain(err) == NC_DOMAIN_CLIENT && nc_error_code(err) == NC_CLIENT_CANCELLED;
+    s->cancelled =
+        err && nc_error_domain(err) == NC_DOMAIN_CLIENT && nc_error_code(err) == NC_CLIENT_CANCELLED;
     s->end = bench_now();
     pthread_mutex_unlock(&s->mu);
 }
@@ -232,7 +257,10 @@ static void run_cancel(const bench_args *a, nc_client *client) {
         memset(&s, 0, sizeof s);
         pthread_mutex_init(&s.mu, NULL);
         nc_task *t = NULL;
-        if (nc_client_send(client, r, on_cancel_done, &s, &t) != NC_OK) { not_called++; continue; }
+        if (nc_client_send(client, r, on_cancel_done, &s, &t) != NC_OK) {
+            not_called++;
+            continue;
+        }
         usleep((useconds_t)a->delay_us);
         double c0 = bench_now();
         nc_task_cancel(t);
@@ -241,9 +269,13 @@ static void run_cancel(const bench_args *a, nc_client *client) {
         int called = s.called, cancelled = s.cancelled;
         double end = s.end;
         pthread_mutex_unlock(&s.mu);
-        if (called != 1) not_called++;          /* contract: callback returned before cancel returns */
-        else if (!cancelled) not_cancelled++;   /* finished (or failed) before the cancel */
-        else { lat[samples] = (end - c0) * 1e6; ret[samples] = (c1 - c0) * 1e6; samples++; }
+        if (called != 1) not_called++;        /* contract: callback returned before cancel returns */
+        else if (!cancelled) not_cancelled++; /* finished (or failed) before the cancel */
+        else {
+            lat[samples] = (end - c0) * 1e6;
+            ret[samples] = (c1 - c0) * 1e6;
+            samples++;
+        }
         nc_task_free(t);
         pthread_mutex_destroy(&s.mu);
     }
@@ -252,8 +284,10 @@ static void run_cancel(const bench_args *a, nc_client *client) {
     qsort(ret, (size_t)samples, sizeof *ret, bench_cmp_double);
     char note_txt[200] = "";
     if (not_called || not_cancelled)
-        snprintf(note_txt, sizeof note_txt, "%ld samples: callback not run when nc_task_cancel returned; "
-                 "%ld: completed without NC_CLIENT_CANCELLED", not_called, not_cancelled);
+        snprintf(note_txt, sizeof note_txt,
+                 "%ld samples: callback not run when nc_task_cancel returned; "
+                 "%ld: completed without NC_CLIENT_CANCELLED",
+                 not_called, not_cancelled);
     bench_emit(PEER_CB, a, samples, a->n - samples, 0, secs, cpu, note_txt[0] ? note_txt : NULL,
                ",\"samples\":%ld,\"p50_us\":%.2f,\"p99_us\":%.2f,\"max_us\":%.2f,"
                "\"return_p50_us\":%.2f,\"return_p99_us\":%.2f,\"not_called\":%ld,\"not_cancelled\":%ld",
@@ -286,12 +320,12 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(a.workload, "seq")) sync ? run_sync(&a, client, 0) : run_callback(&a, client, 0, 1);
     else if (!strcmp(a.workload, "conc") && !sync) run_callback(&a, client, 0, a.c);
-    else if (!strcmp(a.workload, "download")) sync ? run_sync(&a, client, 1) : run_callback(&a, client, 1, 1);
-    else if (!strcmp(a.workload, "download-file")) {
-        a.warmup = 0;   /* as the raw peer: the file is written n times, measured */
+    else if (!strcmp(a.workload, "download"))
         sync ? run_sync(&a, client, 1) : run_callback(&a, client, 1, 1);
-    }
-    else if (!strcmp(a.workload, "slow") && !sync) run_slow(&a, client);
+    else if (!strcmp(a.workload, "download-file")) {
+        a.warmup = 0; /* as the raw peer: the file is written n times, measured */
+        sync ? run_sync(&a, client, 1) : run_callback(&a, client, 1, 1);
+    } else if (!strcmp(a.workload, "slow") && !sync) run_slow(&a, client);
     else if (!strcmp(a.workload, "cancel") && !sync) run_cancel(&a, client);
     else bench_skip(peer, &a, "workload does not apply to this API");
     nc_client_free(client);

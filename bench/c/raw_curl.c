@@ -22,14 +22,14 @@
 #include <unistd.h>
 
 static const char *PEER = "raw-curl";
-static CURLU *url_handle;   /* --tuned on: the URL, parsed once */
+static CURLU *url_handle; /* --tuned on: the URL, parsed once */
 
 typedef struct {
     char *p;
     size_t len, cap;
-    FILE *file;   /* download-file: write here instead */
-    size_t seen;  /* bytes seen (also for files) */
-    CURL *easy;   /* to read the Content-Length */
+    FILE *file;  /* download-file: write here instead */
+    size_t seen; /* bytes seen (also for files) */
+    CURL *easy;  /* to read the Content-Length */
 } buf_t;
 
 static size_t on_write(char *data, size_t size, size_t nmemb, void *ud) {
@@ -41,8 +41,8 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *ud) {
         size_t cap = b->cap ? b->cap : 1024;
         curl_off_t cl = -1;
         if (b->len == 0 && b->easy &&
-            curl_easy_getinfo(b->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) == CURLE_OK &&
-            cl > 0 && (size_t)cl + 1 > cap)
+            curl_easy_getinfo(b->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) == CURLE_OK && cl > 0 &&
+            (size_t)cl + 1 > cap)
             cap = (size_t)cl + 1; /* the whole body at once when its size is known */
         while (cap < b->len + n + 1) cap *= 2;
         char *p = realloc(b->p, cap);
@@ -64,7 +64,10 @@ static void note_error(const char *fmt, const char *detail) {
 static int check_envelope(const char *p, size_t len) {
     json_error_t jerr;
     json_t *root = json_loadb(p, len, 0, &jerr);
-    if (!root) { note_error("body is not JSON: %s", jerr.text); return 0; }
+    if (!root) {
+        note_error("body is not JSON: %s", jerr.text);
+        return 0;
+    }
     int ok = 0;
     json_t *code = json_object_get(root, "code"); /* NULL when root is not an object */
     if (!json_is_object(root)) note_error("%s", "body is not an object");
@@ -78,7 +81,10 @@ static int check_envelope(const char *p, size_t len) {
 
 static CURL *new_easy(const char *url, buf_t *b) {
     CURL *e = curl_easy_init();
-    if (!e) { fprintf(stderr, "curl_easy_init failed\n"); exit(1); }
+    if (!e) {
+        fprintf(stderr, "curl_easy_init failed\n");
+        exit(1);
+    }
     if (url_handle) {
         curl_easy_setopt(e, CURLOPT_CURLU, url_handle);
         curl_easy_setopt(e, CURLOPT_PROXY, "");
@@ -96,10 +102,16 @@ static CURL *new_easy(const char *url, buf_t *b) {
 
 /* result of one finished transfer: 1 ok, 0 failed */
 static int finish(CURL *e, CURLcode rc, buf_t *b, int parse) {
-    if (rc != CURLE_OK) { note_error("transfer failed: %s", curl_easy_strerror(rc)); return 0; }
+    if (rc != CURLE_OK) {
+        note_error("transfer failed: %s", curl_easy_strerror(rc));
+        return 0;
+    }
     long status = 0;
     curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
-    if (status != 200) { note_error("HTTP status %s", status == 404 ? "404" : "not 200"); return 0; }
+    if (status != 200) {
+        note_error("HTTP status %s", status == 404 ? "404" : "not 200");
+        return 0;
+    }
     if (parse) return check_envelope(b->p ? b->p : "", b->len);
     return 1;
 }
@@ -114,7 +126,12 @@ static void run_sequential(const bench_args *a, int parse, const char *out_path)
     for (long i = 0; i < a->warmup; i++) {
         b.len = 0;
         finish(e, curl_easy_perform(e), &b, parse);
-        if (fresh_buffer) { free(b.p); b = (buf_t){0}; b.file = file; b.easy = e; }
+        if (fresh_buffer) {
+            free(b.p);
+            b = (buf_t){0};
+            b.file = file;
+            b.easy = e;
+        }
     }
     first_error[0] = 0;
     long ok = 0, errors = 0;
@@ -128,13 +145,24 @@ static void run_sequential(const bench_args *a, int parse, const char *out_path)
          * a download does, and what libnetcore's output file does). */
         if (out_path) {
             b.file = fopen(out_path, "wb");
-            if (!b.file) { note_error("%s", "cannot open --out"); errors++; continue; }
+            if (!b.file) {
+                note_error("%s", "cannot open --out");
+                errors++;
+                continue;
+            }
         }
         int good = finish(e, curl_easy_perform(e), &b, parse);
         if (out_path && fclose(b.file) != 0) good = 0;
-        if (good) { ok++; bytes += (long long)b.seen; }
-        else errors++;
-        if (fresh_buffer) { free(b.p); b = (buf_t){0}; b.file = file; b.easy = e; }
+        if (good) {
+            ok++;
+            bytes += (long long)b.seen;
+        } else errors++;
+        if (fresh_buffer) {
+            free(b.p);
+            b = (buf_t){0};
+            b.file = file;
+            b.easy = e;
+        }
     }
     double secs = bench_now() - t0, cpu = bench_cpu() - cpu0;
     if (ok + errors < a->n) note_error("%s", "time limit reached");
@@ -171,7 +199,10 @@ static void run_window(const bench_args *a, long n, long c, long *ok_out, long *
     }
     int running = 1;
     while (done < started) {
-        if (bench_now() > deadline) { note_error("%s", "time limit reached"); break; }
+        if (bench_now() > deadline) {
+            note_error("%s", "time limit reached");
+            break;
+        }
         curl_multi_perform(m, &running);
         CURLMsg *msg;
         int left;
@@ -181,8 +212,10 @@ static void run_window(const bench_args *a, long n, long c, long *ok_out, long *
             CURLcode rc = msg->data.result;
             buf_t *b;
             curl_easy_getinfo(e, CURLINFO_PRIVATE, (char **)&b);
-            if (finish(e, rc, b, 1)) { (*ok_out)++; *bytes_out += (long long)b->len; }
-            else (*err_out)++;
+            if (finish(e, rc, b, 1)) {
+                (*ok_out)++;
+                *bytes_out += (long long)b->len;
+            } else (*err_out)++;
             done++;
             curl_multi_remove_handle(m, e);
             if (started < n) {
@@ -200,7 +233,8 @@ static void run_conc(const bench_args *a) {
     long ok = 0, errors = 0;
     long long bytes = 0;
     double deadline = bench_now() + a->time_limit;
-    if (a->warmup > 0) run_window(a, a->warmup > a->c ? a->warmup : a->c, a->c, &ok, &errors, &bytes, deadline);
+    if (a->warmup > 0)
+        run_window(a, a->warmup > a->c ? a->warmup : a->c, a->c, &ok, &errors, &bytes, deadline);
     ok = errors = 0;
     bytes = 0;
     first_error[0] = 0;
@@ -228,7 +262,10 @@ static void run_slow(const bench_args *a) {
     long long bytes = 0;
     int running = 1;
     while (done < a->n) {
-        if (bench_now() > deadline) { note_error("%s", "time limit reached"); break; }
+        if (bench_now() > deadline) {
+            note_error("%s", "time limit reached");
+            break;
+        }
         curl_multi_perform(m, &running);
         if (running > max_running) max_running = running;
         CURLMsg *msg;
@@ -237,10 +274,12 @@ static void run_slow(const bench_args *a) {
             if (msg->msg != CURLMSG_DONE) continue;
             buf_t *b;
             curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&b);
-            if (finish(msg->easy_handle, msg->data.result, b, 1)) { ok++; bytes += (long long)b->len; }
-            else errors++;
+            if (finish(msg->easy_handle, msg->data.result, b, 1)) {
+                ok++;
+                bytes += (long long)b->len;
+            } else errors++;
             done++;
-            free(b->p);  /* a finished request gives its memory back */
+            free(b->p); /* a finished request gives its memory back */
             b->p = NULL;
             b->cap = b->len = 0;
         }
@@ -315,11 +354,13 @@ int main(int argc, char **argv) {
     else if (!strcmp(a.workload, "conc")) run_conc(&a);
     else if (!strcmp(a.workload, "download")) run_sequential(&a, 0, NULL);
     else if (!strcmp(a.workload, "download-file")) {
-        if (!a.out) { fprintf(stderr, "download-file needs --out\n"); return 1; }
+        if (!a.out) {
+            fprintf(stderr, "download-file needs --out\n");
+            return 1;
+        }
         a.warmup = 0;
         run_sequential(&a, 0, a.out);
-    }
-    else if (!strcmp(a.workload, "slow")) run_slow(&a);
+    } else if (!strcmp(a.workload, "slow")) run_slow(&a);
     else if (!strcmp(a.workload, "cancel")) run_cancel(&a);
     else bench_skip(PEER, &a, "unknown workload");
     curl_url_cleanup(url_handle);

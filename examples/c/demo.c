@@ -17,13 +17,13 @@
 #include "netcore.h"
 
 /* If `cond` is false: say what went wrong and jump to the step's cleanup. */
-#define EXPECT(cond, what)                                                     \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            fprintf(stderr, "  FAILED: %s\n    (expected %s)\n", what, #cond); \
-            goto out;                                                          \
-        }                                                                      \
-    } while (0)
+#define EXPECT(cond, what)                                                                              \
+  do {                                                                                                  \
+    if (!(cond)) {                                                                                      \
+      fprintf(stderr, "  FAILED: %s\n    (expected %s)\n", what, #cond);                                \
+      goto out;                                                                                         \
+    }                                                                                                   \
+  } while (0)
 
 static double now_ms(void) {
     struct timespec ts;
@@ -36,7 +36,9 @@ static void sleep_ms(long ms) {
     nanosleep(&ts, NULL);
 }
 
-static void section(const char *title) { printf("\n== %s ==\n", title); }
+static void section(const char *title) {
+    printf("\n== %s ==\n", title);
+}
 
 /* Prints every field of an error; all accessors accept any error. */
 static void print_error(const nc_error *err) {
@@ -89,8 +91,7 @@ static void on_complete(const nc_response *response, const nc_error *error, void
 
 static void waiter_wait(waiter *w) {
     pthread_mutex_lock(&w->mutex);
-    while (!w->done)
-        pthread_cond_wait(&w->cond, &w->mutex);
+    while (!w->done) pthread_cond_wait(&w->cond, &w->mutex);
     pthread_mutex_unlock(&w->mutex);
 }
 
@@ -169,12 +170,10 @@ static int step_business_errors(nc_client *client) {
     print_error(err);
     EXPECT(nc_error_domain(err) == NC_DOMAIN_API && nc_error_code(err) == 1001,
            "an API error with the server's code 1001");
-    EXPECT(strcmp(nc_error_message(err), "wrong username or password") == 0,
-           "the server's message");
+    EXPECT(strcmp(nc_error_message(err), "wrong username or password") == 0, "the server's message");
     EXPECT(strcmp(nc_error_code_str(err), "1001") == 0 && nc_error_http_status(err) == 200,
            "code_str \"1001\", HTTP status 200");
-    EXPECT(nc_error_trace_id(err) && strcmp(nc_error_trace_id(err), "trace-login") == 0,
-           "the trace id");
+    EXPECT(nc_error_trace_id(err) && strcmp(nc_error_trace_id(err), "trace-login") == 0, "the trace id");
     EXPECT(json_integer_value(json_object_get(nc_error_data(err), "attempts_left")) == 2,
            "the error data says how many attempts are left");
     nc_request_free(req);
@@ -188,7 +187,8 @@ static int step_business_errors(nc_client *client) {
     EXPECT(nc_request_set_header(req, "Authorization", "Bearer nope") == NC_OK, "set header");
     EXPECT(nc_client_send_sync(client, req, &resp, &err) == NC_ERR_FAILED, "the call fails");
     print_error(err);
-    printf("  auth expired: %s\n", nc_error_is_auth_expired(err) ? "yes -> show the login screen" : "no");
+    printf("  auth expired: %s\n",
+           nc_error_is_auth_expired(err) ? "yes -> show the login screen" : "no");
     EXPECT(nc_error_code(err) == 401001 && nc_error_is_auth_expired(err),
            "code 401001, listed in envelope.auth_expired_codes");
     ok = 1;
@@ -219,8 +219,7 @@ static int step_cancel(nc_client *client) {
     EXPECT(done, "the callback has run when nc_task_cancel() returns");
     print_error(w.error);
     printf("  nc_task_cancel() took %.2f ms\n", took);
-    EXPECT(nc_error_domain(w.error) == NC_DOMAIN_CLIENT &&
-               nc_error_code(w.error) == NC_CLIENT_CANCELLED,
+    EXPECT(nc_error_domain(w.error) == NC_DOMAIN_CLIENT && nc_error_code(w.error) == NC_CLIENT_CANCELLED,
            "the callback got NC_CLIENT_CANCELLED");
     ok = 1;
 out:
@@ -306,8 +305,7 @@ int main(int argc, char **argv) {
         perror(argv[1]);
         return 1;
     }
-    printf("libnetcore %s demo (header %s), config %s\n", nc_version(), NC_VERSION_STRING,
-           argv[1]);
+    printf("libnetcore %s demo (header %s), config %s\n", nc_version(), NC_VERSION_STRING, argv[1]);
     if (nc_client_new(config, &client, &err) != NC_OK) {
         fprintf(stderr, "cannot create the client: %s\n", nc_error_message(err));
         nc_error_free(err);

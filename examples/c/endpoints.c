@@ -4,9 +4,9 @@
  * The endpoints are named once (in the configuration, and one at run time);
  * the business code then calls them by name with JSON params: no URLs, methods
  * or encodings scattered through the app. */
+#include <netcore.h>
 #include <stdio.h>
 #include <string.h>
-#include <netcore.h>
 
 typedef struct {
     nc_client *client;
@@ -16,8 +16,7 @@ typedef struct {
 static int show_error(const char *what, const nc_error *err) {
     if (nc_error_domain(err) == NC_DOMAIN_API)
         printf("%s: business error %s: %s\n", what, nc_error_code_str(err), nc_error_message(err));
-    else
-        printf("%s: %s error: %s\n", what, nc_error_domain_name(err), nc_error_message(err));
+    else printf("%s: %s error: %s\n", what, nc_error_domain_name(err), nc_error_message(err));
     return 1;
 }
 
@@ -76,12 +75,13 @@ int main(int argc, char **argv) {
     int failures = 0;
 
     if (argc != 2) return fprintf(stderr, "usage: %s BASE_URL\n", argv[0]), 2;
-    snprintf(config, sizeof config,
-             "{\"base_url\":\"%s\","
-             "\"envelope\":{\"code\":\"code\",\"ok_codes\":[0],\"message\":\"msg\",\"data\":\"data\"},"
-             "\"endpoints\":{\"user.login\":{\"method\":\"POST\",\"path\":\"/login\",\"encoding\":\"json\"},"
-             "\"user.get\":{\"method\":\"GET\",\"path\":\"/users/{id}\"}}}",
-             argv[1]);
+    snprintf(
+        config, sizeof config,
+        "{\"base_url\":\"%s\","
+        "\"envelope\":{\"code\":\"code\",\"ok_codes\":[0],\"message\":\"msg\",\"data\":\"data\"},"
+        "\"endpoints\":{\"user.login\":{\"method\":\"POST\",\"path\":\"/login\",\"encoding\":\"json\"},"
+        "\"user.get\":{\"method\":\"GET\",\"path\":\"/users/{id}\"}}}",
+        argv[1]);
     if (nc_client_new(config, &m.client, &err) != NC_OK) {
         fprintf(stderr, "config: %s\n", nc_error_message(err));
         nc_error_free(err);
@@ -102,8 +102,7 @@ int main(int argc, char **argv) {
     }
     if (nc_client_call_sync(m.client, "user.profile", NULL, 0, &resp, &err) == NC_OK)
         printf("profile: %s\n", nc_response_data_json(resp, NULL));
-    else
-        failures += show_error("profile", err);
+    else failures += show_error("profile", err);
     nc_response_free(resp);
     nc_error_free(err);
 

@@ -1,6 +1,6 @@
 /* quickstart.c — usage: quickstart http://127.0.0.1:8080/api */
-#include <stdio.h>
 #include <netcore.h>
+#include <stdio.h>
 
 int main(int argc, char **argv) {
     char config[1024];
@@ -11,8 +11,10 @@ int main(int argc, char **argv) {
     int rc = 1;
 
     if (argc != 2) return fprintf(stderr, "usage: %s BASE_URL\n", argv[0]), 2;
-    snprintf(config, sizeof config, "{\"base_url\":\"%s\",\"envelope\":{\"code\":\"code\","
-             "\"ok_codes\":[0],\"message\":\"msg\",\"data\":\"data\"}}", argv[1]);
+    snprintf(config, sizeof config,
+             "{\"base_url\":\"%s\",\"envelope\":{\"code\":\"code\","
+             "\"ok_codes\":[0],\"message\":\"msg\",\"data\":\"data\"}}",
+             argv[1]);
 
     if (nc_client_new(config, &client, &err) == NC_OK &&
         nc_request_new("GET", "/env/code/ok", &req) == NC_OK &&

@@ -8,8 +8,8 @@
 #include <curl/curl.h>
 #include <sys/eventfd.h>
 
-#include "ncsink.h"
 #include "nccrypto.h"
+#include "ncsink.h"
 
 typedef size_t (*ncshim_data_fn)(char *ptr, size_t size, size_t nmemb, void *userdata);
 typedef int (*ncshim_xferinfo_fn)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,

@@ -34,26 +34,26 @@ enum {
     NCSINK_BODY_TOO_LARGE = 1,
     NCSINK_HEADERS_TOO_LARGE = 2,
     NCSINK_NO_MEMORY = 3,
-    NCSINK_FILE_ERROR = 4       /* writing to out_fd failed: see out_errno */
+    NCSINK_FILE_ERROR = 4 /* writing to out_fd failed: see out_errno */
 };
 
 typedef struct ncsink {
-    CURL *easy;                 /* to read Content-Length (borrowed) */
-    unsigned char *body;        /* malloc'd, NUL-terminated when non-NULL */
+    CURL *easy;          /* to read Content-Length (borrowed) */
+    unsigned char *body; /* malloc'd, NUL-terminated when non-NULL */
     size_t body_len, body_cap;
-    char *head;                 /* malloc'd raw header lines, NUL-terminated when non-NULL */
+    char *head; /* malloc'd raw header lines, NUL-terminated when non-NULL */
     size_t head_len, head_cap;
-    size_t head_lines;          /* header lines of the transfer, every block's, plus
+    size_t head_lines;   /* header lines of the transfer, every block's, plus
                                    one per response after the first (1xx interim) */
-    size_t head_bytes;          /* bytes of every header block of the transfer */
-    int head_at_start;          /* the next header line is the first of a block */
-    int head_ended;             /* the latest header block ended with its blank line */
-    curl_off_t max_body;        /* limits of the running transfer */
+    size_t head_bytes;   /* bytes of every header block of the transfer */
+    int head_at_start;   /* the next header line is the first of a block */
+    int head_ended;      /* the latest header block ended with its blank line */
+    curl_off_t max_body; /* limits of the running transfer */
     size_t max_header_count, max_header_bytes;
-    int abort_reason;           /* NCSINK_*: why a callback refused, else NCSINK_OK */
-    int out_fd;                 /* -1: the body goes to memory (borrowed descriptor) */
-    int to_file;                /* -1 not decided yet, 0 memory, 1 out_fd (by status) */
-    int out_errno;              /* errno of a failed write to out_fd */
+    int abort_reason;             /* NCSINK_*: why a callback refused, else NCSINK_OK */
+    int out_fd;                   /* -1: the body goes to memory (borrowed descriptor) */
+    int to_file;                  /* -1 not decided yet, 0 memory, 1 out_fd (by status) */
+    int out_errno;                /* errno of a failed write to out_fd */
     unsigned long long out_bytes; /* bytes written to out_fd */
 } ncsink;
 

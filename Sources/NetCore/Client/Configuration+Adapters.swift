@@ -25,11 +25,16 @@ extension Configuration {
     static func parseCommonParams(_ value: UnsafeMutablePointer<json_t>) throws -> JSONValue? {
         if value.pointee.type == JSON_NULL { return nil }
         guard value.pointee.type == JSON_OBJECT else {
-            throw ConfigError(message: "Configuration key 'common_params' must be an object of names to strings, numbers or booleans, got \(JSON.typeName(value)).")
+            throw ConfigError(
+                message:
+                    "Configuration key 'common_params' must be an object of names to strings, numbers or booleans, got \(JSON.typeName(value))."
+            )
         }
         for (name, v) in JSON.members(value) {
             guard !name.isEmpty, !name.utf8.contains(0) else {
-                throw ConfigError(message: "Configuration key 'common_params' has an empty parameter name or one with a NUL character.")
+                throw ConfigError(
+                    message:
+                        "Configuration key 'common_params' has an empty parameter name or one with a NUL character.")
             }
             switch v.pointee.type {
             case JSON_STRING:
@@ -39,7 +44,10 @@ extension Configuration {
             case JSON_INTEGER, JSON_REAL, JSON_TRUE, JSON_FALSE:
                 break
             default:
-                throw ConfigError(message: "Configuration key 'common_params.\(name)' must be a string, number or boolean, got \(JSON.typeName(v)).")
+                throw ConfigError(
+                    message:
+                        "Configuration key 'common_params.\(name)' must be a string, number or boolean, got \(JSON.typeName(v))."
+                )
             }
         }
         if json_object_size(value) == 0 { return nil }
@@ -53,7 +61,10 @@ extension Configuration {
     static func parseSigning(_ value: UnsafeMutablePointer<json_t>) throws -> Signing? {
         if value.pointee.type == JSON_NULL { return nil }
         guard value.pointee.type == JSON_OBJECT else {
-            throw ConfigError(message: "Configuration key 'signing' must be an object {\"secret\", \"header\", \"timestamp_header\"} or null, got \(JSON.typeName(value)).")
+            throw ConfigError(
+                message:
+                    "Configuration key 'signing' must be an object {\"secret\", \"header\", \"timestamp_header\"} or null, got \(JSON.typeName(value))."
+            )
         }
         var secret: String?
         var header = "X-Signature"
@@ -64,23 +75,31 @@ extension Configuration {
             case "secret":
                 // The value is never echoed: it is a secret.
                 guard let s = JSON.string(v), !s.isEmpty, !s.utf8.contains(0) else {
-                    throw ConfigError(message: "Configuration key 'signing.secret' must be a non-empty string without NUL characters.")
+                    throw ConfigError(
+                        message: "Configuration key 'signing.secret' must be a non-empty string without NUL characters."
+                    )
                 }
                 secret = s
             case "header", "timestamp_header":
                 guard let s = JSON.string(v), HTTPValidation.isToken(s) else {
-                    throw ConfigError(message: "Configuration key '\(full)' must be a header name (an HTTP token), got \(JSON.typeName(v)).")
+                    throw ConfigError(
+                        message:
+                            "Configuration key '\(full)' must be a header name (an HTTP token), got \(JSON.typeName(v))."
+                    )
                 }
                 if key == "header" { header = s } else { timestampHeader = s }
             default:
-                throw ConfigError(message: "Unknown configuration key '\(full)'. Known: secret, header, timestamp_header.")
+                throw ConfigError(
+                    message: "Unknown configuration key '\(full)'. Known: secret, header, timestamp_header.")
             }
         }
         guard let secret else {
             throw ConfigError(message: "Configuration key 'signing.secret' is required when 'signing' is set.")
         }
         guard !HeaderFields.same(header, timestampHeader) else {
-            throw ConfigError(message: "Configuration keys 'signing.header' and 'signing.timestamp_header' must name different headers.")
+            throw ConfigError(
+                message:
+                    "Configuration keys 'signing.header' and 'signing.timestamp_header' must name different headers.")
         }
         return Signing(secret: secret, header: header, timestampHeader: timestampHeader)
     }

@@ -8,7 +8,9 @@ extension Configuration {
         switch JSONValue.parse(text) {
         case .success(let v): root = v
         case .failure(let f):
-            return .failure(.invalidConfig("The configuration is not valid JSON (line \(f.line), column \(f.column): \(f.reason))."))
+            return .failure(
+                .invalidConfig("The configuration is not valid JSON (line \(f.line), column \(f.column): \(f.reason)).")
+            )
         }
         do {
             return .success(try ConfigReader().read(root.raw))
@@ -35,14 +37,17 @@ private struct ConfigReader {
         var config = Configuration()
         try applyMembers(of: root, in: nil, to: &config)
         if let env = config.environment, config.environments[env] == nil {
-            throw ConfigError(message: "Configuration key 'environment' names \"\(env)\", which is not in 'environments'.")
+            throw ConfigError(
+                message: "Configuration key 'environment' names \"\(env)\", which is not in 'environments'.")
         }
         return config
     }
 
     /// Applies every member of `object`, the value of `section` (nil: the top level).
-    func applyMembers(of object: UnsafeMutablePointer<json_t>, in section: ConfigKey?,
-                      to config: inout Configuration) throws {
+    func applyMembers(
+        of object: UnsafeMutablePointer<json_t>, in section: ConfigKey?,
+        to config: inout Configuration
+    ) throws {
         for (name, value) in JSON.members(object) {
             guard let key = ConfigKey.named(name, in: section) else { throw unknown(name, in: section) }
             try apply(key, value, to: &config)
@@ -51,7 +56,8 @@ private struct ConfigReader {
 
     func unknown(_ name: String, in section: ConfigKey?) -> ConfigError {
         guard let section else {
-            return ConfigError(message: "Unknown configuration key '\(name)'. Check the spelling against docs/configuration.md.")
+            return ConfigError(
+                message: "Unknown configuration key '\(name)'. Check the spelling against docs/configuration.md.")
         }
         let known = ConfigKey.keys(in: section).map(\.name).joined(separator: ", ")
         return ConfigError(message: "Unknown configuration key '\(section.path).\(name)'. Known: \(known).")
@@ -82,7 +88,10 @@ private struct ConfigReader {
         case .commonParams: config.commonParams = try Configuration.parseCommonParams(value)
         case .signing: config.signing = try Configuration.parseSigning(value)
         case .retry, .cache:
-            throw ConfigError(message: "Configuration key '\(path)' is not supported by libnetcore \(NetCoreVersion.string) yet; remove it.")
+            throw ConfigError(
+                message:
+                    "Configuration key '\(path)' is not supported by libnetcore \(NetCoreVersion.string) yet; remove it."
+            )
 
         // Inside "envelope" (see envelope(_:), which starts from EnvelopeSchema()).
         case .envelopeCode: config.envelope?.codeField = try fieldName(value, path)
@@ -120,11 +129,15 @@ private struct ConfigReader {
         for (name, v) in JSON.members(value) {
             let key = "headers.\(name)"
             guard HTTPValidation.isToken(name) else {
-                throw ConfigError(message: "Configuration key '\(key)': a header name must be an HTTP token (letters, digits, !#$%&'*+-.^_`|~).")
+                throw ConfigError(
+                    message:
+                        "Configuration key '\(key)': a header name must be an HTTP token (letters, digits, !#$%&'*+-.^_`|~)."
+                )
             }
             let text = try string(v, key)
             guard HTTPValidation.isHeaderValue(text) else {
-                throw ConfigError(message: "Configuration key '\(key)': the value contains CR, LF or another control character.")
+                throw ConfigError(
+                    message: "Configuration key '\(key)': the value contains CR, LF or another control character.")
             }
             out.set(name, text)
         }
@@ -133,12 +146,14 @@ private struct ConfigReader {
 
     func headerNames(_ value: UnsafeMutablePointer<json_t>, _ key: String) throws -> [String] {
         guard value.pointee.type == JSON_ARRAY else {
-            throw ConfigError(message: "Configuration key '\(key)' must be an array of header names, got \(JSON.typeName(value)).")
+            throw ConfigError(
+                message: "Configuration key '\(key)' must be an array of header names, got \(JSON.typeName(value)).")
         }
         var out: [String] = []
         for i in 0..<json_array_size(value) {
             guard let item = json_array_get(value, i), let name = JSON.string(item), HTTPValidation.isToken(name) else {
-                throw ConfigError(message: "Configuration key '\(key)' must list header names (HTTP tokens); item \(i) is not.")
+                throw ConfigError(
+                    message: "Configuration key '\(key)' must list header names (HTTP tokens); item \(i) is not.")
             }
             out.append(name)
         }
@@ -157,10 +172,16 @@ private struct ConfigReader {
         let okCodesGiven = json_object_get(value, ConfigKey.envelopeOkCodes.name) != nil
         if out.successField != nil && !okCodesGiven { out.okCodes = [] }
         if out.statusField != nil && out.okStatuses.isEmpty {
-            throw ConfigError(message: "Configuration key 'envelope.ok_status' must list at least one value when 'envelope.status' is set.")
+            throw ConfigError(
+                message:
+                    "Configuration key 'envelope.ok_status' must list at least one value when 'envelope.status' is set."
+            )
         }
         if !out.checksCode && out.successField == nil && out.statusField == nil {
-            throw ConfigError(message: "Configuration key 'envelope' has no success condition: set 'code' with non-empty 'ok_codes', 'success', or 'status' with 'ok_status'.")
+            throw ConfigError(
+                message:
+                    "Configuration key 'envelope' has no success condition: set 'code' with non-empty 'ok_codes', 'success', or 'status' with 'ok_status'."
+            )
         }
         return out
     }
@@ -171,12 +192,15 @@ private struct ConfigReader {
         var catalog = EndpointCatalog()
         for (name, spec) in JSON.members(value) {
             guard Endpoint.isValidName(name) else {
-                throw ConfigError(message: "Configuration key 'endpoints' has an endpoint name that is empty or has control characters.")
+                throw ConfigError(
+                    message:
+                        "Configuration key 'endpoints' has an endpoint name that is empty or has control characters.")
             }
             do throws(NetError) {
-                catalog.define(try Endpoint.parse(name: name, spec: spec) { key in
-                    "Configuration key 'endpoints.\(name)\(key.isEmpty ? "" : ".")\(key)'"
-                })
+                catalog.define(
+                    try Endpoint.parse(name: name, spec: spec) { key in
+                        "Configuration key 'endpoints.\(name)\(key.isEmpty ? "" : ".")\(key)'"
+                    })
             } catch {
                 throw ConfigError(message: error.message)
             }
@@ -206,7 +230,8 @@ private struct ConfigReader {
         switch v.pointee.type {
         case JSON_TRUE: return true
         case JSON_FALSE: return false
-        default: throw ConfigError(message: "Configuration key '\(key)' must be true or false, got \(JSON.typeName(v)).")
+        default:
+            throw ConfigError(message: "Configuration key '\(key)' must be true or false, got \(JSON.typeName(v)).")
         }
     }
 
@@ -225,7 +250,10 @@ private struct ConfigReader {
     func url_(_ v: UnsafeMutablePointer<json_t>, _ key: String) throws -> String {
         let s = try string(v, key)
         guard HTTPValidation.isBaseURL(s) else {
-            throw ConfigError(message: "Configuration key '\(key)' must be an absolute http:// or https:// URL without spaces, got \"\(s)\".")
+            throw ConfigError(
+                message:
+                    "Configuration key '\(key)' must be an absolute http:// or https:// URL without spaces, got \"\(s)\"."
+            )
         }
         return s
     }
@@ -242,7 +270,10 @@ private struct ConfigReader {
         let n = json_integer_value(v)
         let range = key.spec.range ?? Int64.min...Int64.max
         guard range.contains(n) else {
-            throw ConfigError(message: "Configuration key '\(key.path)' must be between \(range.lowerBound) and \(range.upperBound), got \(n).")
+            throw ConfigError(
+                message:
+                    "Configuration key '\(key.path)' must be between \(range.lowerBound) and \(range.upperBound), got \(n)."
+            )
         }
         return n
     }
@@ -262,14 +293,17 @@ private struct ConfigReader {
     /// An array of codes (integers or strings), kept as text.
     func codes(_ v: UnsafeMutablePointer<json_t>, _ key: String) throws -> [String] {
         guard v.pointee.type == JSON_ARRAY else {
-            throw ConfigError(message: "Configuration key '\(key)' must be an array of integers or strings, got \(JSON.typeName(v)).")
+            throw ConfigError(
+                message: "Configuration key '\(key)' must be an array of integers or strings, got \(JSON.typeName(v)).")
         }
         var out: [String] = []
         for i in 0..<json_array_size(v) {
             guard let item = json_array_get(v, i),
-                  item.pointee.type == JSON_INTEGER || item.pointee.type == JSON_STRING,
-                  let text = JSON.scalarText(item) else {
-                throw ConfigError(message: "Configuration key '\(key)' must be an array of integers or strings; item \(i) is not.")
+                item.pointee.type == JSON_INTEGER || item.pointee.type == JSON_STRING,
+                let text = JSON.scalarText(item)
+            else {
+                throw ConfigError(
+                    message: "Configuration key '\(key)' must be an array of integers or strings; item \(i) is not.")
             }
             out.append(text)
         }

@@ -11,17 +11,19 @@
 /// let client = try NetClient(configuration: config)
 /// ```
 extension Configuration {
-    public init(baseURL: String?,
-                environments: [String: String] = Configuration().environments,
-                environment: String? = Configuration().environment,
-                headers: HeaderFields = Configuration().headers,
-                credentialHeaders: [String] = Configuration().credentialHeaders,
-                compression: Bool = Configuration().compression,
-                envelope: EnvelopeSchema? = Configuration().envelope,
-                timeoutMs: Int64 = Configuration().timeoutMs,
-                connectTimeoutMs: Int64 = Configuration().connectTimeoutMs,
-                limits: Limits = Limits(),
-                callbacks: CallbackMode = Configuration().callbacks) {
+    public init(
+        baseURL: String?,
+        environments: [String: String] = Configuration().environments,
+        environment: String? = Configuration().environment,
+        headers: HeaderFields = Configuration().headers,
+        credentialHeaders: [String] = Configuration().credentialHeaders,
+        compression: Bool = Configuration().compression,
+        envelope: EnvelopeSchema? = Configuration().envelope,
+        timeoutMs: Int64 = Configuration().timeoutMs,
+        connectTimeoutMs: Int64 = Configuration().connectTimeoutMs,
+        limits: Limits = Limits(),
+        callbacks: CallbackMode = Configuration().callbacks
+    ) {
         self.init()
         self.baseURL = baseURL
         self.environments = environments
@@ -39,11 +41,13 @@ extension Configuration {
 
 extension Configuration.Limits {
     /// Limits with the JSON "limits" defaults; see each property.
-    public init(maxConnectionsPerHost: Int = Configuration.Limits().maxConnectionsPerHost,
-                maxResponseBytes: Int = Configuration.Limits().maxResponseBytes,
-                maxRedirects: Int = Configuration.Limits().maxRedirects,
-                maxHeaderCount: Int = Configuration.Limits().maxHeaderCount,
-                maxHeaderBytes: Int = Configuration.Limits().maxHeaderBytes) {
+    public init(
+        maxConnectionsPerHost: Int = Configuration.Limits().maxConnectionsPerHost,
+        maxResponseBytes: Int = Configuration.Limits().maxResponseBytes,
+        maxRedirects: Int = Configuration.Limits().maxRedirects,
+        maxHeaderCount: Int = Configuration.Limits().maxHeaderCount,
+        maxHeaderBytes: Int = Configuration.Limits().maxHeaderBytes
+    ) {
         self.init()
         self.maxConnectionsPerHost = maxConnectionsPerHost
         self.maxResponseBytes = maxResponseBytes
@@ -65,15 +69,17 @@ extension EnvelopeSchema {
     ///
     /// `okCodes: nil` applies the JSON rule: `["0"]`, or `[]` (the code is not a
     /// success condition) when `successField` is set.
-    public init(codeField: String? = EnvelopeSchema().codeField,
-                okCodes: [String]? = nil,
-                successField: String? = EnvelopeSchema().successField,
-                statusField: String? = EnvelopeSchema().statusField,
-                okStatuses: [String] = EnvelopeSchema().okStatuses,
-                messageField: String? = EnvelopeSchema().messageField,
-                dataField: String? = EnvelopeSchema().dataField,
-                traceIDField: String? = EnvelopeSchema().traceIDField,
-                authExpiredCodes: [String] = EnvelopeSchema().authExpiredCodes) {
+    public init(
+        codeField: String? = EnvelopeSchema().codeField,
+        okCodes: [String]? = nil,
+        successField: String? = EnvelopeSchema().successField,
+        statusField: String? = EnvelopeSchema().statusField,
+        okStatuses: [String] = EnvelopeSchema().okStatuses,
+        messageField: String? = EnvelopeSchema().messageField,
+        dataField: String? = EnvelopeSchema().dataField,
+        traceIDField: String? = EnvelopeSchema().traceIDField,
+        authExpiredCodes: [String] = EnvelopeSchema().authExpiredCodes
+    ) {
         self.init()
         self.codeField = codeField
         self.okCodes = okCodes ?? (successField == nil ? self.okCodes : [])

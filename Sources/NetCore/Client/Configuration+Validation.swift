@@ -18,7 +18,8 @@ extension Configuration {
             throw fail("baseURL must be an absolute http:// or https:// URL without spaces, got \"\(baseURL)\".")
         }
         for (name, url) in environments where !HTTPValidation.isBaseURL(url) {
-            throw fail("environments[\"\(name)\"] must be an absolute http:// or https:// URL without spaces, got \"\(url)\".")
+            throw fail(
+                "environments[\"\(name)\"] must be an absolute http:// or https:// URL without spaces, got \"\(url)\".")
         }
         if let environment, environments[environment] == nil {
             throw fail("environment names \"\(environment)\", which is not in environments.")
@@ -44,7 +45,8 @@ extension Configuration {
             let fields: [(ConfigKey, String?)] = [
                 (.envelopeCode, envelope.codeField), (.envelopeSuccess, envelope.successField),
                 (.envelopeStatus, envelope.statusField), (.envelopeMessage, envelope.messageField),
-                (.envelopeData, envelope.dataField), (.envelopeTraceID, envelope.traceIDField)]
+                (.envelopeData, envelope.dataField), (.envelopeTraceID, envelope.traceIDField)
+            ]
             for (key, field) in fields where field?.isEmpty == true {
                 throw fail("\(key.spec.swiftName) must be a field name or nil, got \"\".")
             }
@@ -52,7 +54,9 @@ extension Configuration {
                 throw fail("envelope.okStatuses must list at least one value when envelope.statusField is set.")
             }
             if !envelope.checksCode && envelope.successField == nil && envelope.statusField == nil {
-                throw fail("envelope has no success condition: set codeField with non-empty okCodes, successField, or statusField with okStatuses.")
+                throw fail(
+                    "envelope has no success condition: set codeField with non-empty okCodes, successField, or statusField with okStatuses."
+                )
             }
         }
     }
@@ -69,9 +73,9 @@ extension Configuration {
         case .limitsMaxHeaderCount: return Int64(limits.maxHeaderCount)
         case .limitsMaxHeaderBytes: return Int64(limits.maxHeaderBytes)
         case .baseURL, .environments, .environment, .headers, .credentialHeaders, .compression,
-             .envelope, .limits, .callbacks, .retry, .cache, .endpoints, .commonParams, .signing,
-             .envelopeCode, .envelopeOkCodes, .envelopeSuccess, .envelopeStatus, .envelopeOkStatus,
-             .envelopeMessage, .envelopeData, .envelopeTraceID, .envelopeAuthExpiredCodes:
+            .envelope, .limits, .callbacks, .retry, .cache, .endpoints, .commonParams, .signing,
+            .envelopeCode, .envelopeOkCodes, .envelopeSuccess, .envelopeStatus, .envelopeOkStatus,
+            .envelopeMessage, .envelopeData, .envelopeTraceID, .envelopeAuthExpiredCodes:
             return nil
         }
     }

@@ -51,20 +51,27 @@ enum ConfigKey: String, CaseIterable, Sendable {
         case .headers:
             return .init(.headerMap, .emptyMap, "headers", "default headers of every request")
         case .credentialHeaders:
-            return .init(.headerNames, .list([]), "credentialHeaders", "extra headers dropped on a redirect to another origin")
+            return .init(
+                .headerNames, .list([]), "credentialHeaders", "extra headers dropped on a redirect to another origin")
         case .compression:
             return .init(.boolean, .boolean(true), "compression", "ask for gzip/deflate and decompress")
         case .timeoutMs:
-            return .init(.integer(0...Int64(Int32.max)), .integer(15_000), "timeoutMs", "total time per request, ms; 0 = no limit")
+            return .init(
+                .integer(0...Int64(Int32.max)), .integer(15_000), "timeoutMs",
+                "total time per request, ms; 0 = no limit")
         case .connectTimeoutMs:
-            return .init(.integer(0...Int64(Int32.max)), .integer(5_000), "connectTimeoutMs", "time to connect, ms; 0 = libcurl's default")
+            return .init(
+                .integer(0...Int64(Int32.max)), .integer(5_000), "connectTimeoutMs",
+                "time to connect, ms; 0 = libcurl's default")
         case .envelope:
-            return .init(.section(optional: true), .none, "envelope", "how to read the business envelope; null = raw mode")
+            return .init(
+                .section(optional: true), .none, "envelope", "how to read the business envelope; null = raw mode")
         case .limits:
             return .init(.section(optional: false), .section, "limits", "safety limits")
         case .callbacks:
-            return .init(.choice(Configuration.CallbackMode.allCases.map(\.rawValue)), .text("loop"), "callbacks",
-                         "where completion callbacks run")
+            return .init(
+                .choice(Configuration.CallbackMode.allCases.map(\.rawValue)), .text("loop"), "callbacks",
+                "where completion callbacks run")
         case .retry:
             return .init(.reserved, .none, "retry", "reserved (DESIGN.md §4); refused")
         case .cache:
@@ -79,7 +86,8 @@ enum ConfigKey: String, CaseIterable, Sendable {
         case .envelopeCode:
             return .init(.fieldName, .text("code"), "envelope.codeField", "field with the business code")
         case .envelopeOkCodes:
-            return .init(.codes, .list(["0"]), "envelope.okCodes", "codes meaning success, as text; [] when success is set")
+            return .init(
+                .codes, .list(["0"]), "envelope.okCodes", "codes meaning success, as text; [] when success is set")
         case .envelopeSuccess:
             return .init(.fieldName, .none, "envelope.successField", "field that must be true")
         case .envelopeStatus:
@@ -96,15 +104,19 @@ enum ConfigKey: String, CaseIterable, Sendable {
             return .init(.codes, .list([]), "envelope.authExpiredCodes", "codes meaning the login expired")
 
         case .limitsMaxConnectionsPerHost:
-            return .init(.integer(0...100_000), .integer(8), "limits.maxConnectionsPerHost", "connections per host; 0 = no limit")
+            return .init(
+                .integer(0...100_000), .integer(8), "limits.maxConnectionsPerHost", "connections per host; 0 = no limit"
+            )
         case .limitsMaxResponseBytes:
-            return .init(.integer(1...Int64.max), .integer(104_857_600), "limits.maxResponseBytes", "largest body accepted")
+            return .init(
+                .integer(1...Int64.max), .integer(104_857_600), "limits.maxResponseBytes", "largest body accepted")
         case .limitsMaxRedirects:
             return .init(.integer(0...100), .integer(10), "limits.maxRedirects", "redirects followed; 0 = none")
         case .limitsMaxHeaderCount:
             return .init(.integer(1...100_000), .integer(100), "limits.maxHeaderCount", "header lines in one response")
         case .limitsMaxHeaderBytes:
-            return .init(.integer(256...(64 << 20)), .integer(65_536), "limits.maxHeaderBytes", "header bytes in one response")
+            return .init(
+                .integer(256...(64 << 20)), .integer(65_536), "limits.maxHeaderBytes", "header bytes in one response")
         }
     }
 

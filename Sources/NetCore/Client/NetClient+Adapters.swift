@@ -33,8 +33,10 @@ extension NetClient {
         guard let user else { adapterRegistry.setBasic(nil); return }
         let password = password ?? ""
         guard !user.utf8.contains(UInt8(ascii: ":")),
-              !(user + password).utf8.contains(where: { $0 < 0x20 || $0 == 0x7f }) else {
-            throw NetError.invalidArgument("basic auth: the user must not contain ':' and neither value may contain control characters")
+            !(user + password).utf8.contains(where: { $0 < 0x20 || $0 == 0x7f })
+        else {
+            throw NetError.invalidArgument(
+                "basic auth: the user must not contain ':' and neither value may contain control characters")
         }
         var credentials = Array((user + ":" + password).utf8)
         defer { for i in credentials.indices { credentials[i] = 0 } }
@@ -45,7 +47,9 @@ extension NetClient {
                 ncshim_base64(src.baseAddress, src.count, dst.baseAddress, dst.count)
             }
         }
-        guard n > 0 || credentials.isEmpty else { throw NetError.internalError("basic auth: the credentials could not be encoded") }
+        guard n > 0 || credentials.isEmpty else {
+            throw NetError.internalError("basic auth: the credentials could not be encoded")
+        }
         let text = String(decoding: encoded.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         adapterRegistry.setBasic("Basic " + text)
     }

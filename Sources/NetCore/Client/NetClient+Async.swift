@@ -61,8 +61,10 @@ extension NetClient {
     /// Sends `request` and decodes the business data (the envelope's data field,
     /// or the whole body in raw mode) as `type`. A decoding failure throws a PARSE
     /// error `ParseCode.decodingFailed` naming the key path; see `Response.decode`.
-    public func decode<T: Decodable>(_ type: T.Type, from request: Request,
-                                     using decoder: JSONValueDecoder = JSONValueDecoder()) async throws(NetError) -> T {
+    public func decode<T: Decodable>(
+        _ type: T.Type, from request: Request,
+        using decoder: JSONValueDecoder = JSONValueDecoder()
+    ) async throws(NetError) -> T {
         let response = try await send(request)
         return try response.decode(type, using: decoder)
     }

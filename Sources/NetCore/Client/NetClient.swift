@@ -18,7 +18,8 @@ public final class NetClient: @unchecked Sendable {
     public init(configuration: Configuration) throws(NetError) {
         try configuration.validate()
         guard let loop = TransferLoop(mode: configuration.callbacks, limits: configuration.limits) else {
-            throw NetError.internalError("libcurl or the transfer thread could not be started (out of memory or thread limit).")
+            throw NetError.internalError(
+                "libcurl or the transfer thread could not be started (out of memory or thread limit).")
         }
         self.loop = loop
         self.executor = Executor(loop: loop)
@@ -82,8 +83,10 @@ public final class NetClient: @unchecked Sendable {
     /// nothing and find what it needs in `transfer.foreign`, which holds the two
     /// words given here (the C API passes its function pointer and userdata). Same
     /// exactly-once contract. Not for Swift callers: use `send(_:completion:)`.
-    package func send(_ request: Request, foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?),
-                     completion: @escaping Transfer.Deliver) -> Transfer? {
+    package func send(
+        _ request: Request, foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?),
+        completion: @escaping Transfer.Deliver
+    ) -> Transfer? {
         let t = transfer(request, foreign: foreign, completion)
         return loop.submit(t) ? t : nil
     }
@@ -105,8 +108,10 @@ public final class NetClient: @unchecked Sendable {
         return .success(t.result)
     }
 
-    func transfer(_ request: Request, foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?) = (nil, nil),
-                  _ completion: @escaping Transfer.Deliver) -> Transfer {
+    func transfer(
+        _ request: Request, foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?) = (nil, nil),
+        _ completion: @escaping Transfer.Deliver
+    ) -> Transfer {
         let prepared: PreparedRequest?
         let preset: NetError?
         let settings = currentSettings
@@ -114,9 +119,11 @@ public final class NetClient: @unchecked Sendable {
         case .success(let p): prepared = p; preset = nil
         case .failure(let e): prepared = nil; preset = e
         }
-        return attachHooks(Transfer(prepared: prepared, presetError: preset, loop: loop, foreign: foreign,
-                                    monitor: settings.monitor, policy: settings.policy,
-                                    preparer: adapterRegistry.preparer(for: settings), deliver: completion), request)
+        return attachHooks(
+            Transfer(
+                prepared: prepared, presetError: preset, loop: loop, foreign: foreign,
+                monitor: settings.monitor, policy: settings.policy,
+                preparer: adapterRegistry.preparer(for: settings), deliver: completion), request)
     }
 
     /// Receives the start, each attempt's end (with libcurl's timings) and the
@@ -177,7 +184,13 @@ final class ClientSettings: Sendable {
         self.policy = policy
     }
 
-    func with(config: Configuration) -> ClientSettings { ClientSettings(config: config, monitor: monitor, policy: policy) }
-    func with(monitor: (any EventMonitor)?) -> ClientSettings { ClientSettings(config: config, monitor: monitor, policy: policy) }
-    func with(policy: (any TransferPolicy)?) -> ClientSettings { ClientSettings(config: config, monitor: monitor, policy: policy) }
+    func with(config: Configuration) -> ClientSettings {
+        ClientSettings(config: config, monitor: monitor, policy: policy)
+    }
+    func with(monitor: (any EventMonitor)?) -> ClientSettings {
+        ClientSettings(config: config, monitor: monitor, policy: policy)
+    }
+    func with(policy: (any TransferPolicy)?) -> ClientSettings {
+        ClientSettings(config: config, monitor: monitor, policy: policy)
+    }
 }

@@ -73,16 +73,19 @@ final class AdapterChain: AttemptPreparer {
     /// Unix seconds for the signature (a test may fix it).
     let clock: @Sendable () -> Int64
 
-    init(registry: AdapterRegistry, signing: Configuration.Signing?,
-         clock: @escaping @Sendable () -> Int64 = RequestSigning.now) {
+    init(
+        registry: AdapterRegistry, signing: Configuration.Signing?,
+        clock: @escaping @Sendable () -> Int64 = RequestSigning.now
+    ) {
         self.registry = registry
         self.signing = signing
         self.clock = clock
     }
 
     func prepare(_ original: PreparedRequest, attempt: Int32) -> Result<PreparedRequest, NetError> {
-        var out = OutgoingRequest(method: original.method, url: String(cString: original.url.pointer),
-                                  body: original.body, attempt: attempt, headers: original.headers)
+        var out = OutgoingRequest(
+            method: original.method, url: String(cString: original.url.pointer),
+            body: original.body, attempt: attempt, headers: original.headers)
         let (authorization, adapters) = registry.snapshot()
         if let authorization, out.header("Authorization") == nil {
             do throws(NetError) { try out.setHeader("Authorization", authorization) } catch { return .failure(error) }

@@ -13,7 +13,8 @@ import CJansson
 enum CommonParams {
     /// The params to encode and the extra query pairs for `request`.
     static func place(_ common: JSONValue, _ request: Request, _ encoding: ParameterEncoding)
-        -> (params: JSONValue?, query: [(name: String, value: String)]) {
+        -> (params: JSONValue?, query: [(name: String, value: String)])
+    {
         let own = request.params
         // A raw body is sent as given: the common params go to its query.
         let toQuery = own == nil && request.body != nil && encoding != .query

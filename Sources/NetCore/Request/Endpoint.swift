@@ -43,9 +43,11 @@ public struct Endpoint: Sendable, Equatable {
 
     /// Checks every value as the JSON form does; a bad one throws
     /// `NetError.invalidArgument` naming it.
-    public init(name: String, method: String = "GET", path: String, encoding: ParameterEncoding = .default,
-                headers: HeaderFields = HeaderFields(), timeoutMs: Int64? = nil, envelope: Bool? = nil,
-                retry: Retry? = nil, cache: String? = nil, group: String? = nil) throws(NetError) {
+    public init(
+        name: String, method: String = "GET", path: String, encoding: ParameterEncoding = .default,
+        headers: HeaderFields = HeaderFields(), timeoutMs: Int64? = nil, envelope: Bool? = nil,
+        retry: Retry? = nil, cache: String? = nil, group: String? = nil
+    ) throws(NetError) {
         func fail(_ why: String) -> NetError { .invalidArgument("Endpoint '\(name)': \(why)") }
         guard Endpoint.isValidName(name) else {
             throw NetError.invalidArgument("An endpoint name must be non-empty, without control characters.")
@@ -86,7 +88,8 @@ public struct Endpoint: Sendable, Equatable {
 
     /// Non-empty, no control characters (C0, DEL), valid text.
     public static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty && !name.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || (0x80..<0xA0).contains($0.value) }
+        !name.isEmpty
+            && !name.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || (0x80..<0xA0).contains($0.value) }
     }
 
     /// The names between braces, or nil when braces do not pair up or a name is empty.
@@ -145,8 +148,10 @@ extension Endpoint {
     /// The spec keys, in the order the reference lists them.
     static let specKeys = ["method", "path", "encoding", "headers", "timeout_ms", "envelope", "retry", "cache", "group"]
     /// The keys of a "retry" object (DESIGN.md §4).
-    static let retryKeys = ["max_attempts", "backoff", "initial_ms", "multiplier", "max_delay_ms", "jitter",
-                            "statuses", "methods", "respect_retry_after"]
+    static let retryKeys = [
+        "max_attempts", "backoff", "initial_ms", "multiplier", "max_delay_ms", "jitter",
+        "statuses", "methods", "respect_retry_after"
+    ]
     /// The encodings a spec may name.
     static let encodingNames: [(String, ParameterEncoding)] = [("query", .query), ("form", .form), ("json", .json)]
 
@@ -154,8 +159,10 @@ extension Endpoint {
     /// "envelope","retry","cache","group"}. Unknown keys and wrong types throw
     /// `invalidArgument` whose message is `label(key)` + what is wrong, e.g.
     /// "Configuration key 'endpoints.user.get.method' must be a string, got integer.".
-    static func parse(name: String, spec raw: UnsafeMutablePointer<json_t>,
-                      label: (String) -> String) throws(NetError) -> Endpoint {
+    static func parse(
+        name: String, spec raw: UnsafeMutablePointer<json_t>,
+        label: (String) -> String
+    ) throws(NetError) -> Endpoint {
         func fail(_ key: String, _ why: String) -> NetError { .invalidArgument("\(label(key)) \(why)") }
         guard raw.pointee.type == JSON_OBJECT else {
             throw NetError.invalidArgument("\(label("")) must be an object, got \(JSON.typeName(raw)).")
@@ -179,7 +186,9 @@ extension Endpoint {
             switch key {
             case "method":
                 method = try string(key, v)
-                guard HTTPValidation.isToken(method) else { throw fail(key, "must be an HTTP token such as GET or POST, got \"\(method)\".") }
+                guard HTTPValidation.isToken(method) else {
+                    throw fail(key, "must be an HTTP token such as GET or POST, got \"\(method)\".")
+                }
             case "path":
                 path = try string(key, v)
             case "encoding":
@@ -189,19 +198,27 @@ extension Endpoint {
                 }
                 encoding = e
             case "headers":
-                guard v.pointee.type == JSON_OBJECT else { throw fail(key, "must be an object, got \(JSON.typeName(v)).") }
+                guard v.pointee.type == JSON_OBJECT else {
+                    throw fail(key, "must be an object, got \(JSON.typeName(v)).")
+                }
                 for (h, hv) in JSON.members(v) {
                     let value = try string("headers.\(h)", hv)
-                    guard HTTPValidation.isToken(h) else { throw fail("headers.\(h)", "is not a header name (an HTTP token).") }
+                    guard HTTPValidation.isToken(h) else {
+                        throw fail("headers.\(h)", "is not a header name (an HTTP token).")
+                    }
                     guard HTTPValidation.isHeaderValue(value) else {
                         throw fail("headers.\(h)", "contains CR, LF or another control character.")
                     }
                     headers.set(h, value)
                 }
             case "timeout_ms":
-                guard v.pointee.type == JSON_INTEGER else { throw fail(key, "must be an integer, got \(JSON.typeName(v)).") }
+                guard v.pointee.type == JSON_INTEGER else {
+                    throw fail(key, "must be an integer, got \(JSON.typeName(v)).")
+                }
                 let n = json_integer_value(v)
-                guard (0...Int64(Int32.max)).contains(n) else { throw fail(key, "must be between 0 and \(Int32.max), got \(n).") }
+                guard (0...Int64(Int32.max)).contains(n) else {
+                    throw fail(key, "must be between 0 and \(Int32.max), got \(n).")
+                }
                 timeoutMs = n
             case "envelope":
                 switch v.pointee.type {
@@ -223,18 +240,23 @@ extension Endpoint {
         }
         guard let path else { throw fail("path", "is required (e.g. \"/users/{id}\").") }
         do throws(NetError) {
-            return try Endpoint(name: name, method: method, path: path, encoding: encoding, headers: headers,
-                                timeoutMs: timeoutMs, envelope: envelope, retry: retry, cache: cache, group: group)
+            return try Endpoint(
+                name: name, method: method, path: path, encoding: encoding, headers: headers,
+                timeoutMs: timeoutMs, envelope: envelope, retry: retry, cache: cache, group: group)
         } catch {
             throw fail("path", "is refused: \(error.message)")
         }
     }
 
     /// `false`, or an object of the retry keys with their types.
-    private static func parseRetry(_ v: UnsafeMutablePointer<json_t>,
-                                   _ fail: (String, String) -> NetError) throws(NetError) -> Retry {
+    private static func parseRetry(
+        _ v: UnsafeMutablePointer<json_t>,
+        _ fail: (String, String) -> NetError
+    ) throws(NetError) -> Retry {
         if v.pointee.type == JSON_FALSE { return .disabled }
-        guard v.pointee.type == JSON_OBJECT else { throw fail("retry", "must be an object or false, got \(JSON.typeName(v)).") }
+        guard v.pointee.type == JSON_OBJECT else {
+            throw fail("retry", "must be an object or false, got \(JSON.typeName(v)).")
+        }
         for (key, item) in JSON.members(v) {
             let t = item.pointee.type
             let ok: Bool
@@ -244,7 +266,8 @@ extension Endpoint {
             case "backoff": ok = ["exponential", "constant"].contains(JSON.string(item) ?? "")
             case "jitter", "respect_retry_after": ok = t == JSON_TRUE || t == JSON_FALSE
             case "statuses": ok = t == JSON_ARRAY && allItems(item) { $0.pointee.type == JSON_INTEGER }
-            case "methods": ok = t == JSON_ARRAY && allItems(item) { JSON.string($0).map(HTTPValidation.isToken) ?? false }
+            case "methods":
+                ok = t == JSON_ARRAY && allItems(item) { JSON.string($0).map(HTTPValidation.isToken) ?? false }
             default: throw fail("retry.\(key)", "is unknown. Known: \(retryKeys.joined(separator: ", ")).")
             }
             guard ok else {
@@ -272,7 +295,8 @@ extension Endpoint {
         switch JSONValue.parse(text) {
         case .success(let v): value = v
         case .failure(let f):
-            throw NetError.invalidArgument("Endpoint '\(name)': the spec is not valid JSON (line \(f.line), column \(f.column): \(f.reason)).")
+            throw NetError.invalidArgument(
+                "Endpoint '\(name)': the spec is not valid JSON (line \(f.line), column \(f.column): \(f.reason)).")
         }
         return try parse(name: name, spec: value.raw) { key in
             key.isEmpty ? "Endpoint '\(name)': the spec" : "Endpoint '\(name)': key '\(key)'"

@@ -29,7 +29,10 @@ public struct EndpointCatalog: Sendable {
     func resolve(_ request: Request) -> Result<Request, NetError> {
         guard let name = request.endpoint else { return .success(request) }
         guard let endpoint = endpoints[name] else {
-            return .failure(.invalidRequest("Unknown endpoint '\(name)': define it in the configuration's \"endpoints\" or with nc_client_define_endpoint() before sending."))
+            return .failure(
+                .invalidRequest(
+                    "Unknown endpoint '\(name)': define it in the configuration's \"endpoints\" or with nc_client_define_endpoint() before sending."
+                ))
         }
         var remaining: JSONValue? = request.params
         var path = endpoint.path
@@ -40,13 +43,22 @@ public struct EndpointCatalog: Sendable {
             var values: [String: String] = [:]
             for placeholder in endpoint.placeholders where values[placeholder] == nil {
                 guard let value = json_object_get(copy.raw, placeholder), value.pointee.type != JSON_NULL else {
-                    return .failure(.invalidRequest("Endpoint '\(name)' needs the parameter '\(placeholder)' for its path '\(endpoint.path)'; add it to the params."))
+                    return .failure(
+                        .invalidRequest(
+                            "Endpoint '\(name)' needs the parameter '\(placeholder)' for its path '\(endpoint.path)'; add it to the params."
+                        ))
                 }
                 guard let text = JSON.scalarText(value) else {
-                    return .failure(.invalidRequest("Endpoint '\(name)': the parameter '\(placeholder)' fills the path '\(endpoint.path)' and must be a string, number or boolean, got \(JSON.typeName(value))."))
+                    return .failure(
+                        .invalidRequest(
+                            "Endpoint '\(name)': the parameter '\(placeholder)' fills the path '\(endpoint.path)' and must be a string, number or boolean, got \(JSON.typeName(value))."
+                        ))
                 }
                 guard !text.isEmpty else {
-                    return .failure(.invalidRequest("Endpoint '\(name)': the parameter '\(placeholder)' fills the path '\(endpoint.path)' and must not be empty."))
+                    return .failure(
+                        .invalidRequest(
+                            "Endpoint '\(name)': the parameter '\(placeholder)' fills the path '\(endpoint.path)' and must not be empty."
+                        ))
                 }
                 values[placeholder] = Endpoint.pathSegment(text)
                 json_object_del(copy.raw, placeholder)

@@ -15,7 +15,9 @@ enum ParameterEncoder {
         return out
     }
 
-    private static func flatten(_ key: String, _ value: UnsafeMutablePointer<json_t>, into out: inout [(String, String)]) {
+    private static func flatten(
+        _ key: String, _ value: UnsafeMutablePointer<json_t>, into out: inout [(String, String)]
+    ) {
         switch value.pointee.type {
         case JSON_NULL:
             return

@@ -1,4 +1,5 @@
 import CCurlShim
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,10 +39,12 @@ final class PreparedRequest: @unchecked Sendable {
     let decodesContent: Bool
     private let compression: Bool
 
-    private init(method: String, url: String, headers: HeaderFields, body: NetBytes?,
-                 timeoutMs: Int64, connectTimeoutMs: Int64, envelope: CompiledEnvelope?,
-                 limits: Configuration.Limits, credentialHeaders: Set<String>, compression: Bool,
-                 outputPath: String?) {
+    private init(
+        method: String, url: String, headers: HeaderFields, body: NetBytes?,
+        timeoutMs: Int64, connectTimeoutMs: Int64, envelope: CompiledEnvelope?,
+        limits: Configuration.Limits, credentialHeaders: Set<String>, compression: Bool,
+        outputPath: String?
+    ) {
         self.method = method
         self.outputPath = outputPath
         self.compression = compression
@@ -94,20 +97,22 @@ final class PreparedRequest: @unchecked Sendable {
         if crossOrigin {
             for name in credentialHeaders { headers.remove(name) }
         }
-        return PreparedRequest(method: method, url: url, headers: headers, body: body,
-                               timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs,
-                               envelope: envelope, limits: limits,
-                               credentialHeaders: crossOrigin ? [] : credentialHeaders,
-                               compression: compression, outputPath: outputPath)
+        return PreparedRequest(
+            method: method, url: url, headers: headers, body: body,
+            timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs,
+            envelope: envelope, limits: limits,
+            credentialHeaders: crossOrigin ? [] : credentialHeaders,
+            compression: compression, outputPath: outputPath)
     }
 
     /// This request with `headers` in place of its own: what one attempt sends after
     /// the request adapters ran (AdapterChain.swift). Everything else is kept.
     func adapted(headers: HeaderFields) -> PreparedRequest {
-        PreparedRequest(method: method, url: String(cString: url.pointer), headers: headers, body: body,
-                        timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs,
-                        envelope: envelope, limits: limits, credentialHeaders: credentialHeaders,
-                        compression: compression, outputPath: outputPath)
+        PreparedRequest(
+            method: method, url: String(cString: url.pointer), headers: headers, body: body,
+            timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs,
+            envelope: envelope, limits: limits, credentialHeaders: credentialHeaders,
+            compression: compression, outputPath: outputPath)
     }
 
     deinit {
@@ -137,7 +142,10 @@ final class PreparedRequest: @unchecked Sendable {
         } else if let base = settings.baseURL {
             url = join(base, request.target)
         } else {
-            return .failure(.invalidRequest("The path '\(request.target)' is relative but the client has no base_url or environment; configure one or pass an absolute http(s) URL."))
+            return .failure(
+                .invalidRequest(
+                    "The path '\(request.target)' is relative but the client has no base_url or environment; configure one or pass an absolute http(s) URL."
+                ))
         }
 
         // Params go to the query or the body.
@@ -174,16 +182,18 @@ final class PreparedRequest: @unchecked Sendable {
         if let contentType, !headers.contains("Content-Type") { headers.set("Content-Type", contentType) }
 
         // A body written to a file is not read as an envelope: raw mode.
-        let envelope: CompiledEnvelope? = (request.envelope ?? true) && request.outputPath == nil ? settings.envelope : nil
+        let envelope: CompiledEnvelope? =
+            (request.envelope ?? true) && request.outputPath == nil ? settings.envelope : nil
         var limits = settings.config.limits
         if let maxRedirects = request.maxRedirects { limits.maxRedirects = min(max(maxRedirects, 0), 100) }
-        return .success(PreparedRequest(
-            method: request.method.rawValue, url: url, headers: headers, body: body,
-            timeoutMs: request.timeoutMs ?? settings.config.timeoutMs,
-            connectTimeoutMs: settings.config.connectTimeoutMs,
-            envelope: envelope, limits: limits,
-            credentialHeaders: settings.credentialHeaderNames,
-            compression: settings.config.compression, outputPath: request.outputPath))
+        return .success(
+            PreparedRequest(
+                method: request.method.rawValue, url: url, headers: headers, body: body,
+                timeoutMs: request.timeoutMs ?? settings.config.timeoutMs,
+                connectTimeoutMs: settings.config.connectTimeoutMs,
+                envelope: envelope, limits: limits,
+                credentialHeaders: settings.credentialHeaderNames,
+                compression: settings.config.compression, outputPath: request.outputPath))
     }
 
     static func resolvedEncoding(_ request: Request) -> ParameterEncoding {

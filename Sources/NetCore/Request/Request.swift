@@ -124,7 +124,8 @@ public struct Request: Sendable {
             throw NetError.invalidArgument("method must be an HTTP token (e.g. GET, POST) without spaces, CR or LF")
         }
         guard HTTPValidation.isURLText(target) else {
-            throw NetError.invalidArgument("path or URL must be non-empty, without spaces, CR, LF or control characters")
+            throw NetError.invalidArgument(
+                "path or URL must be non-empty, without spaces, CR, LF or control characters")
         }
         if HTTPValidation.hasScheme(target) && !HTTPValidation.isAbsoluteHTTP(target) {
             throw NetError.invalidArgument("only http:// and https:// URLs are allowed")
@@ -144,7 +145,9 @@ public struct Request: Sendable {
 
     /// Appends a query parameter; nil removes every parameter of that name.
     public mutating func setQuery(_ name: String, _ value: String?) throws(NetError) {
-        guard !name.isEmpty, !name.utf8.contains(0) else { throw NetError.invalidArgument("query name must be non-empty") }
+        guard !name.isEmpty, !name.utf8.contains(0) else {
+            throw NetError.invalidArgument("query name must be non-empty")
+        }
         guard let value else { changing().query.removeAll { $0.name == name }; return }
         guard !value.utf8.contains(0) else { throw NetError.invalidArgument("query value must not contain NUL") }
         changing().query.append((name, value))
@@ -156,7 +159,9 @@ public struct Request: Sendable {
         guard object.depth(limit: Request.maxParamsDepth) <= Request.maxParamsDepth else {
             throw NetError.invalidArgument("params are nested deeper than \(Request.maxParamsDepth)")
         }
-        guard let copy = object.deepCopy() else { throw NetError.invalidArgument("params could not be copied (out of memory)") }
+        guard let copy = object.deepCopy() else {
+            throw NetError.invalidArgument("params could not be copied (out of memory)")
+        }
         let s = changing()
         s.params = copy
         s.body = nil
@@ -167,7 +172,9 @@ public struct Request: Sendable {
     public mutating func setParams(json text: UnsafeRawBufferPointer) throws(NetError) {
         switch JSONValue.parse(text) {
         case .success(let value): try setParams(value)
-        case .failure(let f): throw NetError.invalidArgument("params are not valid JSON (line \(f.line), column \(f.column): \(f.reason))")
+        case .failure(let f):
+            throw NetError.invalidArgument(
+                "params are not valid JSON (line \(f.line), column \(f.column): \(f.reason))")
         }
     }
 

@@ -14,6 +14,7 @@ public protocol RequestAdapter: AnyObject, Sendable {
     func adapt(_ request: inout OutgoingRequest) throws(NetError)
 }
 
+// swift-format-ignore: UseSynthesizedInitializer
 /// What one attempt is about to send, as a request adapter sees it: the method,
 /// the full URL (query included, percent-encoded) and the body are fixed; the
 /// headers may be changed.
@@ -27,6 +28,7 @@ public struct OutgoingRequest: Sendable {
     /// The headers to send (the client's defaults merged with the request's).
     public private(set) var headers: HeaderFields
 
+    // Explicit: the synthesized one would be private (`headers` has a private setter).
     init(method: String, url: String, body: NetBytes?, attempt: Int32, headers: HeaderFields) {
         self.method = method
         self.url = url

@@ -1,4 +1,5 @@
 import CCurlShim
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,18 +17,27 @@ import Glibc
 enum RequestSigning {
     /// Signs `request` at `timestamp`: sets the timestamp and signature headers.
     /// Nil, or the error to fail the attempt with (the message names no secret).
-    static func sign(_ request: inout OutgoingRequest, _ signing: Configuration.Signing,
-                     timestamp: Int64) -> NetError? {
+    static func sign(
+        _ request: inout OutgoingRequest, _ signing: Configuration.Signing,
+        timestamp: Int64
+    ) -> NetError? {
         guard let (path, query) = pathAndQuery(request.url) else {
             return .invalidRequest("The URL of \(request.method) could not be parsed to sign the request.")
         }
         let bodyHash: String?
-        if let body = request.body { bodyHash = sha256Hex(body.bytes) } else { bodyHash = sha256Hex(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        if let body = request.body {
+            bodyHash = sha256Hex(body.bytes)
+        } else {
+            bodyHash = sha256Hex(UnsafeRawBufferPointer(start: nil, count: 0))
+        }
         let ts = String(timestamp)
         guard let bodyHash,
-              let signature = hmacHex(secret: signing.secret,
-                                      message: stringToSign(method: request.method, path: path, query: query,
-                                                            bodySHA256: bodyHash, timestamp: ts)) else {
+            let signature = hmacHex(
+                secret: signing.secret,
+                message: stringToSign(
+                    method: request.method, path: path, query: query,
+                    bodySHA256: bodyHash, timestamp: ts))
+        else {
             return .internalError("The request could not be signed (libcrypto failed).")
         }
         do throws(NetError) {
@@ -40,8 +50,10 @@ enum RequestSigning {
     }
 
     /// The string signed: the five parts joined by "\n".
-    static func stringToSign(method: String, path: String, query: String, bodySHA256: String,
-                             timestamp: String) -> String {
+    static func stringToSign(
+        method: String, path: String, query: String, bodySHA256: String,
+        timestamp: String
+    ) -> String {
         method + "\n" + path + "\n" + sortedQuery(query) + "\n" + bodySHA256 + "\n" + timestamp
     }
 
@@ -68,7 +80,8 @@ enum RequestSigning {
     static func pathAndQuery(_ url: String) -> (String, String)? {
         guard let u = curl_url() else { return nil }
         defer { curl_url_cleanup(u) }
-        guard curl_url_set(u, CURLUPART_URL, url, UInt32(CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME)) == CURLUE_OK else {
+        guard curl_url_set(u, CURLUPART_URL, url, UInt32(CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME)) == CURLUE_OK
+        else {
             return nil
         }
         func part(_ what: CURLUPart) -> String? {

@@ -22,8 +22,10 @@ enum Classifier {
         /// The URL as text, for messages (error paths only).
         var urlText: String { String(cString: url.pointer) }
 
-        init(status: Int32, headers: HeaderStore, body: NetBytes, method: String, url: CString,
-             envelope: CompiledEnvelope?) {
+        init(
+            status: Int32, headers: HeaderStore, body: NetBytes, method: String, url: CString,
+            envelope: CompiledEnvelope?
+        ) {
             self.status = status
             self.headers = headers
             self.body = body
@@ -32,10 +34,13 @@ enum Classifier {
             self.envelope = envelope
         }
 
-        init(status: Int32, headers: HeaderStore, body: NetBytes, method: String, url: CString,
-             schema: EnvelopeSchema?) {
-            self.init(status: status, headers: headers, body: body, method: method, url: url,
-                      envelope: schema.map(CompiledEnvelope.init))
+        init(
+            status: Int32, headers: HeaderStore, body: NetBytes, method: String, url: CString,
+            schema: EnvelopeSchema?
+        ) {
+            self.init(
+                status: status, headers: headers, body: body, method: method, url: url,
+                envelope: schema.map(CompiledEnvelope.init))
         }
     }
 
@@ -59,8 +64,18 @@ enum Classifier {
             if redirect { return raw(input) }
             let r = response(input, nil, nil)
             if status >= 400 { return (r, httpError(input)) }
-            let what = input.body.count == 0 ? "The response body is empty" : "The response body is not valid JSON (line \(f.line), column \(f.column): \(f.reason))"
-            return (r, withResponse(.parse(.invalidJSON, "\(what) for \(input.method) \(input.urlText). Check the endpoint, or send the request in raw mode if it does not return JSON."), input))
+            let what =
+                input.body.count == 0
+                ? "The response body is empty"
+                : "The response body is not valid JSON (line \(f.line), column \(f.column): \(f.reason))"
+            return (
+                r,
+                withResponse(
+                    .parse(
+                        .invalidJSON,
+                        "\(what) for \(input.method) \(input.urlText). Check the endpoint, or send the request in raw mode if it does not return JSON."
+                    ), input)
+            )
         case .success(let v):
             root = v
         }
@@ -70,7 +85,14 @@ enum Classifier {
             if redirect { return rawRedirect(input, root) }
             let r = response(input, root, nil)
             if status >= 400 { return (r, httpError(input)) }
-            return (r, withResponse(.parse(.notObject, "The response body is a JSON \(JSON.typeName(root)), not an envelope object, for \(input.method) \(input.urlText). Use raw mode for this endpoint, or fix the envelope configuration."), input))
+            return (
+                r,
+                withResponse(
+                    .parse(
+                        .notObject,
+                        "The response body is a JSON \(JSON.typeName(root)), not an envelope object, for \(input.method) \(input.urlText). Use raw mode for this endpoint, or fix the envelope configuration."
+                    ), input)
+            )
         }
         let obj = root
         if let problem = missingOrWrongField(obj, envelope) {
@@ -99,38 +121,56 @@ enum Classifier {
         return (r, apiError(obj, envelope.schema, codeValue: codeValue, data: data, input))
     }
 
-    private static func response(_ input: Input, _ json: UnsafeMutablePointer<json_t>?,
-                                 _ data: UnsafeMutablePointer<json_t>?) -> Response {
-        Response(status: input.status, headers: input.headers, body: input.body, url: input.url,
-                 json: json, source: .envelope(data))
+    private static func response(
+        _ input: Input, _ json: UnsafeMutablePointer<json_t>?,
+        _ data: UnsafeMutablePointer<json_t>?
+    ) -> Response {
+        Response(
+            status: input.status, headers: input.headers, body: input.body, url: input.url,
+            json: json, source: .envelope(data))
     }
 
     private static func raw(_ input: Input) -> (Response, NetError?) {
-        let r = Response(status: input.status, headers: input.headers, body: input.body, url: input.url,
-                         json: nil, source: .body)
+        let r = Response(
+            status: input.status, headers: input.headers, body: input.body, url: input.url,
+            json: nil, source: .body)
         return (r, input.status >= 400 ? httpError(input) : nil)
     }
 
     /// An unfollowed redirect whose body is JSON but not an envelope: success with
     /// the body as data (raw mode); the response takes over `root`.
     private static func rawRedirect(_ input: Input, _ root: UnsafeMutablePointer<json_t>) -> (Response, NetError?) {
-        (Response(status: input.status, headers: input.headers, body: input.body, url: input.url,
-                  json: root, source: .body), nil)
+        (
+            Response(
+                status: input.status, headers: input.headers, body: input.body, url: input.url,
+                json: root, source: .body), nil
+        )
     }
 
     /// The first configured condition field that is absent or of the wrong type.
-    private static func missingOrWrongField(_ obj: UnsafeMutablePointer<json_t>, _ envelope: CompiledEnvelope) -> NetError? {
-        func check(_ field: CString?, _ expected: String, _ valid: (UnsafeMutablePointer<json_t>) -> Bool) -> NetError? {
+    private static func missingOrWrongField(_ obj: UnsafeMutablePointer<json_t>, _ envelope: CompiledEnvelope)
+        -> NetError?
+    {
+        func check(_ field: CString?, _ expected: String, _ valid: (UnsafeMutablePointer<json_t>) -> Bool) -> NetError?
+        {
             guard let field else { return nil }
             guard let v = json_object_get(obj, field.pointer) else {
-                return .parse(.missingField, "The response is not a valid envelope: field '\(String(cString: field.pointer))' is missing. Check the endpoint or the 'envelope' configuration.")
+                return .parse(
+                    .missingField,
+                    "The response is not a valid envelope: field '\(String(cString: field.pointer))' is missing. Check the endpoint or the 'envelope' configuration."
+                )
             }
             if !valid(v) {
-                return .parse(.fieldType, "The response is not a valid envelope: field '\(String(cString: field.pointer))' is \(JSON.typeName(v)), expected \(expected).")
+                return .parse(
+                    .fieldType,
+                    "The response is not a valid envelope: field '\(String(cString: field.pointer))' is \(JSON.typeName(v)), expected \(expected)."
+                )
             }
             return nil
         }
-        if let problem = check(envelope.successField, "boolean", { $0.pointee.type == JSON_TRUE || $0.pointee.type == JSON_FALSE }) {
+        if let problem = check(
+            envelope.successField, "boolean", { $0.pointee.type == JSON_TRUE || $0.pointee.type == JSON_FALSE })
+        {
             return problem
         }
         if let problem = check(envelope.statusField, "string or integer", isCodeLike) { return problem }
@@ -141,12 +181,15 @@ enum Classifier {
         v.pointee.type == JSON_INTEGER || v.pointee.type == JSON_STRING
     }
 
-    private static func apiError(_ obj: UnsafeMutablePointer<json_t>, _ schema: EnvelopeSchema,
-                                 codeValue: UnsafeMutablePointer<json_t>?, data: UnsafeMutablePointer<json_t>?,
-                                 _ input: Input) -> NetError {
+    private static func apiError(
+        _ obj: UnsafeMutablePointer<json_t>, _ schema: EnvelopeSchema,
+        codeValue: UnsafeMutablePointer<json_t>?, data: UnsafeMutablePointer<json_t>?,
+        _ input: Input
+    ) -> NetError {
         let codeText = codeValue.flatMap { JSON.scalarText($0) ?? JSONValue.dump($0) } ?? ""
         let serverMessage = schema.messageField.flatMap { json_object_get(obj, $0) }.flatMap(JSON.scalarText) ?? ""
-        let message = serverMessage.isEmpty
+        let message =
+            serverMessage.isEmpty
             ? "The server refused the request with business code '\(codeText)' and no message (\(input.method) \(input.urlText))."
             : serverMessage
         var e = NetError(domain: .api, code: Int64(codeText) ?? 0, codeString: codeText, message: message)
@@ -168,8 +211,11 @@ enum Classifier {
         case 400..<500: advice = "Check the request's parameters and headers."
         default: advice = "The server failed; retry later."
         }
-        var e = NetError(domain: .http, code: Int64(s),
-                         message: "The server answered HTTP \(s)\(reason.isEmpty ? "" : " \(reason)") to \(input.method) \(input.urlText). \(advice)")
+        var e = NetError(
+            domain: .http, code: Int64(s),
+            message:
+                "The server answered HTTP \(s)\(reason.isEmpty ? "" : " \(reason)") to \(input.method) \(input.urlText). \(advice)"
+        )
         e.isRetryable = HTTPStatus.retryable.contains(s)
         return withResponse(e, input)
     }

@@ -104,7 +104,8 @@ enum JSONUnbox {
         if v.pointee.type == JSON_NULL {
             return .valueNotFound(type, .init(codingPath: path, debugDescription: "expected \(expected), found null"))
         }
-        return .typeMismatch(type, .init(codingPath: path, debugDescription: "expected \(expected), found \(JSON.typeName(v))"))
+        return .typeMismatch(
+            type, .init(codingPath: path, debugDescription: "expected \(expected), found \(JSON.typeName(v))"))
     }
 
     static func bool(_ v: Value, _ path: [any CodingKey]) throws -> Bool {
@@ -125,13 +126,15 @@ enum JSONUnbox {
         case JSON_INTEGER:
             let n = json_integer_value(v)
             guard let exact = T(exactly: n) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "\(n) does not fit in \(T.self)"))
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: path, debugDescription: "\(n) does not fit in \(T.self)"))
             }
             return exact
         case JSON_REAL:
             let d = json_real_value(v)
             guard let exact = T(exactly: d) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "\(d) is not a whole number that fits in \(T.self)"))
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: path, debugDescription: "\(d) is not a whole number that fits in \(T.self)"))
             }
             return exact
         default:
@@ -181,8 +184,9 @@ struct JSONValueDecoding: Decoder, SingleValueDecodingContainer {
     let userInfo: [CodingUserInfoKey: Any]
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(JSONKeyedContainer<Key>(
-            object: try JSONUnbox.object(value, codingPath), codingPath: codingPath, userInfo: userInfo))
+        KeyedDecodingContainer(
+            JSONKeyedContainer<Key>(
+                object: try JSONUnbox.object(value, codingPath), codingPath: codingPath, userInfo: userInfo))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -268,21 +272,41 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try JSONUnbox.double(value(key), path(key)) }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try JSONUnbox.float(value(key), path(key)) }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try JSONUnbox.integer(value(key), type, path(key)) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try JSONUnbox.integer(value(key), type, path(key)) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try JSONUnbox.integer(value(key), type, path(key)) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try JSONUnbox.integer(value(key), type, path(key)) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try JSONUnbox.integer(value(key), type, path(key)) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try JSONUnbox.integer(value(key), type, path(key)) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try JSONUnbox.integer(value(key), type, path(key)) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try JSONUnbox.integer(value(key), type, path(key)) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try JSONUnbox.integer(value(key), type, path(key)) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try JSONUnbox.integer(value(key), type, path(key)) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
+        try JSONUnbox.integer(value(key), type, path(key))
+    }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
+        try JSONUnbox.integer(value(key), type, path(key))
+    }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+        try JSONUnbox.integer(value(key), type, path(key))
+    }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        try JSONUnbox.integer(value(key), type, path(key))
+    }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
+        try JSONUnbox.integer(value(key), type, path(key))
+    }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
+        try JSONUnbox.integer(value(key), type, path(key))
+    }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
+        try JSONUnbox.integer(value(key), type, path(key))
+    }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
+        try JSONUnbox.integer(value(key), type, path(key))
+    }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+        try JSONUnbox.integer(value(key), type, path(key))
+    }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         try T(from: decoder(value(key), key))
     }
 
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+        -> KeyedDecodingContainer<NestedKey>
+    {
         try decoder(value(key), key).container(keyedBy: type)
     }
 
@@ -326,9 +350,12 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
     private func peek(_ type: Any.Type) throws -> (Value, [any CodingKey]) {
         let path = codingPath + [JSONIndexKey(currentIndex)]
         guard !isAtEnd, let v = json_array_get(array, currentIndex) else {
-            throw DecodingError.valueNotFound(type, .init(
-                codingPath: path,
-                debugDescription: "expected \(type), found the end of the array (\(json_array_size(array)) elements)"))
+            throw DecodingError.valueNotFound(
+                type,
+                .init(
+                    codingPath: path,
+                    debugDescription:
+                        "expected \(type), found the end of the array (\(json_array_size(array)) elements)"))
         }
         return (v, path)
     }
@@ -358,16 +385,24 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
     mutating func decode(_ type: Int64.Type) throws -> Int64 { try next(type) { try JSONUnbox.integer($0, type, $1) } }
     mutating func decode(_ type: UInt.Type) throws -> UInt { try next(type) { try JSONUnbox.integer($0, type, $1) } }
     mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try next(type) { try JSONUnbox.integer($0, type, $1) } }
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next(type) { try JSONUnbox.integer($0, type, $1) } }
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next(type) { try JSONUnbox.integer($0, type, $1) } }
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next(type) { try JSONUnbox.integer($0, type, $1) } }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 {
+        try next(type) { try JSONUnbox.integer($0, type, $1) }
+    }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 {
+        try next(type) { try JSONUnbox.integer($0, type, $1) }
+    }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 {
+        try next(type) { try JSONUnbox.integer($0, type, $1) }
+    }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let userInfo = self.userInfo
         return try next(type) { try T(from: JSONValueDecoding(value: $0, codingPath: $1, userInfo: userInfo)) }
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<
+        NestedKey
+    > {
         let userInfo = self.userInfo
         return try next(KeyedDecodingContainer<NestedKey>.self) {
             try JSONValueDecoding(value: $0, codingPath: $1, userInfo: userInfo).container(keyedBy: type)

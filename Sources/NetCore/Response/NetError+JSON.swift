@@ -1,4 +1,5 @@
 import CJansson
+
 #if canImport(Glibc)
 import Glibc
 #endif

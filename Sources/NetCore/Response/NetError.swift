@@ -81,8 +81,11 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
         NetError(domain: .client, code: code.rawValue, message: message)
     }
 
-    public static let cancelled = client(.cancelled, "The request was cancelled before it finished. No action needed unless the cancel was unexpected.")
-    public static let shutdown = client(.shutdown, "The client was shut down (nc_client_free) while the request was running. Send it again on a live client.")
+    public static let cancelled = client(
+        .cancelled, "The request was cancelled before it finished. No action needed unless the cancel was unexpected.")
+    public static let shutdown = client(
+        .shutdown,
+        "The client was shut down (nc_client_free) while the request was running. Send it again on a live client.")
 
     public static func invalidRequest(_ why: String) -> NetError { client(.invalidRequest, why) }
     /// A request or client argument was refused while building (nothing was changed
@@ -92,11 +95,17 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
     public static func internalError(_ why: String) -> NetError { client(.internalError, why) }
 
     public static func responseTooLarge(limit: Int) -> NetError {
-        client(.responseTooLarge, "The response body exceeded limits.max_response_bytes (\(limit) bytes); the transfer was stopped. Raise the limit or fetch a smaller resource.")
+        client(
+            .responseTooLarge,
+            "The response body exceeded limits.max_response_bytes (\(limit) bytes); the transfer was stopped. Raise the limit or fetch a smaller resource."
+        )
     }
 
     public static func headersTooLarge(countLimit: Int, byteLimit: Int) -> NetError {
-        client(.headersTooLarge, "The response headers exceeded limits.max_header_count (\(countLimit)) or limits.max_header_bytes (\(byteLimit)); the transfer was stopped.")
+        client(
+            .headersTooLarge,
+            "The response headers exceeded limits.max_header_count (\(countLimit)) or limits.max_header_bytes (\(byteLimit)); the transfer was stopped."
+        )
     }
 
     static func parse(_ code: ParseCode, _ message: String) -> NetError {

@@ -9,15 +9,19 @@ extension Response {
     /// `httpStatus`, `body`, `data` and `response` are this response's; `attempts`
     /// is 1 (a response was received).
     /// Thread: any; the response is immutable.
-    public func decode<T: Decodable>(_ type: T.Type = T.self,
-                                     using decoder: JSONValueDecoder = JSONValueDecoder()) throws(NetError) -> T {
+    public func decode<T: Decodable>(
+        _ type: T.Type = T.self,
+        using decoder: JSONValueDecoder = JSONValueDecoder()
+    ) throws(NetError) -> T {
         guard let pointer = dataPointer else {
             throw failure("Could not decode \(T.self): data: the body is not JSON.")
         }
         do {
             return try withExtendedLifetime(self) { try decoder.decode(type, from: pointer) }
         } catch let error as DecodingError {
-            throw failure("Could not decode \(T.self): \(JSONValueDecoder.describe(error, root: "data")). Check that the Swift type matches the server's data.")
+            throw failure(
+                "Could not decode \(T.self): \(JSONValueDecoder.describe(error, root: "data")). Check that the Swift type matches the server's data."
+            )
         } catch {
             throw failure("Could not decode \(T.self): \(error)")
         }

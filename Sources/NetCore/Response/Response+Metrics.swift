@@ -3,9 +3,10 @@ extension Response {
     /// the attempt log when the client had a monitor installed (Metrics.swift).
     public var metrics: ResponseMetrics {
         let info = completionInfo
-        return ResponseMetrics(attempts: info.attempts, redirects: info.redirects,
-                               totalUs: Int64(clamping: info.elapsedNs / 1000),
-                               url: Redaction.url(url), attemptLog: info.log ?? [])
+        return ResponseMetrics(
+            attempts: info.attempts, redirects: info.redirects,
+            totalUs: Int64(clamping: info.elapsedNs / 1000),
+            url: Redaction.url(url), attemptLog: info.log ?? [])
     }
 
     /// `metrics.json` as a C string owned by the response (made once).

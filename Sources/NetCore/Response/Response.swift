@@ -44,8 +44,10 @@ public final class Response: @unchecked Sendable {
 
     /// `json`: the parsed body, if the caller parsed it; the response takes over
     /// that reference.
-    init(status: Int32, headers: HeaderStore, body: NetBytes, url: CString,
-         json: UnsafeMutablePointer<json_t>?, source: DataSource, fromCache: Bool = false) {
+    init(
+        status: Int32, headers: HeaderStore, body: NetBytes, url: CString,
+        json: UnsafeMutablePointer<json_t>?, source: DataSource, fromCache: Bool = false
+    ) {
         self.status = status
         self.headers = headers
         self.body = body

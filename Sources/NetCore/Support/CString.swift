@@ -1,7 +1,8 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 
 /// A NUL-terminated copy of a Swift string on malloc, for strings handed to C that
 /// must outlive the call (borrowed from a handle).

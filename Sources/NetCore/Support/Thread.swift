@@ -7,12 +7,14 @@ func startThread(_ body: @escaping () -> Void) -> pthread_t? {
     final class Box { let body: () -> Void; init(_ body: @escaping () -> Void) { self.body = body } }
     let box = Unmanaged.passRetained(Box(body)).toOpaque()
     var thread = pthread_t()
-    let rc = pthread_create(&thread, nil, { arg in
-        guard let arg else { return nil }
-        let box = Unmanaged<Box>.fromOpaque(arg).takeRetainedValue()
-        box.body()
-        return nil
-    }, box)
+    let rc = pthread_create(
+        &thread, nil,
+        { arg in
+            guard let arg else { return nil }
+            let box = Unmanaged<Box>.fromOpaque(arg).takeRetainedValue()
+            box.body()
+            return nil
+        }, box)
     if rc != 0 {
         Unmanaged<Box>.fromOpaque(box).release()
         return nil

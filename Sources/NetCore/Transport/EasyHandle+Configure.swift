@@ -1,4 +1,5 @@
 import CCurlShim
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,5 @@
 import CCurlShim
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -64,8 +65,9 @@ final class EasyHandle {
     /// Empties the sink and arms it with `limits` for the next transfer; a 2xx body
     /// goes to `outputFD` when it is >= 0.
     func arm(_ limits: Configuration.Limits, outputFD: Int32) {
-        ncsink_reset(sink, curl_off_t(clamping: limits.maxResponseBytes),
-                     Int(clamping: limits.maxHeaderCount), Int(clamping: limits.maxHeaderBytes), outputFD)
+        ncsink_reset(
+            sink, curl_off_t(clamping: limits.maxResponseBytes),
+            Int(clamping: limits.maxHeaderCount), Int(clamping: limits.maxHeaderBytes), outputFD)
     }
 
     /// errno of a failed write to the output file.
@@ -104,8 +106,9 @@ final class EasyHandle {
             var v: curl_off_t = 0
             return ncshim_easy_getinfo_off(handle, info, &v) == CURLE_OK ? Int64(v) : 0
         }
-        return AttemptTimings(dnsUs: us(CURLINFO_NAMELOOKUP_TIME_T), connectUs: us(CURLINFO_CONNECT_TIME_T),
-                              tlsUs: us(CURLINFO_APPCONNECT_TIME_T), firstByteUs: us(CURLINFO_STARTTRANSFER_TIME_T),
-                              totalUs: us(CURLINFO_TOTAL_TIME_T), bytes: us(CURLINFO_SIZE_DOWNLOAD_T), hops: 1)
+        return AttemptTimings(
+            dnsUs: us(CURLINFO_NAMELOOKUP_TIME_T), connectUs: us(CURLINFO_CONNECT_TIME_T),
+            tlsUs: us(CURLINFO_APPCONNECT_TIME_T), firstByteUs: us(CURLINFO_STARTTRANSFER_TIME_T),
+            totalUs: us(CURLINFO_TOTAL_TIME_T), bytes: us(CURLINFO_SIZE_DOWNLOAD_T), hops: 1)
     }
 }

@@ -1,4 +1,5 @@
 import CCurlShim
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -28,16 +29,19 @@ struct Redirect {
         guard let from = curl_url(), let to = curl_url() else { return .failure(.malformed(location)) }
         defer { curl_url_cleanup(from); curl_url_cleanup(to) }
         guard curl_url_set(from, CURLUPART_URL, current, 0) == CURLUE_OK,
-              curl_url_set(to, CURLUPART_URL, current, 0) == CURLUE_OK,
-              curl_url_set(to, CURLUPART_URL, location, UInt32(CURLU_NON_SUPPORT_SCHEME)) == CURLUE_OK,
-              let resolved = part(to, CURLUPART_URL) else {
+            curl_url_set(to, CURLUPART_URL, current, 0) == CURLUE_OK,
+            curl_url_set(to, CURLUPART_URL, location, UInt32(CURLU_NON_SUPPORT_SCHEME)) == CURLUE_OK,
+            let resolved = part(to, CURLUPART_URL)
+        else {
             return .failure(.malformed(location))
         }
         let scheme = part(to, CURLUPART_SCHEME)?.lowercased() ?? ""
         guard scheme == "http" || scheme == "https" else { return .failure(.scheme(scheme)) }
         func origin(_ u: OpaquePointer) -> [String?] {
-            [part(u, CURLUPART_SCHEME)?.lowercased(), part(u, CURLUPART_HOST)?.lowercased(),
-             part(u, CURLUPART_PORT, flags: UInt32(CURLU_DEFAULT_PORT))]
+            [
+                part(u, CURLUPART_SCHEME)?.lowercased(), part(u, CURLUPART_HOST)?.lowercased(),
+                part(u, CURLUPART_PORT, flags: UInt32(CURLU_DEFAULT_PORT))
+            ]
         }
         return .success(Redirect(url: resolved, crossOrigin: origin(from) != origin(to)))
     }

@@ -55,7 +55,9 @@ final class SyncLanes: @unchecked Sendable {
             guard !stopping.load(ordering: .relaxed), let lane = idle.popLast() else { return nil }
             busy.append(lane)
             return lane
-        }) { return .lane(lane) }
+        }) {
+            return .lane(lane)
+        }
         if stopping.load(ordering: .acquiring) { return .stopping }
         // A new lane is made without the lock; stop() may have begun meanwhile.
         guard let made = SyncLane() else { return .noMemory }
@@ -71,7 +73,7 @@ final class SyncLanes: @unchecked Sendable {
         monitor.withLock {
             if let i = busy.firstIndex(where: { $0 === lane }) { busy.remove(at: i) }
             if stopping.load(ordering: .relaxed) {
-                monitor.broadcast()      // stop() waits for busy lanes
+                monitor.broadcast()   // stop() waits for busy lanes
             } else if idle.count < SyncLanes.maxIdle {
                 idle.append(lane)
             }
@@ -137,7 +139,11 @@ extension TransferLoop {
             easy.configure(for: t, p, timeoutMs: timeoutMs)
             guard curl_multi_add_handle(lane.multi, easy.handle) == CURLM_OK else {
                 t.easy = nil
-                return (nil, NetError.internalError("libcurl refused the transfer.").attempted(t.attemptsMade(thisOneSent: false)))
+                return (
+                    nil,
+                    NetError.internalError("libcurl refused the transfer.").attempted(
+                        t.attemptsMade(thisOneSent: false))
+                )
             }
             var code = CURLE_OK
             var finished = false
@@ -175,7 +181,9 @@ extension TransferLoop {
                 t.emitRelaunchScheduled(delayMs: ms, reason: reason)
                 let due = monotonicNanos() &+ UInt64(clamping: max(ms, 0)) &* 1_000_000
                 while true {
-                    if lanes.stopping.load(ordering: .acquiring) { return (nil, NetError.shutdown.attempted(t.attempt)) }
+                    if lanes.stopping.load(ordering: .acquiring) {
+                        return (nil, NetError.shutdown.attempted(t.attempt))
+                    }
                     let now = monotonicNanos()
                     if now >= due { break }
                     lane.poll(Int32(clamping: (due - now + 999_999) / 1_000_000))

@@ -1,4 +1,5 @@
 import CCurlShim
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -69,28 +70,40 @@ extension Transfer {
 
     private func hopResult(_ outcome: consuming HopOutcome) -> HopResult {
         guard let p = prepared else {
-            return .ended(nil, NetError.internalError("A transfer ended without its request.").attempted(attemptsMade(thisOneSent: true)))
+            return .ended(
+                nil,
+                NetError.internalError("A transfer ended without its request.").attempted(
+                    attemptsMade(thisOneSent: true)))
         }
         if outcome.code != CURLE_OK { return .ended(nil, failure(outcome, p)) }
         // Never a success for a header block that did not end (ncsink.c records it).
         guard outcome.headerBlockEnded else {
-            return .ended(nil, TransportErrors.headersCutOff(status: outcome.status, method: p.method,
-                                                             url: String(cString: p.url.pointer))
+            return .ended(
+                nil,
+                TransportErrors.headersCutOff(
+                    status: outcome.status, method: p.method,
+                    url: String(cString: p.url.pointer)
+                )
                 .attempted(attemptsMade(thisOneSent: true)))
         }
         // libcurl follows no redirects (see Redirect.swift): the URL that answered
         // is this hop's.
         guard let (body, headers) = outcome.received else {
-            return .ended(nil, NetError.internalError("Out of memory while receiving the response.").attempted(attemptsMade(thisOneSent: true)))
+            return .ended(
+                nil,
+                NetError.internalError("Out of memory while receiving the response.").attempted(
+                    attemptsMade(thisOneSent: true)))
         }
         let status = outcome.status
         if Redirect.follows(status), p.limits.maxRedirects > 0,
-           let location = headers.value("location"), !location.isEmpty {
+            let location = headers.value("location"), !location.isEmpty
+        {
             return follow(p, location: location, status: status)
         }
-        var (response, error) = Classifier.classify(.init(
-            status: Int32(clamping: status), headers: headers, body: body,
-            method: p.method, url: p.url, envelope: p.envelope))
+        var (response, error) = Classifier.classify(
+            .init(
+                status: Int32(clamping: status), headers: headers, body: body,
+                method: p.method, url: p.url, envelope: p.envelope))
         if attempt > 1, var e = error {
             e.attempts = attempt
             error = e
@@ -105,22 +118,28 @@ extension Transfer {
         case Int32(NCSINK_BODY_TOO_LARGE):
             return NetError.responseTooLarge(limit: p.limits.maxResponseBytes).attempted(sent)
         case Int32(NCSINK_HEADERS_TOO_LARGE):
-            return NetError.headersTooLarge(countLimit: p.limits.maxHeaderCount, byteLimit: p.limits.maxHeaderBytes).attempted(sent)
+            return NetError.headersTooLarge(countLimit: p.limits.maxHeaderCount, byteLimit: p.limits.maxHeaderBytes)
+                .attempted(sent)
         case Int32(NCSINK_NO_MEMORY):
             return NetError.internalError("Out of memory while receiving the response.").attempted(sent)
         case Int32(NCSINK_FILE_ERROR):
-            return TransportErrors.error(code: CURLE_WRITE_ERROR,
-                                         detail: "writing '\(p.outputPath ?? "")': \(String(cString: strerror(o.outputErrno)))",
-                                         method: p.method, url: String(cString: p.url.pointer)).attempted(sent)
+            return TransportErrors.error(
+                code: CURLE_WRITE_ERROR,
+                detail: "writing '\(p.outputPath ?? "")': \(String(cString: strerror(o.outputErrno)))",
+                method: p.method, url: String(cString: p.url.pointer)
+            ).attempted(sent)
         default:
             var detail = o.detail
             if o.code == CURLE_OPERATION_TIMEDOUT && redirects > 0 && p.timeoutMs > 0 {
                 // This hop had only what was left of the attempt's total.
-                detail += " (timeout_ms, \(p.timeoutMs) ms, bounds the request and its "
+                detail +=
+                    " (timeout_ms, \(p.timeoutMs) ms, bounds the request and its "
                     + "\(redirects) redirect\(redirects == 1 ? "" : "s") followed together)"
             }
-            return TransportErrors.error(code: o.code, detail: detail, method: p.method, url: String(cString: p.url.pointer))
-                .attempted(attemptsMade(thisOneSent: !TransportErrors.sentNothing(o.code)))
+            return TransportErrors.error(
+                code: o.code, detail: detail, method: p.method, url: String(cString: p.url.pointer)
+            )
+            .attempted(attemptsMade(thisOneSent: !TransportErrors.sentNothing(o.code)))
         }
     }
 
@@ -128,8 +147,12 @@ extension Transfer {
     /// (47 too many redirects, 1 unsupported scheme, 3 malformed Location).
     private func follow(_ p: PreparedRequest, location: String, status: Int) -> HopResult {
         func fail(_ code: CURLcode, _ detail: String) -> HopResult {
-            .ended(nil, TransportErrors.error(code: code, detail: detail, method: p.method,
-                                              url: String(cString: p.url.pointer)).attempted(attemptsMade(thisOneSent: true)))
+            .ended(
+                nil,
+                TransportErrors.error(
+                    code: code, detail: detail, method: p.method,
+                    url: String(cString: p.url.pointer)
+                ).attempted(attemptsMade(thisOneSent: true)))
         }
         guard redirects < p.limits.maxRedirects else {
             return fail(CURLE_TOO_MANY_REDIRECTS, "Maximum (\(p.limits.maxRedirects)) redirects followed")
@@ -159,10 +182,13 @@ extension Transfer {
     /// The error when the attempt's total timeout ran out between two hops (a
     /// redirect's next hop would start with nothing left): TRANSPORT 28.
     func timedOutBetweenHops(_ p: PreparedRequest) -> NetError {
-        TransportErrors.error(code: CURLE_OPERATION_TIMEDOUT,
-                              detail: "the total timeout_ms of \(p.timeoutMs) ms ran out after \(redirects) redirect\(redirects == 1 ? "" : "s") "
-                                  + "followed (it bounds all hops of a request together)",
-                              method: p.method, url: String(cString: p.url.pointer))
-            .attempted(attemptsMade(thisOneSent: true))
+        TransportErrors.error(
+            code: CURLE_OPERATION_TIMEDOUT,
+            detail:
+                "the total timeout_ms of \(p.timeoutMs) ms ran out after \(redirects) redirect\(redirects == 1 ? "" : "s") "
+                + "followed (it bounds all hops of a request together)",
+            method: p.method, url: String(cString: p.url.pointer)
+        )
+        .attempted(attemptsMade(thisOneSent: true))
     }
 }

@@ -1,4 +1,5 @@
 import CCurlShim
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -89,11 +90,13 @@ public final class Transfer: @unchecked Sendable {
         case parked
     }
 
-    init(prepared: PreparedRequest?, presetError: NetError?, loop: TransferLoop,
-         foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?) = (nil, nil),
-         monitor: (any EventMonitor)? = nil, policy: (any TransferPolicy)? = nil,
-         preparer: (any AttemptPreparer)? = nil,
-         deliver: @escaping Deliver) {
+    init(
+        prepared: PreparedRequest?, presetError: NetError?, loop: TransferLoop,
+        foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?) = (nil, nil),
+        monitor: (any EventMonitor)? = nil, policy: (any TransferPolicy)? = nil,
+        preparer: (any AttemptPreparer)? = nil,
+        deliver: @escaping Deliver
+    ) {
         self.foreign = foreign
         self.original = prepared
         self.prepared = prepared
@@ -155,8 +158,9 @@ public final class Transfer: @unchecked Sendable {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         if fd < 0 {
             let reason = String(cString: strerror(errno))
-            var e = TransportErrors.error(code: CURLE_WRITE_ERROR, detail: "cannot open '\(path)' for writing: \(reason)",
-                                          method: p.method, url: String(cString: p.url.pointer))
+            var e = TransportErrors.error(
+                code: CURLE_WRITE_ERROR, detail: "cannot open '\(path)' for writing: \(reason)",
+                method: p.method, url: String(cString: p.url.pointer))
             e.attempts = 0
             return e
         }
@@ -179,8 +183,12 @@ public final class Transfer: @unchecked Sendable {
         guard let reason = closeOutput(), error == nil, let p = prepared, let path = p.outputPath else {
             return (response, error)
         }
-        return (nil, TransportErrors.error(code: CURLE_WRITE_ERROR, detail: "closing '\(path)': \(reason)",
-                                           method: p.method, url: String(cString: p.url.pointer)))
+        return (
+            nil,
+            TransportErrors.error(
+                code: CURLE_WRITE_ERROR, detail: "closing '\(path)': \(reason)",
+                method: p.method, url: String(cString: p.url.pointer))
+        )
     }
 
     /// Cancels the request: when this returns the completion has run (loop mode,

@@ -1,5 +1,6 @@
 import CCurlShim
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -337,7 +338,8 @@ final class TransferLoop: @unchecked Sendable {
             // Sleep only if no work arrived meanwhile (from callbacks or other threads);
             // from here on, new work wakes the poll (see wake()).
             monitor.lock()
-            let idle = pending.isEmpty && cancels.isEmpty && unparks.isEmpty && jobs.isEmpty
+            let idle =
+                pending.isEmpty && cancels.isEmpty && unparks.isEmpty && jobs.isEmpty
                 && lifecycle.load(ordering: .relaxed).acceptsWork
             if idle {
                 polling = true
@@ -345,7 +347,8 @@ final class TransferLoop: @unchecked Sendable {
             }
             monitor.unlock()
             if idle {
-                let timeout = state.pointee.timers.isEmpty
+                let timeout =
+                    state.pointee.timers.isEmpty
                     ? 1000 : state.pointee.timers.pollTimeoutMs(now: monotonicNanos(), cap: 1000)
                 _ = curl_multi_poll(multi, nil, 0, timeout, nil)
             }
@@ -425,8 +428,10 @@ final class TransferLoop: @unchecked Sendable {
             timeoutMs = left
         }
         guard let easy = state.pointee.easyPool.take() ?? newEasyHandle() else {
-            complete(t, nil, NetError.internalError("libcurl could not create a transfer (out of memory).")
-                .attempted(t.attemptsMade(thisOneSent: false)))
+            complete(
+                t, nil,
+                NetError.internalError("libcurl could not create a transfer (out of memory).")
+                    .attempted(t.attemptsMade(thisOneSent: false)))
             return
         }
         t.easy = easy
@@ -435,7 +440,9 @@ final class TransferLoop: @unchecked Sendable {
             t.easy = nil
             easy.parked()
             state.pointee.easyPool.put(easy, inUse: state.pointee.active.count)
-            complete(t, nil, NetError.internalError("libcurl refused the transfer.").attempted(t.attemptsMade(thisOneSent: false)))
+            complete(
+                t, nil,
+                NetError.internalError("libcurl refused the transfer.").attempted(t.attemptsMade(thisOneSent: false)))
             return
         }
         t.activeSlot = state.pointee.active.count
@@ -454,8 +461,10 @@ final class TransferLoop: @unchecked Sendable {
     /// at each completion and reconnected later (the Swift peer at c=16: 73-112
     /// connects per 20,000 requests instead of 16, `strace -c -f`).
     static func sizeConnectionCache(_ multi: UnsafeMutableRawPointer, handles: Int) {
-        _ = ncshim_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, handles.multipliedReportingOverflow(by: 4).overflow
-                                     ? Int.max : handles * 4)
+        _ = ncshim_multi_setopt_long(
+            multi, CURLMOPT_MAXCONNECTS,
+            handles.multipliedReportingOverflow(by: 4).overflow
+                ? Int.max : handles * 4)
     }
 
     /// Easy handles this loop has made (tests check the pool's reuse).

@@ -6,15 +6,15 @@ enum TransportErrors {
     /// Codes where the same request may succeed a moment later: the connection or
     /// the server hiccuped, nothing says the request itself is wrong.
     static let retryable: Set<UInt32> = [
-        CURLE_COULDNT_RESOLVE_HOST.rawValue, // DNS can be briefly unavailable
-        CURLE_COULDNT_CONNECT.rawValue,      // server restarting / not yet listening
-        CURLE_PARTIAL_FILE.rawValue,         // connection cut mid-body
+        CURLE_COULDNT_RESOLVE_HOST.rawValue,   // DNS can be briefly unavailable
+        CURLE_COULDNT_CONNECT.rawValue,   // server restarting / not yet listening
+        CURLE_PARTIAL_FILE.rawValue,   // connection cut mid-body
         CURLE_OPERATION_TIMEDOUT.rawValue,   // slow server or network
-        CURLE_SSL_CONNECT_ERROR.rawValue,    // handshake interrupted
-        CURLE_GOT_NOTHING.rawValue,          // server closed a reused connection
-        CURLE_SEND_ERROR.rawValue,           // connection reset while sending
-        CURLE_RECV_ERROR.rawValue,           // connection reset while receiving
-        CURLE_HTTP2.rawValue, CURLE_HTTP2_STREAM.rawValue,
+        CURLE_SSL_CONNECT_ERROR.rawValue,   // handshake interrupted
+        CURLE_GOT_NOTHING.rawValue,   // server closed a reused connection
+        CURLE_SEND_ERROR.rawValue,   // connection reset while sending
+        CURLE_RECV_ERROR.rawValue,   // connection reset while receiving
+        CURLE_HTTP2.rawValue, CURLE_HTTP2_STREAM.rawValue
     ]
 
     /// Codes libcurl returns before it looks for a connection: the request was not
@@ -47,8 +47,9 @@ enum TransportErrors {
         default:
             advice = "See libcurl error \(code.rawValue)."
         }
-        var e = NetError(domain: .transport, code: Int64(code.rawValue),
-                         message: "\(method) \(url) failed: \(what). \(advice)")
+        var e = NetError(
+            domain: .transport, code: Int64(code.rawValue),
+            message: "\(method) \(url) failed: \(what). \(advice)")
         e.isRetryable = retryable.contains(code.rawValue)
         e.attempts = 1
         return e
@@ -60,7 +61,8 @@ enum TransportErrors {
     /// (a body short of Content-Length, a chunked body without its last chunk).
     static func headersCutOff(status: Int, method: String, url: String) -> NetError {
         var e = error(code: CURLE_PARTIAL_FILE, detail: "", method: method, url: url)
-        e.message = "\(method) \(url) failed: \(String(cString: curl_easy_strerror(CURLE_PARTIAL_FILE))): "
+        e.message =
+            "\(method) \(url) failed: \(String(cString: curl_easy_strerror(CURLE_PARTIAL_FILE))): "
             + "the connection closed inside the response headers (status \(status), no blank line ended them), "
             + "so there is no response. The server may have acted on the request: send it again only if it "
             + "is idempotent (GET, PUT, DELETE); for a POST, check first whether it took effect."

@@ -1,21 +1,30 @@
+import Testing
+
 // Pure tests of the hooks' core pieces: redaction, event JSON, log lines, flags.
 @testable import NetCore
-import Testing
 
 @Suite struct HooksCoreTests {
     @Test func redactionDropsUserinfoFragmentAndSecretValues() {
-        let u = Redaction.url("https://bob:SECRET@api.example.com:8443/v1/items?page=2&access_token=SECRET&Api_Key=SECRET&q=a%20b#SECRET")
+        let u = Redaction.url(
+            "https://bob:SECRET@api.example.com:8443/v1/items?page=2&access_token=SECRET&Api_Key=SECRET&q=a%20b#SECRET")
         #expect(u == "https://api.example.com:8443/v1/items?page=2&access_token=REDACTED&Api_Key=REDACTED&q=a%20b")
-        #expect(Redaction.url("http://h/p?my_token=SECRET&sig=SECRET&flag") == "http://h/p?my_token=REDACTED&sig=REDACTED&flag")
+        #expect(
+            Redaction.url("http://h/p?my_token=SECRET&sig=SECRET&flag")
+                == "http://h/p?my_token=REDACTED&sig=REDACTED&flag")
         #expect(Redaction.url("http://h/p") == "http://h/p")
-        #expect(Redaction.text("GET 'http://u:SECRET@h/x?password=SECRET' failed") == "GET 'http://h/x?password=REDACTED' failed")
+        #expect(
+            Redaction.text("GET 'http://u:SECRET@h/x?password=SECRET' failed")
+                == "GET 'http://h/x?password=REDACTED' failed")
     }
 
     @Test func eventJSONHasEveryKey() {
         var e = RequestEvent(kind: .attemptEnd, id: 7, method: "GET", url: "http://h/a?token=SECRET", attempt: 1)
         e.status = 200
         e.timings = AttemptTimings(dnsUs: 1, connectUs: 2, tlsUs: 0, firstByteUs: 3, totalUs: 4, bytes: 5, hops: 1)
-        #expect(e.json == #"{"event":"attempt_end","id":7,"method":"GET","url":"http://h/a?token=REDACTED","attempt":1,"status":200,"domain":null,"code":null,"delay_ms":null,"reason":null,"timings":{"dns":1,"connect":2,"tls":0,"first_byte":3,"total":4},"bytes":5,"from_cache":false,"elapsed_us":null}"#)
+        #expect(
+            e.json
+                == #"{"event":"attempt_end","id":7,"method":"GET","url":"http://h/a?token=REDACTED","attempt":1,"status":200,"domain":null,"code":null,"delay_ms":null,"reason":null,"timings":{"dns":1,"connect":2,"tls":0,"first_byte":3,"total":4},"bytes":5,"from_cache":false,"elapsed_us":null}"#
+        )
     }
 
     @Test func logLinesFollowTheLevel() {
@@ -26,7 +35,9 @@ import Testing
         #expect(LogLines.lines(for: end, level: .warn).isEmpty)
         end.error = NetError.client(.responseTooLarge, "too big")
         #expect(LogLines.lines(for: end, level: .warn).first?.0 == .warn)
-        #expect(LogLines.lines(for: end, level: .warn).first?.1.hasPrefix("GET http://h/p => NCClientErrorDomain 5: too big") == true)
+        #expect(
+            LogLines.lines(for: end, level: .warn).first?.1.hasPrefix(
+                "GET http://h/p => NCClientErrorDomain 5: too big") == true)
         let start = RequestEvent(kind: .requestStart, id: 1, method: "GET", url: "http://h/p", attempt: 0)
         #expect(LogLines.lines(for: start, level: .info).isEmpty)
         #expect(LogLines.lines(for: start, level: .debug).count == 1)
@@ -50,7 +61,10 @@ import Testing
         _ = client.sendSync(r)
         let seen = box.value
         #expect(seen.contains("error NCTransportErrorDomain"))
-        #expect(seen.contains { $0.hasPrefix("WARN GET http://127.0.0.1:1/nothing?token=REDACTED => NCTransportErrorDomain 7") })
+        #expect(
+            seen.contains {
+                $0.hasPrefix("WARN GET http://127.0.0.1:1/nothing?token=REDACTED => NCTransportErrorDomain 7")
+            })
         #expect(!seen.contains { $0.contains("SECRET") })
         client.errorHandler = nil
         client.logHandler = nil

@@ -1,5 +1,6 @@
-import Testing
 import CCurlShim
+import Testing
+
 @testable import NetCore
 
 /// Request signing (Signing.swift, docs/signing.md) and the per-attempt adapter
@@ -20,13 +21,15 @@ import CCurlShim
         let bytes = Array(Self.body.utf8)
         let hash = bytes.withUnsafeBytes { RequestSigning.sha256Hex($0) }
         #expect(hash == Self.bodyHash)
-        let text = RequestSigning.stringToSign(method: "POST", path: path, query: query,
-                                               bodySHA256: Self.bodyHash, timestamp: "1700000000")
+        let text = RequestSigning.stringToSign(
+            method: "POST", path: path, query: query,
+            bodySHA256: Self.bodyHash, timestamp: "1700000000")
         #expect(text == Self.stringToSign)
         #expect(RequestSigning.hmacHex(secret: Self.secret, message: text) == Self.signature)
 
-        var out = OutgoingRequest(method: "POST", url: Self.url, body: NetBytes(Self.body), attempt: 1,
-                                  headers: HeaderFields())
+        var out = OutgoingRequest(
+            method: "POST", url: Self.url, body: NetBytes(Self.body), attempt: 1,
+            headers: HeaderFields())
         let e = RequestSigning.sign(&out, .init(secret: Self.secret), timestamp: 1_700_000_000)
         #expect(e == nil)
         #expect(out.header("X-Timestamp") == "1700000000")
@@ -34,7 +37,8 @@ import CCurlShim
     }
 
     @Test func anEmptyBodyHashesTheEmptyString() {
-        #expect(RequestSigning.sha256Hex(UnsafeRawBufferPointer(start: nil, count: 0))
+        #expect(
+            RequestSigning.sha256Hex(UnsafeRawBufferPointer(start: nil, count: 0))
                 == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
     }
 
@@ -64,7 +68,7 @@ import CCurlShim
         #expect(t.prepared?.headers["Authorization"] == "Bearer t1")
         #expect(t.prepared?.headers["X-Signature"]?.utf8.count == 64)
         #expect(t.prepared !== t.original)
-        try c.setToken("t2")                      // the current token, per attempt
+        try c.setToken("t2")   // the current token, per attempt
         #expect(t.beginAttempt(now: 0) == nil)
         #expect(t.prepared?.headers["X-Attempt"] == "2")
         #expect(t.prepared?.headers["Authorization"] == "Bearer t2")
@@ -98,12 +102,16 @@ import CCurlShim
     }
 
     @Test func signingConfigIsCheckedWithoutEchoingTheSecret() {
-        for (json, key) in [(#"{"signing":{"header":"X-S"}}"#, "signing.secret"),
-                            (#"{"signing":{"secret":"hush","nope":1}}"#, "signing.nope"),
-                            (#"{"signing":{"secret":"hush","header":"bad header"}}"#, "signing.header"),
-                            (#"{"common_params":{"a":[1]}}"#, "common_params.a"),
-                            (#"{"common_params":3}"#, "common_params")] {
-            guard case .failure(let e) = Configuration.parse(json: json) else { Issue.record("\(json) accepted"); continue }
+        for (json, key) in [
+            (#"{"signing":{"header":"X-S"}}"#, "signing.secret"),
+            (#"{"signing":{"secret":"hush","nope":1}}"#, "signing.nope"),
+            (#"{"signing":{"secret":"hush","header":"bad header"}}"#, "signing.header"),
+            (#"{"common_params":{"a":[1]}}"#, "common_params.a"),
+            (#"{"common_params":3}"#, "common_params")
+        ] {
+            guard case .failure(let e) = Configuration.parse(json: json) else {
+                Issue.record("\(json) accepted"); continue
+            }
             #expect(e.message.contains("'\(key)'"), "\(e.message)")
             #expect(!e.message.contains("hush"))
         }

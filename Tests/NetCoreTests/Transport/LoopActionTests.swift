@@ -1,8 +1,9 @@
-import Testing
-import Synchronization
 import Glibc
-@testable import NetCore
 import MockServerSupport
+import Synchronization
+import Testing
+
+@testable import NetCore
 
 /// Records every event; waits for one to appear.
 final class RecordingMonitor: EventMonitor, @unchecked Sendable {
@@ -70,7 +71,9 @@ final class ScriptedPolicy: TransferPolicy, @unchecked Sendable {
     func relaunchAfterADelayRunsANewAttempt(sync: Bool) throws {
         let key = uniqueKey()
         let monitor = RecordingMonitor()
-        let policy = ScriptedPolicy([.relaunchAfter(ms: 30, reason: "HTTP 503"), .relaunchAfter(ms: 10, reason: "HTTP 503")])
+        let policy = ScriptedPolicy([
+            .relaunchAfter(ms: 30, reason: "HTTP 503"), .relaunchAfter(ms: 10, reason: "HTTP 503")
+        ])
         let c = try client(policy, monitor)
         defer { c.shutdown() }
         let request = try Request(method: "GET", target: "/flaky?key=\(key)&fails=2&status=503")
@@ -81,7 +84,7 @@ final class ScriptedPolicy: TransferPolicy, @unchecked Sendable {
             let done = Mutex<[(Response?, NetError?)]>([])
             let t = try #require(c.send(request) { r, e in done.withLock { $0.append((r, e)) } })
             #expect(monitor.wait(for: .requestEnd))
-            t.cancel()       // already complete: changes nothing
+            t.cancel()   // already complete: changes nothing
             let calls = done.withLock { $0 }
             #expect(calls.count == 1)
             (r, e) = try #require(calls.first)
@@ -104,11 +107,12 @@ final class ScriptedPolicy: TransferPolicy, @unchecked Sendable {
         let c = try client(ScriptedPolicy([.relaunchAfter(ms: 600_000, reason: "wait")]), monitor)
         defer { c.shutdown() }
         let done = Mutex<[NetError?]>([])
-        let t = try #require(c.send(try Request(method: "GET", target: "/flaky?key=\(key)&fails=5")) { _, e in
-            done.withLock { $0.append(e) }
-        })
+        let t = try #require(
+            c.send(try Request(method: "GET", target: "/flaky?key=\(key)&fails=5")) { _, e in
+                done.withLock { $0.append(e) }
+            })
         #expect(monitor.wait(for: .retry))
-        t.cancel()       // returns after the completion ran
+        t.cancel()   // returns after the completion ran
         let calls = done.withLock { $0 }
         #expect(calls.count == 1)
         #expect(calls.first??.code == NetError.ClientCode.cancelled.rawValue)
@@ -128,10 +132,11 @@ final class ScriptedPolicy: TransferPolicy, @unchecked Sendable {
         let request = try Request(method: "GET", target: "/flaky?key=\(key)&fails=1&status=401")
         let done = Mutex<[(Response?, NetError?)]>([])
         if sync {
-            let thread = try #require(startThread {
-                let outcome = try? c.sendSync(request).get()
-                done.withLock { $0.append(outcome ?? (nil, nil)) }
-            })
+            let thread = try #require(
+                startThread {
+                    let outcome = try? c.sendSync(request).get()
+                    done.withLock { $0.append(outcome ?? (nil, nil)) }
+                })
             #expect(monitor.wait(for: .attemptEnd))
             let parked = try #require(policy.parked.first)
             c.loop.resume(parked)
@@ -140,7 +145,7 @@ final class ScriptedPolicy: TransferPolicy, @unchecked Sendable {
             _ = try #require(c.send(request) { r, e in done.withLock { $0.append((r, e)) } })
             #expect(monitor.wait(for: .attemptEnd))
             let parked = try #require(policy.parked.first)
-            #expect(done.withLock { $0.isEmpty })      // held, not completed
+            #expect(done.withLock { $0.isEmpty })   // held, not completed
             c.loop.resume(parked)
             #expect(monitor.wait(for: .requestEnd))
         }
@@ -157,9 +162,10 @@ final class ScriptedPolicy: TransferPolicy, @unchecked Sendable {
         let c2 = try client(ScriptedPolicy([.relaunchAfter(ms: 600_000, reason: "wait")]), monitor)
         let done = Mutex<[NetError?]>([])
         for client in [c, c2] {
-            _ = try #require(client.send(try Request(method: "GET", target: "/flaky?key=\(uniqueKey())&fails=3")) { _, e in
-                done.withLock { $0.append(e) }
-            })
+            _ = try #require(
+                client.send(try Request(method: "GET", target: "/flaky?key=\(uniqueKey())&fails=3")) { _, e in
+                    done.withLock { $0.append(e) }
+                })
         }
         #expect(monitor.wait(for: .attemptEnd, count: 2))
         c.shutdown()
@@ -205,7 +211,7 @@ final class ScriptedPolicy: TransferPolicy, @unchecked Sendable {
 
     @Test func aRequestThatCannotBeBuiltStillStartsAndEnds() throws {
         let monitor = RecordingMonitor()
-        let c = try NetClient(json: "{}")     // no base URL: a relative path cannot be sent
+        let c = try NetClient(json: "{}")   // no base URL: a relative path cannot be sent
         c.eventMonitor = monitor
         defer { c.shutdown() }
         let (_, e) = try c.sendSync(try Request(method: "GET", target: "/x")).get()

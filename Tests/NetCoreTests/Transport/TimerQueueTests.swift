@@ -1,4 +1,5 @@
 import Testing
+
 @testable import NetCore
 
 /// The loop's timer queue, with a made-up clock (no loop, no server).
@@ -25,7 +26,7 @@ import Testing
         var lcg: UInt64 = 12345
         var deadlines: [UInt64] = []
         for i in 0..<1000 {
-            lcg = lcg &* 6364136223846793005 &+ 1442695040888963407
+            lcg = lcg &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let d = lcg >> 54
             deadlines.append(d)
             q.schedule(i, at: d)
@@ -57,7 +58,7 @@ import Testing
     @Test func pollTimeoutFollowsTheNextDeadline() {
         var q = TimerQueue<Int>()
         #expect(q.pollTimeoutMs(now: 0, cap: 1000) == 1000)
-        q.schedule(1, at: 250_000_000)            // 250 ms
+        q.schedule(1, at: 250_000_000)   // 250 ms
         #expect(q.pollTimeoutMs(now: 0, cap: 1000) == 250)
         #expect(q.pollTimeoutMs(now: 249_500_000, cap: 1000) == 1)   // rounds up: never spins early
         #expect(q.pollTimeoutMs(now: 250_000_000, cap: 1000) == 0)

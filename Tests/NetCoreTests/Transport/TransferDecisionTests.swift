@@ -1,5 +1,6 @@
-import Testing
 import CCurlShim
+import Testing
+
 @testable import NetCore
 
 /// `Transfer.next(after:)` on made-up hop outcomes: classification, redirects,
@@ -7,8 +8,10 @@ import CCurlShim
 @Suite struct TransferDecisionTests {
     static let envelope = #""envelope":{"code":"code","ok_codes":[0],"message":"msg","data":"data"}"#
 
-    func transfer(_ method: String = "GET", _ target: String = "/users/7", config: String = envelope,
-                  policy: (any TransferPolicy)? = nil) throws -> (NetClient, Transfer) {
+    func transfer(
+        _ method: String = "GET", _ target: String = "/users/7", config: String = envelope,
+        policy: (any TransferPolicy)? = nil
+    ) throws -> (NetClient, Transfer) {
         let c = try NetClient(json: #"{"base_url":"http://h.test/api",\#(config)}"#)
         c.transferPolicy = policy
         let t = c.transfer(try Request(method: method, target: target)) { _, _, _ in }
@@ -20,16 +23,20 @@ import CCurlShim
     func outcome(_ status: Int, _ body: String = "", headers: [String] = []) -> HopOutcome {
         let text = headers.map { $0 + "\r\n" }.joined()
         let buffer = NetBytes(text)
-        let store = text.isEmpty ? HeaderStore()
-            : HeaderStore(lines: UnsafeMutableRawPointer(buffer.base!).assumingMemoryBound(to: CChar.self),
-                          count: buffer.count, owner: buffer)
+        let store =
+            text.isEmpty
+            ? HeaderStore()
+            : HeaderStore(
+                lines: UnsafeMutableRawPointer(buffer.base!).assumingMemoryBound(to: CChar.self),
+                count: buffer.count, owner: buffer)
         return HopOutcome(code: CURLE_OK, status: status, received: (NetBytes(body), store))
     }
 
     @Test func anEnvelopeSuccessCompletesWithItsData() throws {
         let (c, t) = try transfer()
         defer { c.shutdown() }
-        guard case .complete(let r, let e) = t.next(after: outcome(200, #"{"code":0,"msg":"ok","data":{"id":7}}"#)) else {
+        guard case .complete(let r, let e) = t.next(after: outcome(200, #"{"code":0,"msg":"ok","data":{"id":7}}"#))
+        else {
             Issue.record("expected .complete"); return
         }
         #expect(e == nil)
@@ -53,9 +60,9 @@ import CCurlShim
         let action = t.next(after: outcome(303, headers: ["Location: /other?x=1"]))
         guard case .redirect = action else { Issue.record("expected .redirect, got \(action)"); return }
         #expect(t.redirects == 1)
-        #expect(t.prepared?.method == "GET")        // 303 turns a POST into a GET
+        #expect(t.prepared?.method == "GET")   // 303 turns a POST into a GET
         #expect(t.prepared.map { String(cString: $0.url.pointer) } == "http://h.test/other?x=1")
-        #expect(t.original?.method == "POST")       // a new attempt starts from the original
+        #expect(t.original?.method == "POST")   // a new attempt starts from the original
         _ = t.beginAttempt(now: 0)
         #expect(t.prepared === t.original && t.redirects == 0 && t.attempt == 2)
     }
@@ -167,12 +174,14 @@ import CCurlShim
         let (c, t) = try transfer()
         defer { c.shutdown() }
         _ = t.beginAttempt(now: 0)
-        _ = t.beginAttempt(now: 0)      // the third attempt
+        _ = t.beginAttempt(now: 0)   // the third attempt
         guard case .complete(nil, let e) = t.next(after: HopOutcome(code: CURLE_RECV_ERROR)) else {
             Issue.record("expected .complete"); return
         }
         #expect(e?.attempts == 3)
-        guard case .complete(_, let h) = t.next(after: outcome(404, "nope")) else { Issue.record("expected .complete"); return }
+        guard case .complete(_, let h) = t.next(after: outcome(404, "nope")) else {
+            Issue.record("expected .complete"); return
+        }
         #expect(h?.domain == .http)
         #expect(h?.attempts == 3)
     }

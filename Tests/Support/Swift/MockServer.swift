@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -37,7 +38,8 @@ public final class MockServer: @unchecked Sendable {
         let text = String(decoding: line, as: UTF8.self)
         guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
             process.terminate()
-            throw NSError(domain: "MockServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "unexpected first line: \(text)"])
+            throw NSError(
+                domain: "MockServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "unexpected first line: \(text)"])
         }
         self.port = port
         self.process = process

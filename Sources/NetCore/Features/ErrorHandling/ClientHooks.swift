@@ -33,12 +33,20 @@ final class ClientHooks: @unchecked Sendable {
 
     var error: FailureHandler? {
         get { lock.withLock { errorHandler } }
-        set { lock.withLock { errorHandler = newValue; updateWrapping() } }
+        set {
+            lock.withLock {
+                errorHandler = newValue; updateWrapping()
+            }
+        }
     }
 
     var authExpired: FailureHandler? {
         get { lock.withLock { authExpiredHandler } }
-        set { lock.withLock { authExpiredHandler = newValue; updateWrapping() } }
+        set {
+            lock.withLock {
+                authExpiredHandler = newValue; updateWrapping()
+            }
+        }
     }
 
     private func updateWrapping() {
@@ -47,7 +55,9 @@ final class ClientHooks: @unchecked Sendable {
 
     /// Sets the event handler; true when some monitor handler remains installed.
     func setEvent(_ h: (@Sendable (RequestEvent) -> Void)?) -> Bool {
-        lock.withLock { eventHandler = h; return eventHandler != nil || logHandler != nil }
+        lock.withLock {
+            eventHandler = h; return eventHandler != nil || logHandler != nil
+        }
     }
 
     var event: (@Sendable (RequestEvent) -> Void)? { lock.withLock { eventHandler } }
@@ -100,8 +110,9 @@ final class ClientHooks: @unchecked Sendable {
         guard generation == credentialsGeneration.load(ordering: .relaxed) else { return false }
         var reported = reportedGeneration.load(ordering: .relaxed)
         while reported < generation {
-            let (exchanged, now) = reportedGeneration.compareExchange(expected: reported, desired: generation,
-                                                                      ordering: .relaxed)
+            let (exchanged, now) = reportedGeneration.compareExchange(
+                expected: reported, desired: generation,
+                ordering: .relaxed)
             if exchanged { return true }
             reported = now
         }

@@ -78,8 +78,10 @@ public struct AttemptTimings: Sendable, Equatable {
 
     public init() {}
 
-    public init(dnsUs: Int64, connectUs: Int64, tlsUs: Int64, firstByteUs: Int64, totalUs: Int64,
-                bytes: Int64, hops: Int32) {
+    public init(
+        dnsUs: Int64, connectUs: Int64, tlsUs: Int64, firstByteUs: Int64, totalUs: Int64,
+        bytes: Int64, hops: Int32
+    ) {
         self.dnsUs = dnsUs
         self.connectUs = connectUs
         self.tlsUs = tlsUs

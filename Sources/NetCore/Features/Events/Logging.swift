@@ -65,15 +65,19 @@ enum LogLines {
             guard level >= .debug else { return [] }
             var line = "\(target) #\(e.id) attempt \(e.attempt) => " + outcome(e)
             if let t = e.timings {
-                line += " (dns \(ms(t.dnsUs)), connect \(ms(t.connectUs)), tls \(ms(t.tlsUs)), first byte \(ms(t.firstByteUs)), total \(ms(t.totalUs)), \(t.bytes) bytes, \(t.hops) hop\(t.hops == 1 ? "" : "s"))"
+                line +=
+                    " (dns \(ms(t.dnsUs)), connect \(ms(t.connectUs)), tls \(ms(t.tlsUs)), first byte \(ms(t.firstByteUs)), total \(ms(t.totalUs)), \(t.bytes) bytes, \(t.hops) hop\(t.hops == 1 ? "" : "s"))"
             }
             return [(.debug, line)]
         case .retry:
             guard level >= .info else { return [] }
-            return [(.info, "\(target): retry \(e.attempt + 1) in \(e.delayMs ?? 0) ms (\(Redaction.text(e.reason ?? "")))")]
+            return [
+                (.info, "\(target): retry \(e.attempt + 1) in \(e.delayMs ?? 0) ms (\(Redaction.text(e.reason ?? "")))")
+            ]
         case .requestEnd:
             let elapsed = " (\(ms(e.elapsedUs ?? 0)))"
-            if let err = e.error, !(err.domain == .client && err.code == Int64(NetError.ClientCode.cancelled.rawValue)) {
+            if let err = e.error, !(err.domain == .client && err.code == Int64(NetError.ClientCode.cancelled.rawValue))
+            {
                 guard level >= .warn else { return [] }
                 return [(.warn, "\(target) => " + outcome(e) + elapsed)]
             }

@@ -12,21 +12,24 @@ public enum Redaction {
     public static let secretNames: Set<String> = [
         "token", "access_token", "refresh_token", "id_token", "key", "api_key", "apikey",
         "secret", "client_secret", "password", "passwd", "pwd", "signature", "sig", "auth",
-        "authorization", "credential", "credentials", "session", "sessionid",
+        "authorization", "credential", "credentials", "session", "sessionid"
     ]
 
     /// Whether a query parameter of this name has its value hidden.
     public static func isSecret(name: String) -> Bool {
         let n = name.lowercased()
         if secretNames.contains(n) || n.contains("password") { return true }
-        for suffix in ["_token", "-token", "_key", "-key", "_secret", "-secret"] where n.hasSuffix(suffix) { return true }
+        for suffix in ["_token", "-token", "_key", "-key", "_secret", "-secret"] where n.hasSuffix(suffix) {
+            return true
+        }
         return false
     }
 
     /// `url` without userinfo, fragment, or the values of secret query parameters.
     public static func url(_ url: String) -> String {
         // Most URLs have no userinfo, query or fragment: nothing to hide, no copy.
-        if !url.utf8.contains(where: { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
+        if !url.utf8.contains(where: { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
+        {
             return url
         }
         var s = Substring(url)
@@ -39,7 +42,8 @@ public enum Redaction {
         var out = String(s)
         // Userinfo: between "://" and the first "/" of the authority, up to the last "@".
         if let colon = out.utf8.firstIndex(of: UInt8(ascii: ":")),
-           out[colon...].hasPrefix("://") {
+            out[colon...].hasPrefix("://")
+        {
             let authorityStart = out.utf8.index(colon, offsetBy: 3)
             let authorityEnd = out[authorityStart...].firstIndex(of: "/") ?? out.endIndex
             if let at = out[authorityStart..<authorityEnd].lastIndex(of: "@") {
@@ -66,7 +70,9 @@ public enum Redaction {
             word = ""
         }
         for ch in message {
-            if ch == " " || ch == "'" || ch == "\"" || ch == "\n" || ch == "\t" || ch == "(" || ch == ")" || ch == "<" || ch == ">" {
+            if ch == " " || ch == "'" || ch == "\"" || ch == "\n" || ch == "\t" || ch == "(" || ch == ")" || ch == "<"
+                || ch == ">"
+            {
                 flush()
                 out.append(ch)
             } else {

@@ -42,8 +42,10 @@ extension Transfer {
         guard let monitor else { return }
         var e = event(.attemptEnd, response, error)
         e.timings = timings
-        attemptLog.append(AttemptRecord(attempt: attempt, status: e.status, domain: error?.domain,
-                                        code: error?.code, timings: timings))
+        attemptLog.append(
+            AttemptRecord(
+                attempt: attempt, status: e.status, domain: error?.domain,
+                code: error?.code, timings: timings))
         monitor.attemptDidEnd(e)
     }
 
@@ -62,8 +64,9 @@ extension Transfer {
     func emitEnd(_ response: Response?, _ error: NetError?) {
         let elapsed = startedAt == 0 ? 0 : monotonicNanos() &- startedAt
         if let response {
-            response.completionInfo = CompletionInfo(attempts: attempt, redirects: redirects, elapsedNs: elapsed,
-                                                     log: monitor == nil ? nil : attemptLog)
+            response.completionInfo = CompletionInfo(
+                attempts: attempt, redirects: redirects, elapsedNs: elapsed,
+                log: monitor == nil ? nil : attemptLog)
         }
         guard let monitor else { return }
         var e = event(.requestEnd, response, error)

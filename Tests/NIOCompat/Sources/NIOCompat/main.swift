@@ -1,8 +1,8 @@
+import NIOCore
+import NIOHTTP1
 // Every NIO name below is unqualified on purpose: if NetCore exported a type of the
 // same name, this file would not compile ("'ByteBuffer' is ambiguous").
 import NetCore
-import NIOCore
-import NIOHTTP1
 
 let allocator = ByteBufferAllocator()
 var buffer: ByteBuffer = allocator.buffer(capacity: 16)
@@ -20,4 +20,6 @@ let custom: Request.Method = "PROPFIND"
 let fields: HeaderFields = request.headers
 let body = NetBytes("{}")
 let error: NetError = .cancelled
-print("ok \(buffer.readableBytes) \(head.method) \(request.method) \(custom) \(fields.entries.count) \(body.count) \(error.code)")
+print(
+    "ok \(buffer.readableBytes) \(head.method) \(request.method) \(custom) \(fields.entries.count) \(body.count) \(error.code)"
+)

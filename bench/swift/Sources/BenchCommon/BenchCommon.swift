@@ -117,9 +117,11 @@ public func emit(_ fields: [(String, Any?)]) {
 }
 
 /// Standard result of a timed run.
-public func emitRun(peer: String, args: BenchArgs, ok: Int, errors: Int, bytes: Int,
-                    secs: Double, cpu: Double, firstError: String?,
-                    extra: [(String, Any?)] = []) {
+public func emitRun(
+    peer: String, args: BenchArgs, ok: Int, errors: Int, bytes: Int,
+    secs: Double, cpu: Double, firstError: String?,
+    extra: [(String, Any?)] = []
+) {
     let done = ok + errors
     var f: [(String, Any?)] = [
         ("peer", peer), ("workload", args.workload), ("label", args.label.isEmpty ? nil : args.label),
@@ -129,7 +131,7 @@ public func emitRun(peer: String, args: BenchArgs, ok: Int, errors: Int, bytes: 
         ("mbps", secs > 0 ? Double(bytes) / secs / 1e6 : 0),
         ("cpu_us_per_req", done > 0 ? cpu * 1e6 / Double(done) : 0),
         ("rss_peak_kb", procStatusKB("VmHWM")),
-        ("first_error", firstError),
+        ("first_error", firstError)
     ]
     f += extra
     emit(f)
@@ -169,8 +171,11 @@ public func runSlow(peer: String, args: BenchArgs, _ fetch: @escaping @Sendable 
     }
     let secs = now() - t0, cpu = cpuSeconds() - cpu0
     let peak = procStatusKB("VmHWM")
-    emitRun(peer: peer, args: args, ok: t.ok, errors: t.errors, bytes: t.bytes, secs: secs, cpu: cpu,
-            firstError: t.firstError,
-            extra: [("rss_base_kb", base),
-                    ("rss_per_req_kb", Double(max(0, peak - base)) / Double(max(1, args.n)))])
+    emitRun(
+        peer: peer, args: args, ok: t.ok, errors: t.errors, bytes: t.bytes, secs: secs, cpu: cpu,
+        firstError: t.firstError,
+        extra: [
+            ("rss_base_kb", base),
+            ("rss_per_req_kb", Double(max(0, peak - base)) / Double(max(1, args.n)))
+        ])
 }

@@ -10,13 +10,13 @@ let args = BenchArgs()
 let peer = "ahc"
 
 var config = HTTPClient.Configuration()
-config.httpVersion = .http1Only  // nginx serves cleartext HTTP/1.1 here
+config.httpVersion = .http1Only   // nginx serves cleartext HTTP/1.1 here
 // Same as raw libcurl: no per-host connection cap (AHC's default soft limit is 8).
-config.connectionPool = .init(idleTimeout: .seconds(120),
-                              concurrentHTTP1ConnectionsPerHostSoftLimit: max(args.c, args.n, 8))
+config.connectionPool = .init(
+    idleTimeout: .seconds(120),
+    concurrentHTTP1ConnectionsPerHostSoftLimit: max(args.c, args.n, 8))
 config.timeout = .init(connect: .seconds(10), read: .seconds(120))
 let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: config)
-
 
 /// What a careful Swift user does: parse the body with JSONSerialization and check
 /// the envelope (object, code == 0, a data member).
@@ -70,8 +70,9 @@ case "seq", "conc", "download":
     let cpu0 = cpuSeconds(), t0 = now()
     let t = await runWindow(n: args.n, c: c, parse: parse)
     let secs = now() - t0, cpu = cpuSeconds() - cpu0
-    emitRun(peer: peer, args: args, ok: t.ok, errors: t.errors, bytes: t.bytes, secs: secs, cpu: cpu,
-            firstError: t.firstError)
+    emitRun(
+        peer: peer, args: args, ok: t.ok, errors: t.errors, bytes: t.bytes, secs: secs, cpu: cpu,
+        firstError: t.firstError)
 
 case "download-file":
     var t = Tally()
@@ -79,14 +80,17 @@ case "download-file":
     for _ in 0..<args.n {
         do {
             let delegate = try FileDownloadDelegate(path: args.out)
-            let progress = try await client.execute(request: try HTTPClient.Request(url: args.url),
-                                                    delegate: delegate).futureResult.get()
+            let progress = try await client.execute(
+                request: try HTTPClient.Request(url: args.url),
+                delegate: delegate
+            ).futureResult.get()
             t.add(.ok(progress.receivedBytes))
         } catch { t.add(.failed("\(error)")) }
     }
     let secs = now() - t0, cpu = cpuSeconds() - cpu0
-    emitRun(peer: peer, args: args, ok: t.ok, errors: t.errors, bytes: t.bytes, secs: secs, cpu: cpu,
-            firstError: t.firstError)
+    emitRun(
+        peer: peer, args: args, ok: t.ok, errors: t.errors, bytes: t.bytes, secs: secs, cpu: cpu,
+        firstError: t.firstError)
 
 case "slow":
     // n requests in flight at once against the slow route.

@@ -3,6 +3,7 @@
 // no error thrown and the business data available (`response.data`).
 import BenchCommon
 import NetCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -17,15 +18,14 @@ let peer = args.executor ? "nc-swift-exec" : "nc-swift-async"
 // $BENCH_NC_MAX_CONNECTIONS_PER_HOST), bodies up to 1 GiB, compression off.
 let maxConn = getenv("BENCH_NC_MAX_CONNECTIONS_PER_HOST").flatMap { Int(String(cString: $0)) } ?? 0
 let config = """
-{"envelope":{},"compression":false,"timeout_ms":300000,"connect_timeout_ms":10000,
- "limits":{"max_connections_per_host":\(maxConn),"max_response_bytes":1073741824}}
-"""
+    {"envelope":{},"compression":false,"timeout_ms":300000,"connect_timeout_ms":10000,
+     "limits":{"max_connections_per_host":\(maxConn),"max_response_bytes":1073741824}}
+    """
 let client: NetClient
 do { client = try NetClient(json: config) } catch {
     print("{\"peer\":\"\(peer)\",\"workload\":\"\(args.workload)\",\"skipped\":\"client: \(error)\"}")
     exit(1)
 }
-
 
 func fetch(_ request: Request, raw: Bool) async -> Outcome {
     do {
@@ -81,8 +81,9 @@ case "seq", "conc", "download":
     let cpu0 = cpuSeconds(), t0 = now()
     let t = await runWindow(n: args.n, c: c)
     let secs = now() - t0, cpu = cpuSeconds() - cpu0
-    emitRun(peer: peer, args: args, ok: t.ok, errors: t.errors, bytes: t.bytes, secs: secs, cpu: cpu,
-            firstError: t.firstError)
+    emitRun(
+        peer: peer, args: args, ok: t.ok, errors: t.errors, bytes: t.bytes, secs: secs, cpu: cpu,
+        firstError: t.firstError)
 
 case "slow":
     // n requests in flight at once against the slow route.
