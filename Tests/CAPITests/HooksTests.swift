@@ -22,6 +22,9 @@ final class HookRecorder: @unchecked Sendable {
     private var _reentered = false
     var reentryResults: [String: nc_status] = [:]
     var client: OpaquePointer?
+    /// Collectors of requests sent from inside a hook, kept until the test ends.
+    private var kept: [Collector] = []
+    func keep(_ c: Collector) { lock.withLock { kept.append(c) } }
 
     var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
@@ -71,7 +74,8 @@ private func reenterEverything(_ rec: HookRecorder) {
     let follow = Collector()
     var r: OpaquePointer?
     _ = nc_request_new("GET", "/env/code/ok", &r)
-    rec.record("send", nc_client_send(c, r, collectFn, Unmanaged.passRetained(follow).toOpaque(), nil))
+    rec.keep(follow)   // alive until its completion (collectFn borrows it)
+    rec.record("send", nc_client_send(c, r, collectFn, Unmanaged.passUnretained(follow).toOpaque(), nil))
     var resp: OpaquePointer?, err: OpaquePointer?
     rec.record("send_sync", nc_client_send_sync(c, r, &resp, &err))
     nc_response_free(resp)
