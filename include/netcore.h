@@ -1054,8 +1054,8 @@ NC_API nc_status nc_client_set_error_handler(nc_client *client, nc_complete_fn f
  * envelope's "auth_expired_codes" (nc_error_is_auth_expired) or whose HTTP status
  * is 401, among the requests sent with the current Authorization header or token.
  * 20 concurrent requests failing that way call it once. It re-arms when the
- * credentials change: nc_client_set_header() of "Authorization" (or a token set
- * by nc_client_set_token()); failures of requests sent with the older credentials
+ * credentials change: nc_client_set_header() of "Authorization", nc_client_set_token() or
+ * nc_client_set_basic_auth() (set or cleared); failures of requests sent with the older credentials
  * then report nothing. It runs before the error handler, and each request still
  * completes with its own error.
  *

@@ -5,7 +5,7 @@
 #      versioned NETCORE_0; SONAME libnetcore.so.0; no Swift runtime dependencies
 #   3. NC_VERSION_* of the header match the loaded library
 #   4. Tests/C/c_api_test.c against the loopback mock server
-#   5. every example: the demo (scripts/run-demo.sh), the quick start, endpoints
+#   5. every example: the demo (scripts/run-demo.sh), the quick start, endpoints, app_layer
 # Last line: "C: N passed, M failed"; exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -39,7 +39,7 @@ source Tests/Support/mock-server.sh
 trap 'mock_stop; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
-for f in "$LIB" build/bin/demo build/bin/quickstart build/bin/endpoints; do
+for f in "$LIB" build/bin/demo build/bin/quickstart build/bin/endpoints build/bin/app_layer; do
     if [[ ! -e $f ]]; then
         fail "$f exists" "run 'make examples' first"
         finish
@@ -168,6 +168,19 @@ if out=$(timeout 60 build/bin/endpoints "$base" 2>&1 {server_in}>&-) &&
     pass "examples: endpoints (UserManager on the endpoint catalog)"
 else
     fail "examples: endpoints (exit $?)" "$out"
+fi
+if out=$(timeout 60 build/bin/app_layer "$base" 2>&1 {server_in}>&-) &&
+    [ "$(grep -c '^\[auth\] session expired: please log in again$' <<<"$out")" = 2 ] &&
+    grep -qxF 'user.profile: {"name":"ada","email":"ada@example.com","vip":true}' <<<"$out" &&
+    grep -qxF 'user.get: {"id":7,"name":"Ada"}' <<<"$out" &&
+    grep -qxF '[toast] no such user: 99' <<<"$out" &&
+    ! grep -qF '[toast] no such user: 42' <<<"$out" &&
+    grep -qxF 'screen: no such user: 42 (handled here)' <<<"$out" &&
+    [ "$(grep -c '^\[toast\] token expired, please log in again$' <<<"$out")" = 3 ] &&
+    grep -qxF 'expiries: 2' <<<"$out"; then
+    pass "examples: app_layer (catalog + token + error handler + auth expired, once per expiry)"
+else
+    fail "examples: app_layer (exit $?)" "$out"
 fi
 mock_stop
 

@@ -18,6 +18,8 @@ extension NetClient {
     /// changed) for an empty token or one with CR, LF or control characters; the
     /// message does not contain the token.
     public func setToken(_ token: String?) throws(NetError) {
+        // A new (or no) token re-arms the auth-expired handler (NetClient+Hooks.swift).
+        defer { noteCredentialsChanged() }
         guard let token else { adapterRegistry.setBearer(nil); return }
         guard !token.isEmpty, HTTPValidation.isHeaderValue(token) else {
             throw NetError.invalidArgument("the token must be non-empty and contain no CR, LF or control characters")
@@ -30,6 +32,7 @@ extension NetClient {
     /// wins). nil `user` clears. Throws `.invalidArgument` for a user containing
     /// ":" or either value with control characters; the message names neither.
     public func setBasicAuth(user: String?, password: String?) throws(NetError) {
+        defer { noteCredentialsChanged() }
         guard let user else { adapterRegistry.setBasic(nil); return }
         let password = password ?? ""
         guard !user.utf8.contains(UInt8(ascii: ":")),
