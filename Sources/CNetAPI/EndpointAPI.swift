@@ -83,18 +83,3 @@ private func send(
     return NC_OK
 }
 
-/// nc_client_send_sync's run and result conversion, for a request built here.
-private func sendSync(
-    _ c: NetClient, _ request: Request, _ response_out: UnsafeMutablePointer<OpaquePointer?>?,
-    _ error_out: UnsafeMutablePointer<OpaquePointer?>?
-) -> nc_status {
-    switch c.sendSync(request) {
-    case .failure:
-        return NC_ERR_INVALID_STATE
-    case .success(let (response, error)):
-        if let response { response_out?.pointee = retained(response) }
-        guard let error else { return NC_OK }
-        error_out?.pointee = retained(ErrorBox(error))
-        return NC_ERR_FAILED
-    }
-}

@@ -28,8 +28,15 @@ public func nc_client_send_sync(
     guard let c = borrow(client, as: NetClient.self), let r = borrow(request, as: RequestBox.self) else {
         return NC_ERR_INVALID_ARGUMENT
     }
-    let snapshot = r.current
-    switch c.sendSync(snapshot.request) {
+    return sendSync(c, r.current.request, response_out, error_out)
+}
+
+/// nc_client_send_sync's run and result conversion (nc_client_call_sync uses it too).
+func sendSync(
+    _ c: NetClient, _ request: Request, _ response_out: UnsafeMutablePointer<OpaquePointer?>?,
+    _ error_out: UnsafeMutablePointer<OpaquePointer?>?
+) -> nc_status {
+    switch c.sendSync(request) {
     case .failure:
         return NC_ERR_INVALID_STATE
     case .success(let (response, error)):

@@ -30,9 +30,9 @@ from . import _hooks
 from ._capi import C, TaskHandle
 from ._core import ClientCore, Config, Pending, config_text, convert, data_key, dispatch, report
 from ._adapters import apply_auth, configured_redirects, redirect_arg, without_redirects
-from ._request import HeadersArg, Params, build_request, cstr, endpoint_request, endpoint_spec, plain_request
-from .client import Callback
-from .errors import Error, Status, check_call, error_for
+from ._request import HeadersArg, Params, build_request, endpoint_request, plain_request
+from .client import Callback, Client
+from .errors import Error, Status, error_for
 from .response import LIBRARY, Response
 
 __all__ = ["AsyncClient", "ALIASES_REMOVED_IN", "DEPRECATED_ALIASES"]
@@ -100,6 +100,20 @@ class _FuturePending(Pending):
 def _deprecation(old: str) -> str:
     return (f"AsyncClient.{old}() is deprecated and will be removed in netcore "
             f"{ALIASES_REMOVED_IN}; use `await client.{DEPRECATED_ALIASES[old]}(...)`")
+
+
+def _deprecated_alias(old: str) -> Callable[..., Coroutine[Any, Any, Response]]:
+    """An a-prefixed name that warns (attributed to the caller's line) and forwards
+    to its new name, returning the new method's coroutine."""
+    new = DEPRECATED_ALIASES[old]
+
+    def alias(self: "AsyncClient", *args: Any, **kwargs: Any) -> Coroutine[Any, Any, Response]:
+        warnings.warn(_deprecation(old), DeprecationWarning, stacklevel=2)
+        return getattr(self, new)(*args, **kwargs)
+
+    alias.__name__ = alias.__qualname__ = old
+    alias.__doc__ = f"Deprecated: use :meth:`{new}` (removed in netcore {ALIASES_REMOVED_IN})."
+    return alias
 
 
 def _settle(fut: "asyncio.Future[Response]", resp: Optional[Response],
@@ -402,27 +416,8 @@ class AsyncClient:
         finally:
             C.nc_task_free(task)
 
-    def define_endpoint(self, name: str, *, method: str = "GET", path: str,
-                        encoding: Optional[str] = None, headers: Optional[Dict[str, str]] = None,
-                        timeout: Optional[float] = None, envelope: Optional[bool] = None,
-                        retry: Any = None, cache: Optional[str] = None,
-                        group: Optional[str] = None) -> None:
-        """Define (or replace) the endpoint ``name`` (``nc_client_define_endpoint``):
-        ``path`` may hold ``{placeholders}`` filled from the call's params;
-        ``encoding`` is ``"query"``, ``"form"`` or ``"json"`` (default: query for
-        GET/HEAD/DELETE/OPTIONS, form otherwise); ``timeout`` in seconds;
-        ``retry`` (a dict or ``False``), ``cache`` and ``group`` are checked and
-        stored until those features ship. Safe from any thread and from callbacks.
-
-        Raises:
-            InvalidArgument: a bad name or value (nothing changes).
-        """
-        spec = endpoint_spec(method=method, path=path, encoding=encoding, headers=headers,
-                             timeout=timeout, envelope=envelope, retry=retry, cache=cache,
-                             group=group)
-        with self._core.use() as h:
-            check_call(C.nc_client_define_endpoint, h, cstr(name, "endpoint name"), spec,
-                       detail=f"endpoint {name!r}")
+    # The same as Client's (it only touches the core, which both kinds share).
+    define_endpoint = Client.define_endpoint
 
     # -- deprecated names (removed in ALIASES_REMOVED_IN) -------------------------
 
@@ -430,40 +425,13 @@ class AsyncClient:
     # when called, attributed to the caller's line (stacklevel=2), even when the
     # coroutine is then run by asyncio.gather or a Task.
 
-    def arequest(self, method: str, path: str, **kwargs: Any) -> Coroutine[Any, Any, Response]:
-        """Deprecated: use :meth:`request` (removed in netcore 0.3.0)."""
-        warnings.warn(_deprecation("arequest"), DeprecationWarning, stacklevel=2)
-        return self.request(method, path, **kwargs)
-
-    def aget(self, path: str, **kwargs: Any) -> Coroutine[Any, Any, Response]:
-        """Deprecated: use :meth:`get` (removed in netcore 0.3.0)."""
-        warnings.warn(_deprecation("aget"), DeprecationWarning, stacklevel=2)
-        return self.get(path, **kwargs)
-
-    def apost(self, path: str, **kwargs: Any) -> Coroutine[Any, Any, Response]:
-        """Deprecated: use :meth:`post` (removed in netcore 0.3.0)."""
-        warnings.warn(_deprecation("apost"), DeprecationWarning, stacklevel=2)
-        return self.post(path, **kwargs)
-
-    def aput(self, path: str, **kwargs: Any) -> Coroutine[Any, Any, Response]:
-        """Deprecated: use :meth:`put` (removed in netcore 0.3.0)."""
-        warnings.warn(_deprecation("aput"), DeprecationWarning, stacklevel=2)
-        return self.put(path, **kwargs)
-
-    def apatch(self, path: str, **kwargs: Any) -> Coroutine[Any, Any, Response]:
-        """Deprecated: use :meth:`patch` (removed in netcore 0.3.0)."""
-        warnings.warn(_deprecation("apatch"), DeprecationWarning, stacklevel=2)
-        return self.patch(path, **kwargs)
-
-    def adelete(self, path: str, **kwargs: Any) -> Coroutine[Any, Any, Response]:
-        """Deprecated: use :meth:`delete` (removed in netcore 0.3.0)."""
-        warnings.warn(_deprecation("adelete"), DeprecationWarning, stacklevel=2)
-        return self.delete(path, **kwargs)
-
-    def ahead(self, path: str, **kwargs: Any) -> Coroutine[Any, Any, Response]:
-        """Deprecated: use :meth:`head` (removed in netcore 0.3.0)."""
-        warnings.warn(_deprecation("ahead"), DeprecationWarning, stacklevel=2)
-        return self.head(path, **kwargs)
+    arequest = _deprecated_alias("arequest")
+    aget = _deprecated_alias("aget")
+    apost = _deprecated_alias("apost")
+    aput = _deprecated_alias("aput")
+    apatch = _deprecated_alias("apatch")
+    adelete = _deprecated_alias("adelete")
+    ahead = _deprecated_alias("ahead")
 
     def __repr__(self) -> str:
         return f"<netcore.AsyncClient {'closed' if self.closed else 'open'}>"

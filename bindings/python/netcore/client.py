@@ -278,19 +278,7 @@ class Client:
                                                ctypes.byref(err_p))
             finally:
                 C.nc_request_free(req)
-        response = Response(resp_p) if resp_p else None
-        if status != NC_OK:
-            # NC_ERR_FAILED with an nc_error: the request's Error; else a refusal.
-            try:
-                exc = error_for(status, err_p, function="nc_client_send_sync", response=response)
-            finally:
-                C.nc_error_free(err_p)  # NULL: no-op
-            if isinstance(exc, Error):
-                core.call_on_error(exc)
-            raise exc
-        if response is None:  # pragma: no cover - the library always gives one on NC_OK
-            raise error_for(Status.FAILED, function="nc_client_send_sync",
-                            message="nc_client_send_sync gave neither a response nor an error")
+        response = _sync_response(core, status, resp_p, err_p)
         # A success: its data is where the request's mode says (parsed in Python).
         response._data_key = (core.data_key if envelope is None and output is None
                               else data_key(core, envelope, output))
@@ -383,19 +371,7 @@ class Client:
             status = C.nc_client_send_sync(core.handle(), req, ctypes.byref(resp_p), ctypes.byref(err_p))
         finally:
             C.nc_request_free(req)
-        response = Response(resp_p) if resp_p else None
-        if status != NC_OK:
-            try:
-                exc = error_for(status, err_p, function="nc_client_send_sync", response=response)
-            finally:
-                C.nc_error_free(err_p)
-            if isinstance(exc, Error):
-                core.call_on_error(exc)
-            raise exc
-        if response is None:  # pragma: no cover - the library always gives one on NC_OK
-            raise error_for(Status.FAILED, function="nc_client_send_sync",
-                            message="nc_client_send_sync gave neither a response nor an error")
-        return response  # data: the library's (the endpoint may set its own envelope mode)
+        return _sync_response(core, status, resp_p, err_p)  # data: the library's (the endpoint may set its own envelope mode)
 
     def define_endpoint(self, name: str, *, method: str = "GET", path: str,
                         encoding: Optional[str] = None, headers: Optional[Dict[str, str]] = None,
@@ -434,3 +410,23 @@ class Client:
     def __repr__(self) -> str:
         return f"<netcore.Client {'closed' if self.closed else 'open'}>"
 
+
+def _sync_response(core: ClientCore, status: int, resp_p: ResponseHandle,
+                   err_p: ErrorHandle) -> Response:
+    """The outcome of ``nc_client_send_sync`` as ``Client.request`` and
+    ``Client.call`` return it: the Response, or the request's Error (after the
+    client's ``on_error``) or a refusal, raised; the error handle is freed."""
+    response = Response(resp_p) if resp_p else None
+    if status != NC_OK:
+        # NC_ERR_FAILED with an nc_error: the request's Error; else a refusal.
+        try:
+            exc = error_for(status, err_p, function="nc_client_send_sync", response=response)
+        finally:
+            C.nc_error_free(err_p)  # NULL: no-op
+        if isinstance(exc, Error):
+            core.call_on_error(exc)
+        raise exc
+    if response is None:  # pragma: no cover - the library always gives one on NC_OK
+        raise error_for(Status.FAILED, function="nc_client_send_sync",
+                        message="nc_client_send_sync gave neither a response nor an error")
+    return response
