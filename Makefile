@@ -3,6 +3,7 @@
 #   make test   every test suite: Swift core, C API (Swift), C header/ABI/examples, Python
 #   make bench  benchmarks vs raw libcurl and peers (bench/README.md)
 #   make format / make lint   swift format (.swift-format) and clang-format (.clang-format)
+#   make install [PREFIX=] [DESTDIR=]   library, header, netcore.pc, CMake package; make uninstall
 SHELL := /bin/bash
 .DEFAULT_GOAL := lib
 
