@@ -82,4 +82,3 @@ private func send(
     task_out?.pointee = retained(task)
     return NC_OK
 }
-
