@@ -172,6 +172,10 @@ for key, label in (("w1-seq", "1"), ("w2-c16", "16"), ("w2-c64", "64"), ("w2-c25
 for key, label in (("w1-seq", "1"), ("w2-c16", "16"), ("w2-c64", "64"), ("w2-c256", "256")):
     target(f"C API CPU/request ×raw, concurrency {label}", ratio(key, "nc-capi", "cpu_us_per_req"), 1.10, "<=",
            na(key, "nc-capi"))
+# Issue 13: with an event handler and a signing config installed (nc-capi-hooks).
+for key, label in (("w1-seq", "1"), ("w2-c16", "16"), ("w2-c64", "64")):
+    target(f"C API + event handler + signing ×raw, concurrency {label}", ratio(key, "nc-capi-hooks", "rps"), 0.95,
+           ">=", na(key, "nc-capi-hooks"))
 target("C API instructions/request ×raw (callgrind, 1,000 sequential)",
        ratio("w7-callgrind", "nc-capi", "ir_per_req"), 1.10, "<=", na("w7-callgrind", "nc-capi"))
 target("sync (nc_client_send_sync) ×raw, sequential", ratio("w1-seq", "nc-sync", "rps"), 0.95, ">=",

@@ -72,7 +72,7 @@ public func nc_client_set_event_handler(
         return NC_OK
     }
     let hook = CHook(fn: fn, userdata: userdata)
-    c.eventHandler = { event in callEventFn(hook, event.json) }
+    c.eventHandler = { event in event.withJSON { hook.fn($0, $1, hook.userdata) } }
     return NC_OK
 }
 

@@ -22,19 +22,20 @@ typedef struct {
     long n, c, warmup;
     long delay_us;     /* cancel: time between send and cancel */
     double time_limit; /* seconds; a run stops (and says so) past it */
+    const char *features; /* nc peer: comma list of features to turn on (nc_capi.c) */
 } bench_args;
 
 static void bench_usage(const char *prog) {
     fprintf(stderr,
             "usage: %s --workload seq|conc|download|download-file|slow|cancel --url URL\n"
             "          [-n N] [-c C] [--warmup W] [--out FILE] [--label L] [--api callback|sync]\n"
-            "          [--tuned off|on] [--delay-us US] [--time-limit SECONDS]\n",
+            "          [--tuned off|on] [--delay-us US] [--time-limit SECONDS] [--features LIST]\n",
             prog);
     exit(2);
 }
 
 static bench_args bench_parse_args(int argc, char **argv) {
-    bench_args a = {"seq", NULL, NULL, "", "callback", "off", 1000, 1, 50, 3000, 600.0};
+    bench_args a = {"seq", NULL, NULL, "", "callback", "off", 1000, 1, 50, 3000, 600.0, NULL};
     for (int i = 1; i < argc; i++) {
         const char *k = argv[i];
         if (i + 1 >= argc) bench_usage(argv[0]);
@@ -50,6 +51,7 @@ static bench_args bench_parse_args(int argc, char **argv) {
         else if (!strcmp(k, "--tuned")) a.tuned = v;
         else if (!strcmp(k, "--delay-us")) a.delay_us = atol(v);
         else if (!strcmp(k, "--time-limit")) a.time_limit = atof(v);
+        else if (!strcmp(k, "--features")) a.features = v;
         else bench_usage(argv[0]);
     }
     if (!a.url) bench_usage(argv[0]);

@@ -27,11 +27,16 @@ static const char *CONFIG_FMT =
     "{\"envelope\":{},\"compression\":false,\"timeout_ms\":300000,\"connect_timeout_ms\":10000,"
     "\"limits\":{\"max_connections_per_host\":%ld,\"max_response_bytes\":1073741824}%s}";
 
-/* $BENCH_NC_FEATURES (comma-separated) turns features on, to measure what they cost
+/* --features LIST (or $BENCH_NC_FEATURES; comma-separated) turns features on, to measure what they cost
  * against the same peer with none: "events" installs an event handler that only
  * counts, "signing" adds an HMAC signing config (every request signed). */
 static const char *SIGNING_CONFIG = ",\"signing\":{\"secret\":\"bench-secret\",\"header\":\"X-"
                                     "Signature\",\"timestamp_header\":\"X-Timestamp\"}";
+/* "sameheaders": the two headers signing adds, as fixed client headers (what libcurl
+   itself spends sending them, without signing). */
+static const char *SAME_HEADERS_CONFIG =
+    ",\"headers\":{\"X-Timestamp\":\"1700000000\",\"X-Signature\":"
+    "\"8690d3933ab290eb44308ff799c5e99a18457c71e7a915000b0d1ff7ae6e1d59\"}";
 static unsigned long events_seen;
 static void count_event(const char *json, size_t len, void *userdata) {
     (void)json;
@@ -39,8 +44,9 @@ static void count_event(const char *json, size_t len, void *userdata) {
     (void)userdata;
     events_seen++;
 }
+static const char *features_arg;
 static int feature_on(const char *name) {
-    const char *f = getenv("BENCH_NC_FEATURES");
+    const char *f = features_arg ? features_arg : getenv("BENCH_NC_FEATURES");
     size_t n = strlen(name);
     for (const char *p = f; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
         if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == 0)) return 1;
@@ -301,12 +307,14 @@ static void run_cancel(const bench_args *a, nc_client *client) {
 
 int main(int argc, char **argv) {
     bench_args a = bench_parse_args(argc, argv);
+    features_arg = a.features;
     int sync = !strcmp(a.api, "sync");
     const char *peer = sync ? PEER_SYNC : PEER_CB;
     const char *mc = getenv("BENCH_NC_MAX_CONNECTIONS_PER_HOST");
-    char config[512];
-    snprintf(config, sizeof config, CONFIG_FMT, mc && *mc ? atol(mc) : 0L,
-             feature_on("signing") ? SIGNING_CONFIG : "");
+    char config[1024], extra[512];
+    snprintf(extra, sizeof extra, "%s%s", feature_on("signing") ? SIGNING_CONFIG : "",
+             feature_on("sameheaders") ? SAME_HEADERS_CONFIG : "");
+    snprintf(config, sizeof config, CONFIG_FMT, mc && *mc ? atol(mc) : 0L, extra);
     nc_client *client = NULL;
     nc_error *err = NULL;
     if (nc_client_new(config, &client, &err) != NC_OK) {

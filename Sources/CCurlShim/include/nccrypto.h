@@ -11,6 +11,17 @@
 int ncshim_hmac_sha256(const void *key, size_t key_len, const void *data, size_t len,
                        unsigned char out[32]);
 
+/* A secret prepared once for many HMAC-SHA256 signatures (the key schedule and the
+   algorithm lookup are done here, not per signature). NULL on failure. The key bytes
+   are copied by libcrypto; the caller may clear its copy. Free with
+   ncshim_hmac_key_free (NULL is a no-op). A key may sign on several threads at once:
+   each signature works on its own copy of the prepared context. */
+typedef struct ncshim_hmac_key ncshim_hmac_key;
+ncshim_hmac_key *ncshim_hmac_key_new(const void *key, size_t key_len);
+void ncshim_hmac_key_free(ncshim_hmac_key *key);
+/* HMAC-SHA256 of `data` with a prepared key; writes 32 bytes to `out`. 1 on success. */
+int ncshim_hmac_key_sign(const ncshim_hmac_key *key, const void *data, size_t len, unsigned char out[32]);
+
 /* SHA-256 of `data`; writes 32 bytes to `out`. 1 on success. */
 int ncshim_sha256(const void *data, size_t len, unsigned char out[32]);
 

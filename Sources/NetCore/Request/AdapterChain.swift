@@ -53,12 +53,27 @@ final class AdapterRegistry: @unchecked Sendable {
         lock.withLock { (bearer ?? basic, adapters) }
     }
 
+    /// The signing secret prepared last (with the secret it was made from): every
+    /// transfer sent with the same secret shares it, so libcrypto's key setup runs
+    /// once per client, not once per request.
+    private var preparedKey: (secret: String, key: SigningKey)?
+
+    private func signingKey(_ signing: Configuration.Signing?) -> SigningKey? {
+        guard let signing else { return nil }
+        return lock.withLock {
+            if let preparedKey, preparedKey.secret == signing.secret { return preparedKey.key }
+            guard let key = SigningKey(secret: signing.secret) else { return nil }
+            preparedKey = (signing.secret, key)
+            return key
+        }
+    }
+
     /// The preparer of a transfer sent now with `settings`; nil (nothing allocated)
     /// when no adapter, token, basic credentials or signing is configured.
     func preparer(for settings: ClientSettings) -> (any AttemptPreparer)? {
         let signing = settings.config.signing
         guard signing != nil || installed.load(ordering: .acquiring) else { return nil }
-        return AdapterChain(registry: self, signing: signing)
+        return AdapterChain(registry: self, signing: signing, key: signingKey(signing))
     }
 }
 
@@ -70,21 +85,25 @@ final class AdapterRegistry: @unchecked Sendable {
 final class AdapterChain: AttemptPreparer {
     let registry: AdapterRegistry
     let signing: Configuration.Signing?
+    /// The secret of `signing`, prepared once per client (nil without signing, or
+    /// if libcrypto could not prepare it: then every attempt fails, saying so).
+    let key: SigningKey?
     /// Unix seconds for the signature (a test may fix it).
     let clock: @Sendable () -> Int64
 
     init(
-        registry: AdapterRegistry, signing: Configuration.Signing?,
+        registry: AdapterRegistry, signing: Configuration.Signing?, key: SigningKey?,
         clock: @escaping @Sendable () -> Int64 = RequestSigning.now
     ) {
         self.registry = registry
         self.signing = signing
+        self.key = key
         self.clock = clock
     }
 
     func prepare(_ original: PreparedRequest, attempt: Int32) -> Result<PreparedRequest, NetError> {
         var out = OutgoingRequest(
-            method: original.method, url: String(cString: original.url.pointer),
+            method: original.method, url: original.urlText,
             body: original.body, attempt: attempt, headers: original.headers)
         let (authorization, adapters) = registry.snapshot()
         if let authorization, out.header("Authorization") == nil {
@@ -97,8 +116,11 @@ final class AdapterChain: AttemptPreparer {
                 return .failure(error)
             }
         }
-        if let signing, let e = RequestSigning.sign(&out, signing, timestamp: clock()) {
-            return .failure(e)
+        if let signing {
+            guard let key else { return .failure(.internalError("The request could not be signed (libcrypto failed).")) }
+            if let e = RequestSigning.sign(&out, signing, key: key, url: original.location, timestamp: clock()) {
+                return .failure(e)
+            }
         }
         return .success(original.adapted(headers: out.headers))
     }

@@ -10,15 +10,14 @@ import Glibc
 final class PreparedRequest: @unchecked Sendable {
     let method: String
     let methodC: CString
-    let url: CString
-    /// `url` parsed once by libcurl's URL API (owned CURLU, freed on deinit), given
-    /// to libcurl as CURLOPT_CURLU; nil when libcurl refuses the URL, and then
-    /// CURLOPT_URL is set so that libcurl reports why, as it always did.
-    /// libcurl only reads it, so handles on several threads may share it. With a
-    /// plain CURLOPT_URL libcurl parses and re-serialises the URL on every
-    /// transfer: about 12k instructions per request of a request sent again,
-    /// 6k of a new one (bench/RESULTS.md, session 4).
-    let parsedURL: OpaquePointer?
+    /// The URL in its three forms, shared by the attempts of one request (an adapted
+    /// copy parses nothing again).
+    let location: RequestURL
+    var url: CString { location.c }
+    /// The URL as a Swift string.
+    var urlText: String { location.text }
+    /// See RequestURL.parsed.
+    var parsedURL: OpaquePointer? { location.parsed }
     /// The URL's scheme is https (else http): picks the environment's proxy.
     let isHTTPS: Bool
     /// Owned curl_slist of "Name: value" lines (freed on deinit).
@@ -39,8 +38,21 @@ final class PreparedRequest: @unchecked Sendable {
     let decodesContent: Bool
     private let compression: Bool
 
-    private init(
+    private convenience init(
         method: String, url: String, headers: HeaderFields, body: NetBytes?,
+        timeoutMs: Int64, connectTimeoutMs: Int64, envelope: CompiledEnvelope?,
+        limits: Configuration.Limits, credentialHeaders: Set<String>, compression: Bool,
+        outputPath: String?
+    ) {
+        self.init(
+            method: method, location: RequestURL(url), headers: headers, body: body,
+            timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs, envelope: envelope,
+            limits: limits, credentialHeaders: credentialHeaders, compression: compression,
+            outputPath: outputPath)
+    }
+
+    private init(
+        method: String, location: RequestURL, headers: HeaderFields, body: NetBytes?,
         timeoutMs: Int64, connectTimeoutMs: Int64, envelope: CompiledEnvelope?,
         limits: Configuration.Limits, credentialHeaders: Set<String>, compression: Bool,
         outputPath: String?
@@ -50,9 +62,8 @@ final class PreparedRequest: @unchecked Sendable {
         self.compression = compression
         self.decodesContent = compression || headers.contains("Accept-Encoding")
         self.methodC = CString(method)
-        self.url = CString(url)
-        self.parsedURL = PreparedRequest.parse(self.url.pointer)
-        self.isHTTPS = url.utf8.prefix(6).map { $0 | 0x20 }.elementsEqual("https:".utf8)
+        self.location = location
+        self.isHTTPS = location.text.utf8.prefix(6).map { $0 | 0x20 }.elementsEqual("https:".utf8)
         self.headers = headers
         var list: UnsafeMutablePointer<curl_slist>? = nil
         func add(_ line: String) {
@@ -62,8 +73,17 @@ final class PreparedRequest: @unchecked Sendable {
         // that one with aprintf on every request (about 2.5k instructions more).
         if compression && !headers.contains("Accept-Encoding") { add("Accept-Encoding: gzip, deflate") }
         for (name, value) in headers {
-            // "Name;" is libcurl's way to send a header with an empty value.
-            add(value.isEmpty ? "\(name);" : "\(name): \(value)")
+            // "Name;" is libcurl's way to send a header with an empty value. Plain
+            // concatenation: interpolation costs about 1k instructions more a line.
+            var line = name
+            if value.isEmpty {
+                line += ";"
+            } else {
+                line.reserveCapacity(name.utf8.count + value.utf8.count + 2)
+                line += ": "
+                line += value
+            }
+            add(line)
         }
         if body != nil {
             // No "Expect: 100-continue" round trip, and no Content-Type that the
@@ -109,7 +129,7 @@ final class PreparedRequest: @unchecked Sendable {
     /// the request adapters ran (AdapterChain.swift). Everything else is kept.
     func adapted(headers: HeaderFields) -> PreparedRequest {
         PreparedRequest(
-            method: method, url: String(cString: url.pointer), headers: headers, body: body,
+            method: method, location: location, headers: headers, body: body,
             timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs,
             envelope: envelope, limits: limits, credentialHeaders: credentialHeaders,
             compression: compression, outputPath: outputPath)
@@ -117,18 +137,6 @@ final class PreparedRequest: @unchecked Sendable {
 
     deinit {
         curl_slist_free_all(headerList)
-        curl_url_cleanup(parsedURL)
-    }
-
-    /// `url` as a CURLU, parsed with the flags libcurl itself uses for CURLOPT_URL
-    /// (so the same URLs are accepted and normalised the same way); nil if refused.
-    private static func parse(_ url: UnsafePointer<CChar>) -> OpaquePointer? {
-        guard let u = curl_url() else { return nil }
-        if curl_url_set(u, CURLUPART_URL, url, UInt32(CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME)) == CURLUE_OK {
-            return u
-        }
-        curl_url_cleanup(u)
-        return nil
     }
 
     /// Resolves `request` against `settings`, or says why it cannot be sent.
@@ -224,5 +232,96 @@ final class PreparedRequest: @unchecked Sendable {
         let encoded = ParameterEncoder.urlEncoded(pairs.map { ($0.name, $0.value) })
         let separator = head.contains("?") ? (head.hasSuffix("?") || head.hasSuffix("&") ? "" : "&") : "?"
         return String(head) + separator + String(decoding: encoded, as: UTF8.self) + String(fragment)
+    }
+}
+
+/// A request's URL: the text, a C copy for libcurl, and libcurl's parse of it.
+final class RequestURL: @unchecked Sendable {
+    let text: String
+    let c: CString
+    /// `text` parsed once by libcurl's URL API (owned CURLU, freed on deinit), given
+    /// to libcurl as CURLOPT_CURLU; nil when libcurl refuses the URL, and then
+    /// CURLOPT_URL is set so that libcurl reports why, as it always did.
+    /// libcurl only reads it, so handles on several threads may share it. With a
+    /// plain CURLOPT_URL libcurl parses and re-serialises the URL on every
+    /// transfer: about 12k instructions per request of a request sent again,
+    /// 6k of a new one (bench/RESULTS.md, session 4).
+    let parsed: OpaquePointer?
+
+    init(_ text: String) {
+        self.text = text
+        self.c = CString(text)
+        self.parsed = RequestURL.parse(c.pointer)
+    }
+
+    deinit { curl_url_cleanup(parsed) }
+
+    /// `url` as a CURLU, parsed with the flags libcurl itself uses for CURLOPT_URL
+    /// (so the same URLs are accepted and normalised the same way); nil if refused.
+    private static func parse(_ url: UnsafePointer<CChar>) -> OpaquePointer? {
+        guard let u = curl_url() else { return nil }
+        if curl_url_set(u, CURLUPART_URL, url, UInt32(CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME)) == CURLUE_OK {
+            return u
+        }
+        curl_url_cleanup(u)
+        return nil
+    }
+
+    /// The path (percent-encoded as sent, "/" when empty) and the query (without
+    /// "?", "" when none) as libcurl sends them; nil when libcurl refused the URL.
+    var pathAndQuery: (path: String, query: String)? {
+        guard let u = parsed else { return nil }
+        if let split = RequestURL.split(text) { return split }
+        func part(_ what: CURLUPart) -> String? {
+            var out: UnsafeMutablePointer<CChar>? = nil
+            guard curl_url_get(u, what, &out, 0) == CURLUE_OK, let out else { return nil }
+            defer { curl_free(out) }
+            return String(cString: out)
+        }
+        return (part(CURLUPART_PATH) ?? "/", part(CURLUPART_QUERY) ?? "")
+    }
+
+    /// The path and query read off `text` directly, when that gives what libcurl's
+    /// parse gives: an absolute http(s) URL whose path has no dot segment (libcurl
+    /// removes those) — the URLs this library builds. Nil: ask libcurl (about 9k
+    /// instructions for the two parts, twice what signing costs otherwise).
+    static func split(_ text: String) -> (path: String, query: String)? {
+        let found = text.utf8.withContiguousStorageIfAvailable { u -> (path: String, query: String)? in
+            let n = u.count
+            // "http://" or "https://", any case.
+            var i = 0
+            while i < n, u[i] != UInt8(ascii: ":") { i += 1 }
+            guard i == 4 || i == 5, n - i >= 3, u[i + 1] == UInt8(ascii: "/"), u[i + 2] == UInt8(ascii: "/") else {
+                return nil
+            }
+            let https: [UInt8] = [0x68, 0x74, 0x74, 0x70, 0x73]  // "https"
+            for k in 0..<i where u[k] | 0x20 != https[k] { return nil }
+            i += 3
+            // The authority ends at the first "/", "?" or "#".
+            while i < n, u[i] != UInt8(ascii: "/"), u[i] != UInt8(ascii: "?"), u[i] != UInt8(ascii: "#") { i += 1 }
+            let pathStart = i
+            // "/." anywhere may be a dot segment ("/./", "/../", a trailing "/."): libcurl's
+            // to resolve; so are spaces, backslashes, controls and non-ASCII bytes.
+            var previous: UInt8 = 0
+            for k in pathStart..<n {
+                let b = u[k]
+                if previous == UInt8(ascii: "/") && b == UInt8(ascii: ".") { return nil }
+                if b <= 0x20 || b >= 0x7f || b == UInt8(ascii: "\\") { return nil }
+                previous = b
+            }
+            while i < n, u[i] != UInt8(ascii: "?"), u[i] != UInt8(ascii: "#") { i += 1 }
+            let pathEnd = i
+            var query = ""
+            if i < n, u[i] == UInt8(ascii: "?") {
+                var j = i + 1
+                while j < n, u[j] != UInt8(ascii: "#") { j += 1 }
+                query = String(decoding: UnsafeBufferPointer(rebasing: u[(i + 1)..<j]), as: UTF8.self)
+            }
+            let path =
+                pathEnd == pathStart
+                ? "/" : String(decoding: UnsafeBufferPointer(rebasing: u[pathStart..<pathEnd]), as: UTF8.self)
+            return (path, query)
+        }
+        return found ?? nil
     }
 }

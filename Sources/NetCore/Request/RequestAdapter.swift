@@ -49,6 +49,13 @@ public struct OutgoingRequest: Sendable {
         headers.set(name, value)
     }
 
+    /// Sets a header whose value the library produced and knows to be valid (a
+    /// signature, a timestamp): only the name is checked.
+    mutating func setHeader(_ name: String, trustedValue value: String) throws(NetError) {
+        guard HTTPValidation.isToken(name) else { throw NetError.invalidArgument("header name must be an HTTP token") }
+        headers.set(name, value)
+    }
+
     /// A header's value (case-insensitive name), nil if absent.
     public func header(_ name: String) -> String? { headers[name] }
 }

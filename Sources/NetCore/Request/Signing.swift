@@ -15,45 +15,61 @@ import Glibc
 /// timestamp header. The signature is lowercase hex. The crypto is libcrypto's
 /// (nccrypto.c).
 enum RequestSigning {
-    /// Signs `request` at `timestamp`: sets the timestamp and signature headers.
+    /// Signs `request` at `timestamp` with `key` (the secret prepared once:
+    /// SigningKey): sets the timestamp and signature headers. `url` is the
+    /// request's parsed URL when the caller has it (nothing is parsed again).
     /// Nil, or the error to fail the attempt with (the message names no secret).
     static func sign(
-        _ request: inout OutgoingRequest, _ signing: Configuration.Signing,
-        timestamp: Int64
+        _ request: inout OutgoingRequest, _ signing: Configuration.Signing, key: SigningKey,
+        url: RequestURL? = nil, timestamp: Int64
     ) -> NetError? {
-        guard let (path, query) = pathAndQuery(request.url) else {
+        guard let (path, query) = (url ?? RequestURL(request.url)).pathAndQuery else {
             return .invalidRequest("The URL of \(request.method) could not be parsed to sign the request.")
         }
-        let bodyHash: String?
-        if let body = request.body {
-            bodyHash = sha256Hex(body.bytes)
-        } else {
-            bodyHash = sha256Hex(UnsafeRawBufferPointer(start: nil, count: 0))
-        }
         let ts = String(timestamp)
-        guard let bodyHash,
-            let signature = hmacHex(
-                secret: signing.secret,
-                message: stringToSign(
-                    method: request.method, path: path, query: query,
-                    bodySHA256: bodyHash, timestamp: ts))
-        else {
+        var message = [UInt8]()
+        message.reserveCapacity(request.method.utf8.count + path.utf8.count + query.utf8.count + 64 + 24)
+        message.append(contentsOf: request.method.utf8)
+        message.append(UInt8(ascii: "\n"))
+        message.append(contentsOf: path.utf8)
+        message.append(UInt8(ascii: "\n"))
+        appendSortedQuery(query, to: &message)
+        message.append(UInt8(ascii: "\n"))
+        if let body = request.body, body.count > 0 {
+            guard let hash = sha256(body.bytes) else {
+                return .internalError("The request could not be signed (libcrypto failed).")
+            }
+            appendHex(hash, to: &message)
+        } else {
+            message.append(contentsOf: emptyBodySHA256Hex.utf8)
+        }
+        message.append(UInt8(ascii: "\n"))
+        message.append(contentsOf: ts.utf8)
+        guard let mac = key.sign(message) else {
             return .internalError("The request could not be signed (libcrypto failed).")
         }
+        var signature = [UInt8]()
+        signature.reserveCapacity(64)
+        appendHex(mac, to: &signature)
         do throws(NetError) {
-            try request.setHeader(signing.timestampHeader, ts)
-            try request.setHeader(signing.header, signature)
+            // Digits and lowercase hex are valid header values: only the names are checked.
+            try request.setHeader(signing.timestampHeader, trustedValue: ts)
+            try request.setHeader(signing.header, trustedValue: String(decoding: signature, as: UTF8.self))
         } catch {
             return error
         }
         return nil
     }
 
+    /// hex(sha256("")): the body hash of a request without a body.
+    static let emptyBodySHA256Hex = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
     /// The string signed: the five parts joined by "\n".
     static func stringToSign(
         method: String, path: String, query: String, bodySHA256: String,
         timestamp: String
     ) -> String {
+        // The same bytes sign() builds in place.
         method + "\n" + path + "\n" + sortedQuery(query) + "\n" + bodySHA256 + "\n" + timestamp
     }
 
@@ -61,73 +77,105 @@ enum RequestSigning {
     /// then value, joined by "&". A piece without "=" is a name with an empty value
     /// and is kept as sent.
     static func sortedQuery(_ query: String) -> String {
+        var out = [UInt8]()
+        appendSortedQuery(query, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func appendSortedQuery(_ query: String, to out: inout [UInt8]) {
+        // One pair (or none): nothing to sort.
+        if !query.utf8.contains(UInt8(ascii: "&")) {
+            out.append(contentsOf: query.utf8)
+            return
+        }
         let pieces = query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true)
-        let pairs: [(name: [UInt8], value: [UInt8], text: Substring)] = pieces.map { piece in
-            let text = Substring(piece)
+        let pairs: [(name: Substring.UTF8View, value: Substring.UTF8View, text: Substring.UTF8View)] = pieces.map {
+            piece in
             if let eq = piece.firstIndex(of: UInt8(ascii: "=")) {
-                return (Array(piece[..<eq]), Array(piece[piece.index(after: eq)...]), text)
+                return (piece[..<eq], piece[piece.index(after: eq)...], piece)
             }
-            return (Array(piece), [], text)
+            return (piece, piece[piece.endIndex...], piece)
         }
         let sorted = pairs.sorted { a, b in
-            a.name != b.name ? a.name.lexicographicallyPrecedes(b.name) : a.value.lexicographicallyPrecedes(b.value)
+            a.name.elementsEqual(b.name)
+                ? a.value.lexicographicallyPrecedes(b.value) : a.name.lexicographicallyPrecedes(b.name)
         }
-        return sorted.map { String($0.text) }.joined(separator: "&")
+        for (i, pair) in sorted.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: "&")) }
+            out.append(contentsOf: pair.text)
+        }
     }
 
     /// The path and the query (without "?") of `url` as libcurl sends them: parsed
     /// with the flags PreparedRequest uses.
     static func pathAndQuery(_ url: String) -> (String, String)? {
-        guard let u = curl_url() else { return nil }
-        defer { curl_url_cleanup(u) }
-        guard curl_url_set(u, CURLUPART_URL, url, UInt32(CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME)) == CURLUE_OK
-        else {
-            return nil
-        }
-        func part(_ what: CURLUPart) -> String? {
-            var out: UnsafeMutablePointer<CChar>? = nil
-            guard curl_url_get(u, what, &out, 0) == CURLUE_OK, let out else { return nil }
-            defer { curl_free(out) }
-            return String(cString: out)
-        }
-        return (part(CURLUPART_PATH) ?? "/", part(CURLUPART_QUERY) ?? "")
+        RequestURL(url).pathAndQuery.map { ($0.path, $0.query) }
     }
 
-    static func sha256Hex(_ bytes: UnsafeRawBufferPointer) -> String? {
+    static func sha256(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
         var digest = [UInt8](repeating: 0, count: 32)
         let ok = digest.withUnsafeMutableBufferPointer { out in
             ncshim_sha256(bytes.baseAddress, bytes.count, out.baseAddress)
         }
-        return ok == 1 ? hex(digest) : nil
+        return ok == 1 ? digest : nil
+    }
+
+    static func sha256Hex(_ bytes: UnsafeRawBufferPointer) -> String? {
+        sha256(bytes).map(hex)
     }
 
     static func hmacHex(secret: String, message: String) -> String? {
-        var digest = [UInt8](repeating: 0, count: 32)
-        var key = Array(secret.utf8)
-        var data = Array(message.utf8)
-        let ok = key.withUnsafeMutableBytes { k in
-            data.withUnsafeMutableBytes { d in
-                digest.withUnsafeMutableBufferPointer { out in
-                    ncshim_hmac_sha256(k.baseAddress, k.count, d.baseAddress, d.count, out.baseAddress)
-                }
-            }
-        }
-        // The key copy is cleared before it is freed.
-        for i in key.indices { key[i] = 0 }
-        return ok == 1 ? hex(digest) : nil
+        guard let key = SigningKey(secret: secret) else { return nil }
+        return key.sign(Array(message.utf8)).map(hex)
     }
 
     private static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
         var out = [UInt8]()
         out.reserveCapacity(bytes.count * 2)
-        for b in bytes {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 0x0f)])
-        }
+        appendHex(bytes, to: &out)
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Lowercase hex of `bytes`, appended.
+    static func appendHex(_ bytes: [UInt8], to out: inout [UInt8]) {
+        let digits: StaticString = "0123456789abcdef"
+        digits.withUTF8Buffer { d in
+            for b in bytes {
+                out.append(d[Int(b >> 4)])
+                out.append(d[Int(b & 0x0f)])
+            }
+        }
     }
 
     /// Unix time in seconds.
     static func now() -> Int64 { Int64(time(nil)) }
+}
+
+/// A signing secret prepared once for every signature of a client (libcrypto's key
+/// schedule and algorithm lookup done here rather than per request: nccrypto.c).
+/// Immutable; signs on any thread.
+final class SigningKey: @unchecked Sendable {
+    private let key: OpaquePointer
+
+    init?(secret: String) {
+        var bytes = Array(secret.utf8)
+        let key = bytes.withUnsafeBytes { ncshim_hmac_key_new($0.baseAddress, $0.count) }
+        // The copy is cleared before it is freed (libcrypto keeps its own).
+        for i in bytes.indices { bytes[i] = 0 }
+        guard let key else { return nil }
+        self.key = key
+    }
+
+    deinit { ncshim_hmac_key_free(key) }
+
+    /// HMAC-SHA256 of `message`, nil if libcrypto failed.
+    func sign(_ message: [UInt8]) -> [UInt8]? {
+        var mac = [UInt8](repeating: 0, count: 32)
+        let ok = message.withUnsafeBytes { m in
+            mac.withUnsafeMutableBufferPointer { out in
+                ncshim_hmac_key_sign(key, m.baseAddress, m.count, out.baseAddress)
+            }
+        }
+        return ok == 1 ? mac : nil
+    }
 }

@@ -30,16 +30,58 @@ import Testing
         var out = OutgoingRequest(
             method: "POST", url: Self.url, body: NetBytes(Self.body), attempt: 1,
             headers: HeaderFields())
-        let e = RequestSigning.sign(&out, .init(secret: Self.secret), timestamp: 1_700_000_000)
-        #expect(e == nil)
-        #expect(out.header("X-Timestamp") == "1700000000")
-        #expect(out.header("X-Signature") == Self.signature)
+        let key = try #require(SigningKey(secret: Self.secret))
+        // The prepared key signs again and again (its context is re-initialised and
+        // reused), always with the same result.
+        for _ in 0..<3 {
+            var copy = out
+            let e = RequestSigning.sign(&copy, .init(secret: Self.secret), key: key, timestamp: 1_700_000_000)
+            #expect(e == nil)
+            #expect(copy.header("X-Timestamp") == "1700000000")
+            #expect(copy.header("X-Signature") == Self.signature)
+        }
+        #expect(key.sign(Array(Self.stringToSign.utf8)).map { $0.count } == 32)
     }
 
     @Test func anEmptyBodyHashesTheEmptyString() {
         #expect(
             RequestSigning.sha256Hex(UnsafeRawBufferPointer(start: nil, count: 0))
-                == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+                == RequestSigning.emptyBodySHA256Hex)
+        #expect(RequestSigning.emptyBodySHA256Hex == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    }
+
+    /// The path and query read off the URL text (RequestURL.split) are what libcurl's
+    /// parse gives, or the split declines and libcurl's parse is used.
+    @Test func theURLSplitAgreesWithLibcurl() {
+        let urls = [
+            "http://h/", "http://h", "http://h?x=1", "https://h:8443/a/b?c=d&e=f#frag", "HTTP://H/A%2Fb?",
+            "http://h/a/./b", "http://h/a/../b", "http://h/a/.", "http://u:p@h/p?q", "http://h/p#f?x",
+            "http://h/a b", "http://[::1]:80/x?y", "http://h/%7e?%41=1", "ftp://h/x", "h/x",
+        ]
+        for url in urls {
+            let viaLibcurl: (String, String)? = {
+                guard let u = curl_url() else { return nil }
+                defer { curl_url_cleanup(u) }
+                guard curl_url_set(u, CURLUPART_URL, url, UInt32(CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME)) == CURLUE_OK
+                else { return nil }
+                func part(_ what: CURLUPart) -> String? {
+                    var out: UnsafeMutablePointer<CChar>? = nil
+                    guard curl_url_get(u, what, &out, 0) == CURLUE_OK, let out else { return nil }
+                    defer { curl_free(out) }
+                    return String(cString: out)
+                }
+                return (part(CURLUPART_PATH) ?? "/", part(CURLUPART_QUERY) ?? "")
+            }()
+            if let split = RequestURL.split(url) {
+                #expect(viaLibcurl?.0 == split.path, "\(url)")
+                #expect(viaLibcurl?.1 == split.query, "\(url)")
+            }
+            let both = RequestURL(url).pathAndQuery
+            #expect(both?.path == viaLibcurl?.0, "\(url)")
+            #expect(both?.query == viaLibcurl?.1, "\(url)")
+        }
+        #expect(RequestURL.split("http://h/a/./b") == nil)
+        #expect(RequestURL.split("http://h/a/b?c=d")?.path == "/a/b")
     }
 
     @Test func theQueryIsSortedBytewiseByNameThenValue() {

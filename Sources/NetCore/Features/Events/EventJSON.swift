@@ -11,7 +11,13 @@
 /// and `code` its numeric code, both null on success. `elapsed_us` (request_end)
 /// is the time from the start of the first attempt to the completion.
 extension RequestEvent {
-    public var json: String {
+    public var json: String { text.finished() }
+
+    /// The JSON lent as NUL-terminated text with its length (what a C event
+    /// handler receives: no String is made).
+    package func withJSON<R>(_ body: (UnsafePointer<CChar>, Int) -> R) -> R { text.withText(body) }
+
+    private var text: JSONText {
         var o = JSONText()
         o.string("event", kind.rawValue)
         o.int("id", id)
@@ -34,7 +40,7 @@ extension RequestEvent {
         }
         o.bool("from_cache", fromCache)
         o.int("elapsed_us", elapsedUs)
-        return o.finished()
+        return o
     }
 }
 

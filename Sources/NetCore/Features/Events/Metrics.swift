@@ -36,19 +36,20 @@ public struct ResponseMetrics: Sendable {
         o.int("redirects", redirects)
         o.int("total_us", totalUs)
         o.string("url", url)
-        var log = "["
-        for (i, r) in attemptLog.enumerated() {
-            if i > 0 { log += "," }
-            var a = JSONText()
+        o.beginArray("attempt_log")
+        for r in attemptLog {
+            var a = JSONText(capacity: 192)
             a.int("attempt", r.attempt)
             a.int("status", r.status)
             a.string("domain", r.domain?.name)
             a.int("code", r.code)
-            a.raw("timings", r.timings.json)
+            a.beginObject("timings")
+            r.timings.write(into: &a)
+            a.endObject()
             a.int("bytes", r.timings.bytes)
-            log += a.finished()
+            o.element(a)
         }
-        o.raw("attempt_log", log + "]")
+        o.endArray()
         return o.finished()
     }
 }

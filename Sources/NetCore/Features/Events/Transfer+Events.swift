@@ -11,7 +11,7 @@ extension Transfer {
     /// once per transfer rather than per event.
     private var eventURL: String {
         if let url = redactedURL { return url }
-        let url = original.map { Redaction.url(String(cString: $0.url.pointer)) } ?? ""
+        let url = original.map { Redaction.url($0.urlText) } ?? ""
         redactedURL = url
         return url
     }
