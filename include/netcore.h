@@ -987,9 +987,10 @@ NC_API void nc_response_free(nc_response *response);
 /*
  * Every hook below runs with no lock held, on the thread that completes the
  * request: the client's transfer thread; inside nc_client_dispatch() in
- * "callbacks": "queue" mode (error and auth-expired handlers; events and log
- * lines are emitted by the transfer thread in both modes); or the caller's own
- * thread for a request sent with nc_client_send_sync(). From inside any hook
+ * "callbacks": "queue" mode (every hook: a request's events and log lines are
+ * queued with its completion and run before it, in order, on the dispatching
+ * thread); or the caller's own thread for a request sent with
+ * nc_client_send_sync(). From inside any hook
  * the library may be called: nc_client_send, nc_task_cancel,
  * nc_client_set_header / _set_environment and the nc_client_set_*_handler
  * functions work; nc_client_send_sync returns NC_ERR_INVALID_STATE and
@@ -1092,9 +1093,10 @@ typedef void (*nc_event_fn)(const char *event_json, size_t len, void *userdata);
  *
  * Ownership: `event_json` is borrowed for the call. `fn` NULL removes it.
  * Thread:    any thread. `fn` runs on the thread driving the request (the
- *   transfer thread in both callback modes, or the nc_client_send_sync caller's);
- *   keep it short, it delays the client's other transfers. It may call what is
- *   listed at the top of this section.
+ *   transfer thread; inside nc_client_dispatch() in queue mode, before the
+ *   request's completion; the nc_client_send_sync caller's for a synchronous
+ *   send); keep it short, it delays the client's other transfers. It may call
+ *   what is listed at the top of this section.
  * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client).
  * Since:     0.3
  */
@@ -1137,9 +1139,12 @@ NC_API uint64_t nc_task_id(const nc_task *task);
  *   {"attempts":N, "redirects":N (followed by the last attempt), "total_us":N
  *    (first attempt's start to completion), "url":"<effective URL, redacted as in
  *    events>", "attempt_log":[{"attempt","status","domain","code",
- *    "timings":{dns,connect,tls,first_byte,total}, "bytes"}…]}
+ *    "timings":{dns,connect,tls,first_byte,total}, "bytes"}…],
+ *    "history":[{"status":302,"url":"<URL that answered with it, redacted>"}…]}
  * "attempt_log" is filled only when an event or log handler was installed when
  * the request was sent (timings are read only then); otherwise it is [].
+ * "history" lists the redirects the last attempt followed, in order (always
+ * recorded; [] when none).
  *
  * Ownership: borrowed from `response`, lives as long as it.
  * Thread:    any thread.

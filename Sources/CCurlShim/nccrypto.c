@@ -1,9 +1,9 @@
 #include "nccrypto.h"
 
 #include <limits.h>
+#include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
-#include <openssl/core_names.h>
 #include <openssl/params.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -57,7 +57,8 @@ void ncshim_hmac_key_free(ncshim_hmac_key *key) {
     free(key);
 }
 
-int ncshim_hmac_key_sign(const ncshim_hmac_key *key, const void *data, size_t len, unsigned char out[32]) {
+int ncshim_hmac_key_sign(const ncshim_hmac_key *key, const void *data, size_t len,
+                         unsigned char out[32]) {
     static const unsigned char empty = 0;
     if (key == NULL) return 0;
     if (data == NULL) data = &empty;
@@ -67,7 +68,8 @@ int ncshim_hmac_key_sign(const ncshim_hmac_key *key, const void *data, size_t le
     if (ctx == NULL) ctx = EVP_MAC_CTX_dup(k->ctx);
     if (ctx == NULL) return 0;
     size_t out_len = 0;
-    int ok = EVP_MAC_update(ctx, data, len) == 1 && EVP_MAC_final(ctx, out, &out_len, 32) == 1 && out_len == 32;
+    int ok = EVP_MAC_update(ctx, data, len) == 1 && EVP_MAC_final(ctx, out, &out_len, 32) == 1 &&
+             out_len == 32;
     /* Ready for the next signature with the same key; a context that cannot be
        re-initialised is dropped. */
     if (EVP_MAC_init(ctx, NULL, 0, NULL) == 1) ctx = atomic_exchange(&k->spare, ctx);

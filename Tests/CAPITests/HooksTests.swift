@@ -191,6 +191,31 @@ private var hookConfig: String {
         client.free()
     }
 
+    @Test func eventAndLogHandlersRunInsideDispatchInQueueMode() throws {
+        let client = try TestClient(config(envelope: Envelope.a, #""callbacks":"queue""#))
+        let rec = HookRecorder()
+        nc_client_set_event_handler(client.handle, eventHookFn, rec.userdata)
+        nc_client_set_log_handler(client.handle, NC_LOG_INFO, logHookFn, rec.userdata)
+        let c = Collector { _, _ in rec.note("complete") }
+        client.send(try Request("GET", "/env/code/ok"), c, task: false)
+        var p = pollfd(fd: nc_client_fd(client.handle), events: Int16(POLLIN), revents: 0)
+        #expect(poll(&p, 1, 10_000) == 1)
+        // Wait until the completion is queued too (the events come first).
+        var spins = 0
+        while c.calls == 0 && spins < 1000 {
+            #expect(nc_client_dispatch(client.handle) == NC_OK)
+            if c.calls == 0 { usleep(2000) }
+            spins += 1
+        }
+        // Every hook ran on this thread, inside dispatch, in order, before the completion.
+        #expect(rec.trace == ["event", "event", "event", "log", "complete"])
+        for what in ["event", "log", "complete"] {
+            #expect(rec.threads(what).allSatisfy { pthread_equal($0, pthread_self()) != 0 }, "\(what)")
+        }
+        #expect(rec.texts.first?.contains(#""event":"request_start""#) == true)
+        client.free()
+    }
+
     // MARK: auth expired
 
     @Test func authExpiredFiresOncePerExpiryAndReArmsOnAuthorizationChange() throws {
@@ -328,6 +353,30 @@ private var hookConfig: String {
         #expect((m1["url"] as? String)?.hasSuffix("/env/code/ok") == true)
         #expect((m1["attempt_log"] as? [Any])?.isEmpty == true)   // no hook: no timings read
         #expect(m1["total_us"] is Int)
+        // The redirect followed, with its status and the URL that answered it.
+        let h1 = try #require(m1["history"] as? [[String: Any]])
+        #expect(h1.count == 1 && h1[0]["status"] as? Int == 302)
+        #expect((h1[0]["url"] as? String)?.contains("/redirect?to=/env/code/ok") == true)
+
+        // A chain of three: in order, statuses and URLs; none: [].
+        var chainResp: OpaquePointer?
+        let chain = try Request("GET", "/redirect/chain?n=3")
+        #expect(nc_client_send_sync(client.handle, chain.handle, &chainResp, &err) != NC_ERR_INVALID_ARGUMENT)
+        let m3 = try #require(foundationJSON(string(nc_response_metrics_json(chainResp))) as? [String: Any])
+        nc_response_free(chainResp)
+        nc_error_free(err)
+        err = nil
+        let h3 = try #require(m3["history"] as? [[String: Any]])
+        #expect(h3.map { $0["status"] as? Int } == [302, 302, 302])
+        #expect((h3.first?["url"] as? String)?.hasSuffix("/redirect/chain?n=3") == true)
+        #expect((h3.last?["url"] as? String)?.hasSuffix("/redirect/chain?n=1") == true)
+        #expect(m3["redirects"] as? Int == 3)
+        var directResp: OpaquePointer?
+        let direct = try Request("GET", "/env/code/ok")
+        #expect(nc_client_send_sync(client.handle, direct.handle, &directResp, &err) == NC_OK)
+        let m4 = try #require(foundationJSON(string(nc_response_metrics_json(directResp))) as? [String: Any])
+        nc_response_free(directResp)
+        #expect((m4["history"] as? [Any])?.isEmpty == true)
 
         let rec = HookRecorder()
         nc_client_set_event_handler(client.handle, eventHookFn, rec.userdata)

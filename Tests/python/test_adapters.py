@@ -105,8 +105,15 @@ def test_follow_redirects_and_url(base):
     with netcore.Client({"base_url": base, "envelope": {}}) as c:
         r = c.get("/redirect/chain", params={"n": "2"})
         assert r.url.endswith("/api/redirect/chain?n=0")
+        # httpx's Response.history: the redirects followed, oldest first.
+        assert [h.status_code for h in r.history] == [302, 302]
+        assert r.history[0].url.endswith("/api/redirect/chain?n=2")
+        assert r.history[1].url.endswith("/api/redirect/chain?n=1")
+        assert all(h.is_redirect for h in r.history)
+        assert c.get("/echo").history == []
         r = c.get("/redirect", params={"to": "/echo"}, follow_redirects=False)
         assert r.status == 302 and r.headers["Location"] == "/echo" and r.data is None
+        assert r.history == []
         assert r.url.endswith("/api/redirect?to=%2Fecho")
     with netcore.Client({"base_url": base, "envelope": {}, "limits": {"max_connections_per_host": 4}},
                         follow_redirects=False) as c:

@@ -20,8 +20,8 @@ typedef struct {
     const char *api;   /* nc peer: callback | sync */
     const char *tuned; /* raw peer: off | on (the libcurl options libnetcore uses to save work) */
     long n, c, warmup;
-    long delay_us;     /* cancel: time between send and cancel */
-    double time_limit; /* seconds; a run stops (and says so) past it */
+    long delay_us;        /* cancel: time between send and cancel */
+    double time_limit;    /* seconds; a run stops (and says so) past it */
     const char *features; /* nc peer: comma list of features to turn on (nc_capi.c) */
 } bench_args;
 

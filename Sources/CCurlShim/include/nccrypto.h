@@ -20,7 +20,8 @@ typedef struct ncshim_hmac_key ncshim_hmac_key;
 ncshim_hmac_key *ncshim_hmac_key_new(const void *key, size_t key_len);
 void ncshim_hmac_key_free(ncshim_hmac_key *key);
 /* HMAC-SHA256 of `data` with a prepared key; writes 32 bytes to `out`. 1 on success. */
-int ncshim_hmac_key_sign(const ncshim_hmac_key *key, const void *data, size_t len, unsigned char out[32]);
+int ncshim_hmac_key_sign(const ncshim_hmac_key *key, const void *data, size_t len,
+                         unsigned char out[32]);
 
 /* SHA-256 of `data`; writes 32 bytes to `out`. 1 on success. */
 int ncshim_sha256(const void *data, size_t len, unsigned char out[32]);

@@ -117,7 +117,9 @@ final class AdapterChain: AttemptPreparer {
             }
         }
         if let signing {
-            guard let key else { return .failure(.internalError("The request could not be signed (libcrypto failed).")) }
+            guard let key else {
+                return .failure(.internalError("The request could not be signed (libcrypto failed)."))
+            }
             if let e = RequestSigning.sign(&out, signing, key: key, url: original.location, timestamp: clock()) {
                 return .failure(e)
             }

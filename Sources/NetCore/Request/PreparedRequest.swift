@@ -294,7 +294,7 @@ final class RequestURL: @unchecked Sendable {
             guard i == 4 || i == 5, n - i >= 3, u[i + 1] == UInt8(ascii: "/"), u[i + 2] == UInt8(ascii: "/") else {
                 return nil
             }
-            let https: [UInt8] = [0x68, 0x74, 0x74, 0x70, 0x73]  // "https"
+            let https: [UInt8] = [0x68, 0x74, 0x74, 0x70, 0x73]   // "https"
             for k in 0..<i where u[k] | 0x20 != https[k] { return nil }
             i += 3
             // The authority ends at the first "/", "?" or "#".

@@ -6,7 +6,8 @@ extension Response {
         return ResponseMetrics(
             attempts: info.attempts, redirects: info.redirects,
             totalUs: Int64(clamping: info.elapsedNs / 1000),
-            url: Redaction.url(url), attemptLog: info.log ?? [])
+            url: Redaction.url(url), attemptLog: info.log ?? [],
+            history: (info.redirectChain ?? []).map { RedirectHop(status: $0.status, url: Redaction.url($0.url)) })
     }
 
     /// `metrics.json` as a C string owned by the response (made once).

@@ -15,7 +15,13 @@ final class CompletionQueue: @unchecked Sendable {
     /// The notification descriptor: readable while `waiting` is not empty.
     let fd: Int32
     private let lock = Lock()
-    private var waiting: [Transfer] = []
+    /// What `dispatch()` runs, in order: finished transfers, and hook calls made on
+    /// the loop thread that queue mode moves to the caller's thread.
+    private enum Item {
+        case transfer(Transfer)
+        case call(@Sendable () -> Void)
+    }
+    private var waiting: [Item] = []
     /// The thread inside `drain`, if any (to refuse nesting and to let a cancel from
     /// a completion return without waiting for itself).
     private var draining: pthread_t?
@@ -30,10 +36,16 @@ final class CompletionQueue: @unchecked Sendable {
 
     /// Queues a finished transfer (its `result` set); signals the descriptor when
     /// the queue was empty.
-    func push(_ t: Transfer) {
+    func push(_ t: Transfer) { enqueue(.transfer(t)) }
+
+    /// Queues a call for the next drain, after what is queued already (a hook's
+    /// call for a transfer runs before that transfer's completion).
+    func push(_ call: @escaping @Sendable () -> Void) { enqueue(.call(call)) }
+
+    private func enqueue(_ item: Item) {
         lock.withLock {
             let wasEmpty = waiting.isEmpty
-            waiting.append(t)
+            waiting.append(item)
             if wasEmpty {
                 var one: UInt64 = 1
                 _ = write(fd, &one, 8)
@@ -48,7 +60,7 @@ final class CompletionQueue: @unchecked Sendable {
     /// calling thread. `.nested` (nothing run) from inside one of those deliveries,
     /// unless `force` (the final drain at shutdown).
     func drain(force: Bool = false, _ deliver: (Transfer) -> Void) -> DispatchResult {
-        let batch: [Transfer]? = lock.withLock {
+        let batch: [Item]? = lock.withLock {
             if draining != nil && !force { return nil }
             let batch = waiting
             waiting.removeAll()
@@ -59,7 +71,12 @@ final class CompletionQueue: @unchecked Sendable {
             return batch
         }
         guard let batch else { return .nested }
-        for t in batch { deliver(t) }
+        for item in batch {
+            switch item {
+            case .transfer(let t): deliver(t)
+            case .call(let call): call()
+            }
+        }
         lock.withLock { draining = nil }
         return .ok
     }

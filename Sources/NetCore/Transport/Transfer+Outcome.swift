@@ -163,6 +163,9 @@ extension Transfer {
         case .failure(.malformed(let text)):
             return fail(CURLE_URL_MALFORMAT, "redirect Location '\(text)' is not a valid URL")
         case .success(let next):
+            var chain = redirectChain ?? []
+            chain.append(RedirectHop(status: Int32(clamping: status), url: p.urlText))
+            redirectChain = chain
             redirects += 1
             prepared = p.redirected(to: next.url, status: status, crossOrigin: next.crossOrigin)
             return .redirected

@@ -23,6 +23,9 @@ public final class Transfer: @unchecked Sendable {
     @exclusivity(unchecked) var prepared: PreparedRequest?
     /// Redirects followed in the current attempt.
     @exclusivity(unchecked) var redirects: Int32 = 0
+    /// The redirects the current attempt followed (status, URL that answered it);
+    /// nil until one is followed, so a request without redirects allocates nothing.
+    var redirectChain: [RedirectHop]? = nil
     /// Attempts begun: 1 while the first runs (`beginAttempt`).
     @exclusivity(unchecked) var attempt: Int32 = 0
     /// Start of the current attempt (monotonicNanos), for its total timeout.
@@ -119,6 +122,7 @@ public final class Transfer: @unchecked Sendable {
         // The first attempt starts as the transfer was made.
         if attempt > 1 {
             redirects = 0
+            redirectChain = nil
             prepared = original
             if monitor != nil { timings = AttemptTimings() }
         } else {

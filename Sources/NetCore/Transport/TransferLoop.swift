@@ -168,6 +168,16 @@ final class TransferLoop: @unchecked Sendable {
     /// Whether the caller runs on the loop thread (an executor job or a callback).
     var onLoopThread: Bool { isCurrentThread(thread) }
 
+    /// Queue mode, called on the loop thread: queues `call` to run in the next
+    /// `dispatch()` (after the completions queued before it) and returns true.
+    /// Otherwise false: the caller runs it now. How a hook reaches the caller's
+    /// thread in queue mode, as the completions do.
+    func deferToDispatch(_ call: @escaping @Sendable () -> Void) -> Bool {
+        guard let completions, onLoopThread else { return false }
+        completions.push(call)
+        return true
+    }
+
     /// True when the caller runs inside one of this client's callbacks.
     var isCallbackThread: Bool {
         onLoopThread || (completions?.isDrainingThread ?? false) || CallbackScope.isInside(self)

@@ -56,13 +56,15 @@ import Testing
         let urls = [
             "http://h/", "http://h", "http://h?x=1", "https://h:8443/a/b?c=d&e=f#frag", "HTTP://H/A%2Fb?",
             "http://h/a/./b", "http://h/a/../b", "http://h/a/.", "http://u:p@h/p?q", "http://h/p#f?x",
-            "http://h/a b", "http://[::1]:80/x?y", "http://h/%7e?%41=1", "ftp://h/x", "h/x",
+            "http://h/a b", "http://[::1]:80/x?y", "http://h/%7e?%41=1", "ftp://h/x", "h/x"
         ]
         for url in urls {
             let viaLibcurl: (String, String)? = {
                 guard let u = curl_url() else { return nil }
                 defer { curl_url_cleanup(u) }
-                guard curl_url_set(u, CURLUPART_URL, url, UInt32(CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME)) == CURLUE_OK
+                guard
+                    curl_url_set(u, CURLUPART_URL, url, UInt32(CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME))
+                        == CURLUE_OK
                 else { return nil }
                 func part(_ what: CURLUPart) -> String? {
                     var out: UnsafeMutablePointer<CChar>? = nil

@@ -64,7 +64,7 @@ from .errors import (
     TransportError,
     Unreachable,
 )
-from .response import Headers, Response
+from .response import Headers, Redirect, Response
 
 __version__ = "0.2.0"
 
@@ -83,7 +83,7 @@ def library_version_number() -> int:
 
 
 __all__ = [
-    "AsyncClient", "Client", "Task", "Callback", "Response", "Headers", "Outgoing",
+    "AsyncClient", "Client", "Task", "Callback", "Response", "Headers", "Redirect", "Outgoing",
     "Error", "ClientError", "Cancelled", "Unreachable", "InvalidRequest", "InvalidConfig",
     "ResponseTooLarge", "ShutDown", "HeadersTooLarge", "InternalError", "AdapterFailed",
     "TransportError", "Timeout", "HTTPError", "APIError", "ParseError",

@@ -11,7 +11,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 from ._capi import C, ResponseHandle
 from .errors import check_call
 
-__all__ = ["Headers", "Response"]
+__all__ = ["Headers", "Redirect", "Response"]
 
 _UNSET: Any = object()
 
@@ -24,6 +24,37 @@ NO_DATA: Any = object()   # envelope without a data field: always None
 # for all (reads are short and rarely contended) instead of one per response.
 _LOCK = threading.Lock()
 _status = C.nc_response_status
+
+
+class Redirect:
+    """One redirect a request followed (an entry of :attr:`Response.history`): the
+    3xx status and the URL that answered with it (redacted as in events: no
+    credentials, no secret query values). httpx keeps whole responses there; the
+    library keeps what a caller reads of them."""
+
+    __slots__ = ("status_code", "url")
+
+    def __init__(self, status_code: int, url: str) -> None:
+        self.status_code = status_code
+        self.url = url
+
+    @property
+    def status(self) -> int:
+        """Alias of :attr:`status_code`."""
+        return self.status_code
+
+    @property
+    def is_redirect(self) -> bool:
+        return True
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Redirect) and (self.status_code, self.url) == (other.status_code, other.url)
+
+    def __hash__(self) -> int:
+        return hash((self.status_code, self.url))
+
+    def __repr__(self) -> str:
+        return f"<netcore.Redirect [{self.status_code}] {self.url}>"
 
 
 class Headers(Mapping[str, str]):
@@ -137,6 +168,14 @@ class Response:
         """Time from the start of the first attempt to the completion (as httpx's
         ``Response.elapsed``)."""
         return datetime.timedelta(microseconds=int(self.metrics.get("total_us", 0)))
+
+    @property
+    def history(self) -> List["Redirect"]:
+        """The redirects followed to reach this response, oldest first (httpx's
+        ``Response.history``; each a :class:`Redirect` with ``status_code`` and
+        ``url``); ``[]`` when none or when ``follow_redirects=False``."""
+        return [Redirect(int(h.get("status", 0)), str(h.get("url", "")))
+                for h in self.metrics.get("history", [])]
 
     @property
     def status(self) -> int:

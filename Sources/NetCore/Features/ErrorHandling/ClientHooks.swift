@@ -129,6 +129,13 @@ final class HookMonitor: EventMonitor, @unchecked Sendable {
     init(hooks: ClientHooks) { self.hooks = hooks }
 
     private func deliver(_ e: RequestEvent) {
+        // Queue mode: the hooks run in nc_client_dispatch, in order with the
+        // completions, as every other callback does there.
+        if hooks.loop.deferToDispatch({ [self] in deliverNow(e) }) { return }
+        deliverNow(e)
+    }
+
+    private func deliverNow(_ e: RequestEvent) {
         let event = hooks.event
         let log = hooks.log
         guard event != nil || log != nil else { return }

@@ -204,7 +204,7 @@ struct JSONText: ~Copyable {
                 append("\\u00")
                 byte(hex.utf8Start[Int(b >> 4)])
                 byte(hex.utf8Start[Int(b & 0xF)])
-            default: byte(b)  // UTF-8 passes through (a String is valid UTF-8)
+            default: byte(b)   // UTF-8 passes through (a String is valid UTF-8)
             }
         }
         byte(UInt8(ascii: "\""))

@@ -27,9 +27,13 @@ public struct ResponseMetrics: Sendable {
     public var url: String
     /// One record per attempt; empty when no monitor was installed.
     public var attemptLog: [AttemptRecord]
+    /// The redirects the last attempt followed, in order (URLs redacted as `url`);
+    /// empty when none. Recorded whether or not a monitor is installed.
+    public var history: [RedirectHop] = []
 
     /// `{"attempts":N,"redirects":N,"total_us":N,"url":"…","attempt_log":[{"attempt",
-    /// "status","domain","code","timings":{dns,connect,tls,first_byte,total},"bytes"}]}`
+    /// "status","domain","code","timings":{dns,connect,tls,first_byte,total},"bytes"}],
+    /// "history":[{"status":301,"url":"…"}]}`
     public var json: String {
         var o = JSONText()
         o.int("attempts", attempts)
@@ -50,6 +54,14 @@ public struct ResponseMetrics: Sendable {
             o.element(a)
         }
         o.endArray()
+        o.beginArray("history")
+        for hop in history {
+            var h = JSONText(capacity: 96)
+            h.int("status", hop.status)
+            h.string("url", hop.url)
+            o.element(h)
+        }
+        o.endArray()
         return o.finished()
     }
 }
@@ -61,4 +73,11 @@ struct CompletionInfo {
     var redirects: Int32 = 0
     var elapsedNs: UInt64 = 0
     var log: [AttemptRecord]? = nil
+    var redirectChain: [RedirectHop]? = nil
+}
+
+/// One redirect a request followed: the 3xx status and the URL that answered it.
+public struct RedirectHop: Sendable, Equatable {
+    public var status: Int32
+    public var url: String
 }

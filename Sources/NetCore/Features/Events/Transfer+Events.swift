@@ -66,7 +66,7 @@ extension Transfer {
         if let response {
             response.completionInfo = CompletionInfo(
                 attempts: attempt, redirects: redirects, elapsedNs: elapsed,
-                log: monitor == nil ? nil : attemptLog)
+                log: monitor == nil ? nil : attemptLog, redirectChain: redirectChain)
         }
         guard let monitor else { return }
         var e = event(.requestEnd, response, error)
