@@ -1154,6 +1154,60 @@ NC_API uint64_t nc_task_id(const nc_task *task);
 NC_API const char *nc_response_metrics_json(const nc_response *response);
 
 /* ------------------------------------------------------------------------- */
+/* Cancellation groups                                                         */
+/* ------------------------------------------------------------------------- */
+/*
+ * A request may name a group (nc_request_set_group, or its endpoint's "group");
+ * one call cancels every request of the group that was sent with nc_client_send /
+ * nc_client_call and has not completed: waiting to start, in flight, or waiting
+ * between attempts (a retry's backoff). Each completes exactly once with
+ * NC_DOMAIN_CLIENT / NC_CLIENT_CANCELLED, as nc_task_cancel() would. Requests sent
+ * with nc_client_send_sync() belong to their caller's thread and are not
+ * cancelled by a group. A request already cancelled, or whose completion is
+ * already decided (queued for nc_client_dispatch, say), is not counted.
+ */
+
+/**
+ * Puts the request in cancellation group `group` (NULL: none; an endpoint's
+ * group then applies). Requests sent from this builder afterwards carry it.
+ *
+ * Ownership: `request` is borrowed; `group` (UTF-8) is copied.
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, an empty name, invalid
+ *   UTF-8 or control characters) and the request is unchanged.
+ * Since:     0.3
+ */
+NC_API nc_status nc_request_set_group(nc_request *request, const char *group);
+
+/**
+ * Cancels every request of `group` (see above) and writes how many this call
+ * cancelled to `*cancelled_out` (each of those completes once with CANCELLED).
+ * From another thread it waits for the client's transfer thread to act (one pass
+ * of its loop, microseconds); inside a callback it acts at once.
+ *
+ * Ownership: `client` is borrowed; `group` is read during the call;
+ *   `cancelled_out` may be NULL, else written on NC_OK only.
+ * Thread:    any thread, callbacks and hooks included.
+ * Returns:   NC_OK (also when nothing matched: 0); NC_ERR_INVALID_ARGUMENT (NULL
+ *   client or group, an empty or invalid name).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_cancel_group(nc_client *client, const char *group, size_t *cancelled_out);
+
+/**
+ * Cancels every request of the client sent with nc_client_send / nc_client_call
+ * and not yet completed, as nc_client_cancel_group() does for one group (a screen
+ * or a session that ends). The client stays usable.
+ *
+ * Ownership: `client` is borrowed; `cancelled_out` may be NULL, else written on
+ *   NC_OK only.
+ * Thread:    any thread, callbacks and hooks included.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_cancel_all(nc_client *client, size_t *cancelled_out);
+
+/* ------------------------------------------------------------------------- */
 /* Event-loop integration ("callbacks": "queue")                               */
 /* ------------------------------------------------------------------------- */
 

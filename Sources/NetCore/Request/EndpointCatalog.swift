@@ -78,6 +78,10 @@ public struct EndpointCatalog: Sendable {
             try out.setTimeout(ms: request.timeoutMs ?? endpoint.timeoutMs)
             out.envelope = request.envelope ?? endpoint.envelope
             try out.setOutputPath(request.outputPath)
+            // What the request sets wins over the endpoint's.
+            try out.setGroup(request.group ?? endpoint.group)
+            out.maxRedirects = request.maxRedirects
+            out.flags = request.flags
             return .success(out)
         } catch {
             return .failure(.invalidRequest("Endpoint '\(name)' gives a request that cannot be sent: \(error.message)"))

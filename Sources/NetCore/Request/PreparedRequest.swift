@@ -33,6 +33,8 @@ final class PreparedRequest: @unchecked Sendable {
     let credentialHeaders: Set<String>
     /// Where a 2xx body is written instead of memory (Request.outputPath).
     let outputPath: String?
+    /// The cancellation group (Request.group, or the endpoint's); nil: none.
+    let group: String?
     /// Accept-Encoding was sent (by the configuration, or the request's own header):
     /// libcurl is to decompress the response.
     let decodesContent: Bool
@@ -42,23 +44,24 @@ final class PreparedRequest: @unchecked Sendable {
         method: String, url: String, headers: HeaderFields, body: NetBytes?,
         timeoutMs: Int64, connectTimeoutMs: Int64, envelope: CompiledEnvelope?,
         limits: Configuration.Limits, credentialHeaders: Set<String>, compression: Bool,
-        outputPath: String?
+        outputPath: String?, group: String? = nil
     ) {
         self.init(
             method: method, location: RequestURL(url), headers: headers, body: body,
             timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs, envelope: envelope,
             limits: limits, credentialHeaders: credentialHeaders, compression: compression,
-            outputPath: outputPath)
+            outputPath: outputPath, group: group)
     }
 
     private init(
         method: String, location: RequestURL, headers: HeaderFields, body: NetBytes?,
         timeoutMs: Int64, connectTimeoutMs: Int64, envelope: CompiledEnvelope?,
         limits: Configuration.Limits, credentialHeaders: Set<String>, compression: Bool,
-        outputPath: String?
+        outputPath: String?, group: String? = nil
     ) {
         self.method = method
         self.outputPath = outputPath
+        self.group = group
         self.compression = compression
         self.decodesContent = compression || headers.contains("Accept-Encoding")
         self.methodC = CString(method)
@@ -122,7 +125,7 @@ final class PreparedRequest: @unchecked Sendable {
             timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs,
             envelope: envelope, limits: limits,
             credentialHeaders: crossOrigin ? [] : credentialHeaders,
-            compression: compression, outputPath: outputPath)
+            compression: compression, outputPath: outputPath, group: group)
     }
 
     /// This request with `headers` in place of its own: what one attempt sends after
@@ -132,7 +135,7 @@ final class PreparedRequest: @unchecked Sendable {
             method: method, location: location, headers: headers, body: body,
             timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs,
             envelope: envelope, limits: limits, credentialHeaders: credentialHeaders,
-            compression: compression, outputPath: outputPath)
+            compression: compression, outputPath: outputPath, group: group)
     }
 
     deinit {
@@ -201,7 +204,7 @@ final class PreparedRequest: @unchecked Sendable {
                 connectTimeoutMs: settings.config.connectTimeoutMs,
                 envelope: envelope, limits: limits,
                 credentialHeaders: settings.credentialHeaderNames,
-                compression: settings.config.compression, outputPath: request.outputPath))
+                compression: settings.config.compression, outputPath: request.outputPath, group: request.group))
     }
 
     static func resolvedEncoding(_ request: Request) -> ParameterEncoding {

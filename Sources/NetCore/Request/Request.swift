@@ -24,6 +24,7 @@ public struct Request: Sendable {
         /// The catalog endpoint this request names (EndpointCatalog.swift); nil: a plain request.
         var endpoint: String? = nil
         var maxRedirects: Int? = nil
+        var group: String? = nil
         /// The resolved form of this value, filled by its first send (see PreparedCache).
         var prepared = PreparedCache()
 
@@ -46,6 +47,7 @@ public struct Request: Sendable {
             c.flags = flags
             c.endpoint = endpoint
             c.maxRedirects = maxRedirects
+            c.group = group
             return c
         }
     }
@@ -99,6 +101,20 @@ public struct Request: Sendable {
     public var maxRedirects: Int? {
         get { storage.maxRedirects }
         set { changing().maxRedirects = newValue }
+    }
+
+    /// The cancellation group this request belongs to (`NetClient.cancelGroup`);
+    /// nil: none (an endpoint's group applies then).
+    public var group: String? { storage.group }
+
+    /// Puts the request in cancellation group `name` (nil: none). Throws
+    /// `.invalidArgument` (nothing changed) for an empty name or one with control
+    /// characters.
+    public mutating func setGroup(_ name: String?) throws(NetError) {
+        if let name, name.isEmpty || name.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f }) {
+            throw NetError.invalidArgument("a group name must be non-empty, without control characters")
+        }
+        changing().group = name
     }
 
     /// Per-request switches (RequestFlags, Request+Flags.swift).

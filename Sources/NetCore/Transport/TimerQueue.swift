@@ -24,6 +24,8 @@ struct TimerQueue<Item> {
     init() {}
 
     var isEmpty: Bool { heap.isEmpty }
+    /// Every item waiting, in no particular order.
+    var items: [Item] { heap.map(\.item) }
     var count: Int { heap.count }
 
     /// The earliest deadline, nil when empty.

@@ -36,6 +36,8 @@ final class TransferLoop: @unchecked Sendable {
     @exclusivity(unchecked) private var pending: [Transfer] = []
     @exclusivity(unchecked) private var cancels: [Transfer] = []
     @exclusivity(unchecked) private var unparks: [Transfer] = []
+    /// cancelMatching() calls from other threads, for the loop thread to run.
+    @exclusivity(unchecked) private var sweeps: [Sweep] = []
     /// Jobs of tasks that prefer the client's executor (NetClient+Executor.swift).
     @exclusivity(unchecked) private var jobs: [(UnownedJob, UnownedTaskExecutor)] = []
     /// The loop thread is in (or about to enter) curl_multi_poll: new work must wake it.
@@ -197,6 +199,80 @@ final class TransferLoop: @unchecked Sendable {
         doneWaiters -= 1
     }
 
+    /// One cancelMatching() call waiting for the loop thread.
+    private final class Sweep {
+        let match: (Transfer) -> Bool
+        var cancelled = 0
+        var finished = false
+        init(_ match: @escaping (Transfer) -> Bool) { self.match = match }
+    }
+
+    /// Cancels every transfer of this loop that `match` accepts and that is not
+    /// already cancelled or completing: submitted but not started, in the multi
+    /// handle, or waiting between attempts (a delay, a park). Each completes once
+    /// with CANCELLED; returns how many. `match` runs on the loop thread and must
+    /// not call the loop. Synchronous sends are not the loop's and are not seen.
+    /// From another thread this waits for the loop's next pass; from a callback
+    /// on the loop thread it acts at once. 0 once the loop stops.
+    func cancelMatching(_ match: @escaping (Transfer) -> Bool) -> Int {
+        if onLoopThread { return sweep(match) }
+        let s = Sweep(match)
+        monitor.lock()
+        defer { monitor.unlock() }
+        guard lifecycle.load(ordering: .relaxed).acceptsWork else { return 0 }
+        sweeps.append(s)
+        wake()
+        doneWaiters += 1
+        while !s.finished { monitor.wait() }
+        doneWaiters -= 1
+        return s.cancelled
+    }
+
+    /// Loop thread: cancelMatching's work.
+    private func sweep(_ match: (Transfer) -> Bool) -> Int {
+        var n = 0
+        // Not started yet: flagged, completed as cancelled when the loop takes them.
+        var running: [Transfer] = []
+        monitor.withLock {
+            for t in pending where !t.cancelRequested && match(t) {
+                t.cancelRequested = true
+                n += 1
+            }
+        }
+        running.append(contentsOf: state.pointee.active)
+        running.append(contentsOf: state.pointee.timers.items)
+        running.append(contentsOf: state.pointee.parked)
+        for t in running where match(t) {
+            let claimed: Bool = monitor.withLock {
+                if t.done || t.cancelRequested { return false }
+                t.cancelRequested = true
+                return true
+            }
+            guard claimed, (t.easy != nil && t.activeSlot >= 0) || t.waiting != .none else { continue }
+            cancelNow(t)
+            n += 1
+        }
+        return n
+    }
+
+    /// Loop thread: runs the sweeps other threads asked for and wakes them.
+    private func runSweeps(_ asked: [Sweep]) {
+        for s in asked { s.cancelled = sweep(s.match) }
+        monitor.withLock {
+            for s in asked { s.finished = true }
+            monitor.broadcast()
+        }
+    }
+
+    /// Shutting down: the sweeps still waiting end with what they did (nothing).
+    private func finishSweeps() {
+        monitor.withLock {
+            for s in sweeps { s.finished = true }
+            sweeps.removeAll()
+            monitor.broadcast()
+        }
+    }
+
     /// Asks the loop thread to cancel `t` and returns at once, from any thread
     /// (this loop's included): never waits, never runs the completion on the
     /// calling thread. For callers that hold a lock the completion may need, such
@@ -262,6 +338,9 @@ final class TransferLoop: @unchecked Sendable {
             pending.removeAll()
             cancels.removeAll()
             unparks.removeAll()
+            for s in sweeps { s.finished = true }
+            sweeps.removeAll()
+            if doneWaiters > 0 { monitor.broadcast() }
             let left = jobs
             jobs.removeAll()
             return left
@@ -293,6 +372,7 @@ final class TransferLoop: @unchecked Sendable {
         var newOnes: [Transfer] = []
         var cancelled: [Transfer] = []
         var resumed: [Transfer] = []
+        var askedSweeps: [Sweep] = []
         while true {
             monitor.lock()
             polling = false
@@ -305,6 +385,7 @@ final class TransferLoop: @unchecked Sendable {
             }
             swap(&newOnes, &pending)
             swap(&cancelled, &cancels)
+            if !sweeps.isEmpty { swap(&askedSweeps, &sweeps) }
             if !unparks.isEmpty { swap(&resumed, &unparks) }
             let phase = lifecycle.load(ordering: .relaxed)
             // Cancels asked for before now; later ones arrive through `cancels`.
@@ -316,6 +397,10 @@ final class TransferLoop: @unchecked Sendable {
             newOnes.removeAll(keepingCapacity: true)
             for t in cancelled { cancelNow(t) }
             cancelled.removeAll(keepingCapacity: true)
+            if !askedSweeps.isEmpty {
+                runSweeps(askedSweeps)
+                askedSweeps.removeAll()
+            }
             if !resumed.isEmpty {
                 for t in resumed where t.waiting == .parked {
                     unwait(t)
@@ -324,6 +409,7 @@ final class TransferLoop: @unchecked Sendable {
                 resumed.removeAll(keepingCapacity: true)
             }
             if stopping {
+                finishSweeps()
                 stopEverything()
                 resumeDeferred()
                 if phase == .stoppingDetached {
@@ -349,7 +435,7 @@ final class TransferLoop: @unchecked Sendable {
             // from here on, new work wakes the poll (see wake()).
             monitor.lock()
             let idle =
-                pending.isEmpty && cancels.isEmpty && unparks.isEmpty && jobs.isEmpty
+                pending.isEmpty && cancels.isEmpty && unparks.isEmpty && jobs.isEmpty && sweeps.isEmpty
                 && lifecycle.load(ordering: .relaxed).acceptsWork
             if idle {
                 polling = true

@@ -122,6 +122,42 @@ final class ScriptedPolicy: TransferPolicy, @unchecked Sendable {
         #expect(done.withLock { $0.count } == 1)
     }
 
+    /// A group's requests waiting between attempts (a delay, a park) are cancelled
+    /// by cancelGroup at once, each exactly once, and counted.
+    @Test func aGroupCancelReachesRequestsWaitingBetweenAttempts() throws {
+        let monitor = RecordingMonitor()
+        let policy = ScriptedPolicy([.relaunchAfter(ms: 600_000, reason: "backoff")])
+        let c = try client(policy, monitor)
+        defer { c.shutdown() }
+        var delayed = try Request(method: "GET", target: "/flaky?key=\(uniqueKey())&fails=5")
+        try delayed.setGroup("g")
+        let done = Mutex<[NetError?]>([])
+        for _ in 0..<3 {
+            _ = try #require(c.send(delayed) { _, e in done.withLock { $0.append(e) } })
+        }
+        #expect(monitor.wait(for: .retry, count: 3))
+        #expect(c.cancelGroup("other") == 0)
+        #expect(c.cancelGroup("g") == 3)   // returns once the loop acted: completions ran
+        let calls = done.withLock { $0 }
+        #expect(calls.count == 3)
+        #expect(calls.allSatisfy { $0?.code == NetError.ClientCode.cancelled.rawValue && $0?.attempts == 1 })
+        #expect(c.cancelAll() == 0)
+
+        // Parked ones too.
+        let parking = try client(ScriptedPolicy([.park]), monitor)
+        defer { parking.shutdown() }
+        let parkedDone = Mutex<Int>(0)
+        for _ in 0..<2 {
+            _ = try #require(
+                parking.send(try Request(method: "GET", target: "/flaky?key=\(uniqueKey())&fails=1")) { _, e in
+                    if e?.code == NetError.ClientCode.cancelled.rawValue { parkedDone.withLock { $0 += 1 } }
+                })
+        }
+        #expect(monitor.wait(for: .attemptEnd, count: 3 + 2))
+        #expect(parking.cancelAll() == 2)
+        #expect(parkedDone.withLock { $0 } == 2)
+    }
+
     @Test(arguments: [false, true])
     func aParkedTransferRelaunchesWhenResumed(sync: Bool) throws {
         let key = uniqueKey()

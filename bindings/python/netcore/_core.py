@@ -224,6 +224,17 @@ class ClientCore:
             check_call(C.nc_client_set_token, h, None if token is None else cstr(token, "token"),
                        detail="token")
 
+    def cancel_group(self, group: Optional[str]) -> int:
+        """nc_client_cancel_group, or nc_client_cancel_all for None: how many were cancelled."""
+        n = ctypes.c_size_t()
+        with self.use() as h:
+            if group is None:
+                check_call(C.nc_client_cancel_all, h, ctypes.byref(n))
+            else:
+                check_call(C.nc_client_cancel_group, h, cstr(group, "group"), ctypes.byref(n),
+                           detail=f"group {group!r}")
+        return int(n.value)
+
     def set_basic_auth(self, user: Optional[str], password: Optional[str]) -> None:
         """nc_client_set_basic_auth (None user clears); credentials never in a message."""
         with self.use() as h:

@@ -115,7 +115,8 @@ def _dumps(obj: Any) -> bytes:
 def build_request(method: str, path: str, *, params: Optional[Params] = None,
                   json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
                   timeout: Optional[float] = None, envelope: Optional[bool] = None,
-                  output: Any = None, max_redirects: Optional[int] = None) -> RequestHandle:
+                  output: Any = None, max_redirects: Optional[int] = None,
+                  group: Optional[str] = None) -> RequestHandle:
     """Create an ``nc_request`` for the arguments; the caller frees it.
 
     See :meth:`netcore.Client.request` for the meaning of each argument.
@@ -189,6 +190,8 @@ def build_request(method: str, path: str, *, params: Optional[Params] = None,
         if output is not None:
             check_call(C.nc_request_set_output_file, handle, os.fsencode(output),
                        detail=f"output {output!r}")
+        if group is not None:
+            check_call(C.nc_request_set_group, handle, cstr(group, "group"), detail=f"group {group!r}")
         return handle
     except BaseException:
         C.nc_request_free(handle)

@@ -275,6 +275,17 @@ class AsyncClient:
         """Set (``None``: remove) a default header of every later request."""
         self._core.set_header(name, value)
 
+    def cancel_group(self, group: str) -> int:
+        """Cancel every request of ``group`` not yet completed (``group=`` of
+        :meth:`request` / :meth:`send`, or an endpoint's ``"group"``): each awaiting
+        task raises :class:`~netcore.Cancelled`. Returns how many were cancelled
+        (``nc_client_cancel_group``)."""
+        return self._core.cancel_group(group)
+
+    def cancel_all(self) -> int:
+        """Cancel every request of the client not yet completed; returns how many."""
+        return self._core.cancel_group(None)
+
     def set_token(self, token: Optional[str]) -> None:
         """As :meth:`netcore.Client.set_token`."""
         self._core.set_token(token)
@@ -289,14 +300,16 @@ class AsyncClient:
                       json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
                       timeout: Optional[float] = None, envelope: Optional[bool] = None,
                       output: Any = None,
-                follow_redirects: Optional[bool] = None) -> Response:
+                follow_redirects: Optional[bool] = None, group: Optional[str] = None) -> Response:
         """Send a request and await its response (``nc_client_send``; the completion
         is dispatched on the event loop).
 
         Arguments, result and errors as in :meth:`netcore.Client.request`: a
         failed request raises the same typed :class:`~netcore.Error`, a refused
         call the same :class:`~netcore.StatusError`. Cancelling the awaiting task
-        cancels the request (``nc_task_cancel``).
+        cancels the request (``nc_task_cancel``). ``group=`` puts the request in a
+        cancellation group (:meth:`cancel_group`: the awaiting task then raises
+        :class:`~netcore.Cancelled`).
         """
         loop = self._attach()
         core = self._core
@@ -304,13 +317,14 @@ class AsyncClient:
         pending = _FuturePending(fut, f"{method.upper()} {path}", data_key(core, envelope, output))
         if (params is None and json is None and data is None and headers is None
                 and timeout is None and envelope is None and output is None
-                and follow_redirects is None):
+                and follow_redirects is None and group is None):
             # nc_client_send copies the builder: the thread's cached one is reused.
             task = core.send(plain_request(method, path), pending)
         else:
             req = build_request(method, path, params=params, json=json, data=data,
                                 headers=headers, timeout=timeout, envelope=envelope,
-                                output=output, max_redirects=redirect_arg(self._core, follow_redirects))
+                                output=output, max_redirects=redirect_arg(self._core, follow_redirects),
+                                group=group)
             try:
                 task = core.send(req, pending)
             finally:
@@ -357,7 +371,8 @@ class AsyncClient:
              params: Optional[Params] = None, json: Any = None, data: Any = None,
              headers: Optional[HeadersArg] = None, timeout: Optional[float] = None,
              envelope: Optional[bool] = None, output: Any = None,
-             follow_redirects: Optional[bool] = None) -> "asyncio.Future[Response]":
+             follow_redirects: Optional[bool] = None,
+             group: Optional[str] = None) -> "asyncio.Future[Response]":
         """Start a request and return at once (``nc_client_send``), as
         :meth:`netcore.Client.send` does; call it from a coroutine or callback of the
         client's event loop.
@@ -382,7 +397,7 @@ class AsyncClient:
                                  callback)
         req = build_request(method, path, params=params, json=json, data=data, headers=headers,
                             timeout=timeout, envelope=envelope, output=output,
-                            max_redirects=redirect_arg(self._core, follow_redirects))
+                            max_redirects=redirect_arg(self._core, follow_redirects), group=group)
         try:
             task = core.send(req, pending)
         finally:

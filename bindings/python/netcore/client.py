@@ -210,12 +210,27 @@ class Client:
         """
         self._core.set_token(token)
 
+    # -- cancellation groups ----------------------------------------------------
+
+    def cancel_group(self, group: str) -> int:
+        """Cancel every request of ``group`` sent with :meth:`send` (or an endpoint
+        whose ``"group"`` it is) and not yet completed — waiting, in flight, or between
+        attempts (``nc_client_cancel_group``). Each completes once with
+        :class:`~netcore.Cancelled`. Returns how many were cancelled. Synchronous
+        requests are not affected (they belong to their thread)."""
+        return self._core.cancel_group(group)
+
+    def cancel_all(self) -> int:
+        """Cancel every request sent with :meth:`send` and not yet completed
+        (``nc_client_cancel_all``); returns how many."""
+        return self._core.cancel_group(None)
+
     # -- synchronous requests ---------------------------------------------------
 
     def request(self, method: str, path: str, *, params: Optional[Params] = None,
                 json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
                 timeout: Optional[float] = None, envelope: Optional[bool] = None, output: Any = None,
-                follow_redirects: Optional[bool] = None) -> Response:
+                follow_redirects: Optional[bool] = None, group: Optional[str] = None) -> Response:
         """Send a request and wait for it (``nc_client_send_sync``; the GIL is released
         while waiting).
 
@@ -246,6 +261,10 @@ class Client:
                 response is streamed into it (created or truncated) instead of
                 memory, and ``Response.body`` is empty; raw mode; other statuses
                 keep their body in memory (``nc_request_set_output_file``).
+            group: a cancellation group: the request is sent with ``nc_client_send``
+                and waited for here, so that :meth:`cancel_group` from another
+                thread cancels it (this call then raises
+                :class:`~netcore.Cancelled`).
 
         Returns:
             The :class:`~netcore.Response`.
@@ -258,6 +277,14 @@ class Client:
                 callbacks.
         """
         core = self._core
+        if group is not None:
+            if core.in_callback():
+                raise error_for(Status.INVALID_STATE, message="a request cannot be waited for inside a "
+                                "completion callback of the same client")
+            task = self.send(method, path, params=params, json=json, data=data, headers=headers,
+                             timeout=timeout, envelope=envelope, output=output,
+                             follow_redirects=follow_redirects, group=group)
+            return task.result()
         resp_p, err_p = ResponseHandle(), ErrorHandle()
         if (params is None and json is None and data is None and headers is None
                 and timeout is None and envelope is None and output is None
@@ -318,7 +345,7 @@ class Client:
              params: Optional[Params] = None, json: Any = None, data: Any = None,
              headers: Optional[HeadersArg] = None, timeout: Optional[float] = None,
              envelope: Optional[bool] = None, output: Any = None,
-             follow_redirects: Optional[bool] = None) -> Task:
+             follow_redirects: Optional[bool] = None, group: Optional[str] = None) -> Task:
         """Start a request and return at once (``nc_client_send``).
 
         ``callback(response, error)`` runs exactly once when the request ends — on
@@ -329,13 +356,15 @@ class Client:
         logged to the ``"netcore"`` logger and otherwise ignored.
 
         The callback and the request's state are kept alive by the client until the
-        completion: the returned :class:`Task` may be dropped.
+        completion: the returned :class:`Task` may be dropped. ``group=`` puts the
+        request in a cancellation group (:meth:`cancel_group`).
         """
         description = f"{method.upper()} {path}"
         task = Task(description)
         req = build_request(method, path, params=params, json=json, data=data,
                             headers=headers, timeout=timeout, envelope=envelope,
-                                output=output, max_redirects=redirect_arg(self._core, follow_redirects))
+                            output=output, max_redirects=redirect_arg(self._core, follow_redirects),
+                            group=group)
         try:
             handle = self._core.send(req, _CallbackPending(task, callback))
         finally:

@@ -1,0 +1,44 @@
+import CNetCore
+import NetCore
+
+// Cancellation groups: nc_request_set_group, nc_client_cancel_group,
+// nc_client_cancel_all (header section "Cancellation groups").
+
+@c @implementation
+public func nc_request_set_group(_ request: OpaquePointer?, _ group: UnsafePointer<CChar>?) -> nc_status {
+    guard let box = borrow(request, as: RequestBox.self) else { return NC_ERR_INVALID_ARGUMENT }
+    var name: String? = nil
+    if let group {
+        guard let t = text(group) else { return NC_ERR_INVALID_ARGUMENT }
+        name = t
+    }
+    var copy = box.current.request
+    do throws(NetError) {
+        try copy.setGroup(name)
+    } catch {
+        return NC_ERR_INVALID_ARGUMENT
+    }
+    box.current = RequestBox.Snapshot(copy)
+    return NC_OK
+}
+
+@c @implementation
+public func nc_client_cancel_group(
+    _ client: OpaquePointer?, _ group: UnsafePointer<CChar>?,
+    _ cancelledOut: UnsafeMutablePointer<Int>?
+) -> nc_status {
+    guard let c = borrow(client, as: NetClient.self), let name = text(group), !name.isEmpty else {
+        return NC_ERR_INVALID_ARGUMENT
+    }
+    let n = c.cancelGroup(name)
+    cancelledOut?.pointee = n
+    return NC_OK
+}
+
+@c @implementation
+public func nc_client_cancel_all(_ client: OpaquePointer?, _ cancelledOut: UnsafeMutablePointer<Int>?) -> nc_status {
+    guard let c = borrow(client, as: NetClient.self) else { return NC_ERR_INVALID_ARGUMENT }
+    let n = c.cancelAll()
+    cancelledOut?.pointee = n
+    return NC_OK
+}
