@@ -113,7 +113,8 @@ import Testing
                 #""client_key":"\#(tls.file("client_key"))""#), tls.url("clientauth"))
         #expect(pair.succeeded, "\(pair)")
         #expect(served(pair)?["client_cert"] as? String == "netcore test client")
-        let both = try fetch(tlsConfig(caFile(), #""client_cert":"\#(tls.file("client_both"))""#), tls.url("clientauth"))
+        let both = try fetch(
+            tlsConfig(caFile(), #""client_cert":"\#(tls.file("client_both"))""#), tls.url("clientauth"))
         #expect(served(both)?["client_cert"] as? String == "netcore test client", "\(both)")
     }
 
@@ -203,8 +204,9 @@ import Testing
             nc_error_free(e)
         }
         #expect(c == nil)
-        #expect(e.map { nc_error_domain($0) == NC_DOMAIN_CLIENT && nc_error_code($0) == Int64(NC_CLIENT_INVALID_CONFIG) }
-            == true)
+        #expect(
+            e.map { nc_error_domain($0) == NC_DOMAIN_CLIENT && nc_error_code($0) == Int64(NC_CLIENT_INVALID_CONFIG) }
+                == true)
         return (rc, string(nc_error_message(e)) ?? "")
     }
 
@@ -222,7 +224,7 @@ import Testing
             (#""pinned_public_keys":"sha256//x""#, "'tls.pinned_public_keys'", "array of strings"),
             (#""min_version":"1.1""#, "'tls.min_version'", #"must be "1.2" or "1.3""#),
             (#""verify":false"#, "'tls.verify'", "Unknown configuration key"),
-            (#""ca_file":7"#, "'tls.ca_file'", "must be a string"),
+            (#""ca_file":7"#, "'tls.ca_file'", "must be a string")
         ]
         for (member, key, reason) in cases {
             let (rc, message) = refused(tlsConfig(member))

@@ -150,7 +150,8 @@ private struct ConfigReader {
     /// An array of strings.
     func strings(_ v: UnsafeMutablePointer<json_t>, _ key: String) throws -> [String] {
         guard v.pointee.type == JSON_ARRAY else {
-            throw ConfigError(message: "Configuration key '\(key)' must be an array of strings, got \(JSON.typeName(v)).")
+            throw ConfigError(
+                message: "Configuration key '\(key)' must be an array of strings, got \(JSON.typeName(v)).")
         }
         var out: [String] = []
         for i in 0..<json_array_size(v) {

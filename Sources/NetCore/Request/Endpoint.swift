@@ -151,7 +151,9 @@ public struct Endpoint: Sendable, Equatable {
 
 extension Endpoint {
     /// The spec keys, in the order the reference lists them.
-    static let specKeys = ["method", "path", "encoding", "headers", "timeout_ms", "envelope", "retry", "cache", "group", "tls"]
+    static let specKeys = [
+        "method", "path", "encoding", "headers", "timeout_ms", "envelope", "retry", "cache", "group", "tls"
+    ]
     /// The keys of a "retry" object (DESIGN.md §4).
     static let retryKeys = [
         "max_attempts", "backoff", "initial_ms", "multiplier", "max_delay_ms", "jitter",

@@ -75,7 +75,9 @@ final class TransferLoop: @unchecked Sendable {
     /// Queue mode's notification descriptor (eventfd), -1 in loop mode.
     var eventFD: Int32 { completions?.fd ?? -1 }
 
-    init?(mode: Configuration.CallbackMode, limits: Configuration.Limits, proxies: ProxyEnvironment = ProxyEnvironment()) {
+    init?(
+        mode: Configuration.CallbackMode, limits: Configuration.Limits, proxies: ProxyEnvironment = ProxyEnvironment()
+    ) {
         self.proxies = proxies
         CurlGlobal.ensureInitialized()
         guard let m = curl_multi_init() else { return nil }

@@ -45,7 +45,8 @@ public final class TLSServer: @unchecked Sendable {
             process.terminate()
             throw NSError(
                 domain: "TLSServer", code: 1,
-                userInfo: [NSLocalizedDescriptionKey: "unexpected first line: \(String(decoding: line, as: UTF8.self))"])
+                userInfo: [NSLocalizedDescriptionKey: "unexpected first line: \(String(decoding: line, as: UTF8.self))"]
+            )
         }
         self.ports = ports
         self.files = files
