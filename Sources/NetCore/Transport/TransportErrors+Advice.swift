@@ -65,3 +65,21 @@ extension TransportErrors {
         }
     }
 }
+
+extension TransportErrors {
+    /// libcurl refuses a header line longer than CURL_MAX_HTTP_HEADER (100 KiB) with
+    /// CURLE_OUT_OF_MEMORY and no detail, before the sink sees the line, so the
+    /// header limits cannot catch it. Out of memory while a header block is still
+    /// arriving is that refusal (a real shortage there is far less likely): the
+    /// documented NC_CLIENT_HEADERS_TOO_LARGE with a message that says why, not
+    /// TRANSPORT 27 "Out of memory".
+    static func headerLineTooLong(_ code: CURLcode, inHeaders: Bool, _ limits: Configuration.Limits) -> NetError? {
+        guard code == CURLE_OUT_OF_MEMORY, inHeaders else { return nil }
+        var e = NetError.headersTooLarge(countLimit: limits.maxHeaderCount, byteLimit: limits.maxHeaderBytes)
+        e.message =
+            "A response header line is longer than libcurl accepts (100 KiB per line, CURL_MAX_HTTP_HEADER); "
+            + "the transfer was stopped. The server sends oversized headers: fix the server (no client limit "
+            + "raises this one)."
+        return e
+    }
+}
