@@ -124,7 +124,7 @@ private struct ConfigReader {
             config.proxy = ProxyOptions()
             try applyMembers(of: value, in: .proxy, to: &config)
         case .httpVersion:
-            config.httpVersion = HTTPVersion(rawValue: try choice(value, key)) ?? config.httpVersion
+            config.httpVersion = Configuration.HTTPVersion(rawValue: try choice(value, key)) ?? config.httpVersion
         case .tlsCAFile: config.tls.caFile = try optionalString(value, path)
         case .tlsCAPath: config.tls.caPath = try optionalString(value, path)
         case .tlsClientCert: config.tls.clientCert = try optionalString(value, path)

@@ -136,7 +136,8 @@ enum ConfigKey: String, CaseIterable, Sendable {
             return .init(.section(optional: false), .section, "proxy", "the proxy; wins over the environment's")
         case .httpVersion:
             return .init(
-                .choice(HTTPVersion.allCases.map(\.rawValue)), .text(HTTPVersion.http1_1.rawValue), "httpVersion",
+                .choice(Configuration.HTTPVersion.allCases.map(\.rawValue)),
+                .text(Configuration.HTTPVersion.http1_1.rawValue), "httpVersion",
                 "HTTP version asked for")
         case .tlsCAFile:
             return .init(.path, .none, "tls.caFile", "PEM file of the CAs to trust instead of the system store")

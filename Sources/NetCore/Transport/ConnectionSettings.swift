@@ -14,7 +14,7 @@ import CCurlShim
 /// under one set of options is never reused under another (CAPITests/TLSTests).
 final class ConnectionSettings: Sendable {
     let options: TLSOptions
-    let httpVersion: HTTPVersion
+    let httpVersion: Configuration.HTTPVersion
     private let caFile: CString?
     private let caPath: CString?
     private let clientCert: CString?
@@ -22,7 +22,7 @@ final class ConnectionSettings: Sendable {
     /// "sha256//a;sha256//b" (libcurl's list form); nil: no pinning.
     private let pins: CString?
 
-    init(_ options: TLSOptions, httpVersion: HTTPVersion) {
+    init(_ options: TLSOptions, httpVersion: Configuration.HTTPVersion) {
         self.options = options
         self.httpVersion = httpVersion
         if options.caFile == nil && options.caPath == nil {
