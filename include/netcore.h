@@ -306,9 +306,13 @@ typedef struct nc_client nc_client;
  * Creates a client from a JSON configuration (see docs/configuration.md; "{}" is
  * valid: raw mode, absolute URLs only). Starts the client's transfer thread.
  * Unknown keys and wrong types are rejected with an error naming the key.
- * Proxies come from the environment (http_proxy, https_proxy, all_proxy, no_proxy
- * and their upper-case forms, with libcurl's precedence), read once, here: a later
- * change to the environment does not affect this client (docs/configuration.md).
+ * Proxies come from the configuration's "proxy" when it names one, else from the
+ * environment (http_proxy, https_proxy, all_proxy, no_proxy and their upper-case
+ * forms, with libcurl's precedence), read once, here: a later change to the
+ * environment does not affect this client (docs/configuration.md). Files named by
+ * "tls" (ca_file, ca_path, client_cert, client_key) must be readable now, and pins
+ * well-formed, or the configuration is refused naming the key (docs/tls.md; TLS
+ * verification cannot be turned off).
  *
  * Ownership: `config_json` is borrowed (NUL-terminated UTF-8). On NC_OK,
  *   *client_out receives a new client, released with nc_client_free(). On

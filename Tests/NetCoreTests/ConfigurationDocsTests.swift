@@ -137,7 +137,8 @@ import Testing
         case (.boolean, .boolean), (.fieldName, .text), (.fieldName, .none), (.codes, .list),
             (.headerNames, .list), (.urlMap, .emptyMap), (.headerMap, .emptyMap), (.url, .none),
             (.name, .none), (.section(optional: true), .none), (.section(optional: false), .section),
-            (.reserved, .none), (.endpointMap, .emptyMap), (.object, .none):
+            (.reserved, .none), (.endpointMap, .emptyMap), (.object, .none), (.path, .none), (.pins, .list),
+            (.proxyURL, .none):
             break
         case (.choice(let choices), .text(let s)): #expect(choices.contains(s), "\(key)")
         default: Issue.record("\(key): default \(spec.defaultValue) does not fit \(spec.type)")
@@ -180,6 +181,16 @@ import Testing
             case .envelopeData: #expect(d == (envelope.dataField.map { .text($0) } ?? .none))
             case .envelopeTraceID: #expect(d == (envelope.traceIDField.map { .text($0) } ?? .none))
             case .envelopeAuthExpiredCodes: #expect(d == .list(envelope.authExpiredCodes))
+            case .tls, .proxy: #expect(d == .section)
+            case .httpVersion: #expect(d == .text(plain.httpVersion.rawValue))
+            case .tlsCAFile: #expect(plain.tls.caFile == nil && d == .none)
+            case .tlsCAPath: #expect(plain.tls.caPath == nil && d == .none)
+            case .tlsClientCert: #expect(plain.tls.clientCert == nil && d == .none)
+            case .tlsClientKey: #expect(plain.tls.clientKey == nil && d == .none)
+            case .tlsPinnedPublicKeys: #expect(d == .list(plain.tls.pinnedPublicKeys))
+            case .tlsMinVersion: #expect(d == .text(plain.tls.minVersion.rawValue))
+            case .proxyURL: #expect(plain.proxy.url == nil && d == .none)
+            case .proxyNoProxy: #expect(plain.proxy.noProxy == nil && d == .none)
             }
         }
         let parsed = try Configuration.parse(json: "{}").get()

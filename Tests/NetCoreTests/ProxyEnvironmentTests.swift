@@ -27,6 +27,26 @@ import Testing
         let empty = proxies(["http_proxy": "", "all_proxy": "http://a:1", "no_proxy": "", "NO_PROXY": "N"])
         #expect(text(empty.http) == "http://a:1" && text(empty.noProxy) == "N")
     }
+
+    /// "proxy" in the configuration wins over the environment (ProxyOptions.swift).
+    @Test func theConfiguredProxyWins() {
+        let env = ["http_proxy": "http://env:1", "https_proxy": "http://envs:1", "no_proxy": "envhost"]
+        func configured(_ url: String?, _ noProxy: String?) -> ProxyEnvironment {
+            ProxyEnvironment(configured: ProxyOptions(url: url, noProxy: noProxy)) { env[$0] }
+        }
+        let url = configured("http://conf:3128", nil)
+        #expect(text(url.http) == "http://conf:3128" && text(url.https) == "http://conf:3128")
+        #expect(text(url.noProxy) == "", "a configured URL ignores the environment's no_proxy too")
+        let both = configured("socks5h://conf:1080", "a.example,10.0.0.1")
+        #expect(text(both.http) == "socks5h://conf:1080" && text(both.noProxy) == "a.example,10.0.0.1")
+        let none = configured("", nil)
+        #expect(text(none.http) == "" && text(none.https) == "", "\"\" = no proxy, whatever the environment")
+        let onlyNoProxy = configured(nil, "conf.example")
+        #expect(text(onlyNoProxy.http) == "http://env:1" && text(onlyNoProxy.https) == "http://envs:1")
+        #expect(text(onlyNoProxy.noProxy) == "conf.example")
+        let unset = configured(nil, nil)
+        #expect(text(unset.http) == "http://env:1" && text(unset.noProxy) == "envhost")
+    }
 }
 
 /// `count` requests in flight at once, each held `ms` by the server; how many succeeded.

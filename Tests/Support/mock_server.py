@@ -51,6 +51,9 @@ Raw routes (bytes written as scripted, then the connection is closed)
   /raw/truncated-headers?lines=L&status=S&interim=K   K complete "HTTP/1.1 100
                       Continue" responses, then "HTTP/1.1 S ..." and L header
                       lines, then FIN before the blank line that would end them
+  /raw/garbage-status  "GARBAGE LINE, NOT HTTP" instead of a status line
+  /raw/huge-header-line?bytes=N   200 with one "X-Huge:" header of N bytes
+                      (default 1 MiB), then an ok body
 """
 import argparse
 import gzip
@@ -354,6 +357,16 @@ def route_raw_truncated_headers(h):
              + b"".join(b"X-Partial-%d: v\r\n" % i for i in range(1, lines + 1)))
 
 
+# Messages that give the right advice (issue 16 §5).
+def route_raw_garbage_status(h):
+    send_raw(h, b"GARBAGE LINE, NOT HTTP\r\n\r\nbody")
+
+
+def route_raw_huge_header_line(h):
+    size = min(max(0, h.int_arg("bytes", 1 << 20)), 16 << 20)
+    send_raw(h, b"HTTP/1.1 200 OK\r\nX-Huge: " + b"a" * size + b"\r\n" + ok_tail())
+
+
 def route_gzip(h):
     compressed = "gzip" in h.headers.get("Accept-Encoding", "").lower()
     body = dumps(ok({"compressed": compressed, "pad": "a" * 2000}))
@@ -451,6 +464,7 @@ ROUTES.update({
     "/redirect/slow-chain": route_redirect_slow_chain,
     "/raw/headers-http-lines": route_raw_headers_http_lines,
     "/raw/1xx-flood": route_raw_1xx_flood, "/raw/truncated-headers": route_raw_truncated_headers,
+    "/raw/garbage-status": route_raw_garbage_status, "/raw/huge-header-line": route_raw_huge_header_line,
     "/gzip": route_gzip, "/etag": route_etag, "/flaky": route_flaky,
     "/headers/many": route_headers_many, "/cookie": route_cookie,
     "/_stats": route_stats, "/_stats/reset": route_stats_reset,

@@ -249,3 +249,17 @@ def test_status_errors_are_builtin_subclasses(client):
     assert refused.__class__ is netcore.InvalidState
     assert (refused.status_name, refused.function, str(refused)) == (
         "NC_ERR_INVALID_STATE", "f", "f() returned NC_ERR_INVALID_STATE")
+
+
+def test_errors_md_lists_every_status_domain_and_code(header_macros):
+    """docs/errors.md gives every NC_ERR_*, NC_DOMAIN_*, NC_CLIENT_* and NC_PARSE_*
+    of the header (with its typical cause and fix)."""
+    import os
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    with open(os.path.join(root, "docs", "errors.md"), encoding="utf-8") as f:
+        text = f.read()
+    names = [n for n in header_macros
+             if n.startswith(("NC_ERR_", "NC_DOMAIN_", "NC_CLIENT_", "NC_PARSE_")) or n == "NC_OK"]
+    assert len(names) > 20
+    missing = [n for n in names if f"`{n}`" not in text]
+    assert missing == []

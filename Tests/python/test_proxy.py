@@ -97,3 +97,47 @@ def test_https_proxy_tunnels_https_requests(run, server, origin):
 def test_the_environment_is_read_when_the_client_is_made(run, server, origin):
     out = run(f"http://{origin}/api/echo", late=server.base_url)
     assert (out["domain"], out["code"]) == ("NCTransportErrorDomain", 7)
+
+
+# --- "proxy" in the configuration (and proxy=) wins over the environment ----------
+
+CONFIGURED = r'''
+import json, sys
+import netcore
+url, config = sys.argv[1], json.loads(sys.argv[2])
+with netcore.Client(dict(config, envelope={}, timeout_ms=10000)) as c:
+    try:
+        out = {"raw_path": c.get(url).data["raw_path"]}
+    except netcore.Error as e:
+        out = {"domain": e.domain, "code": e.code}
+print(json.dumps(out))
+'''
+
+
+@pytest.fixture
+def run_configured(server):
+    def run(url, config, **env_vars):
+        env = {k: v for k, v in os.environ.items() if k not in VARIABLES}
+        env.update(env_vars)
+        p = subprocess.run([sys.executable, "-c", CONFIGURED, url, json.dumps(config)], env=env,
+                           capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0, p.stderr
+        return json.loads(p.stdout)
+    return run
+
+
+def test_configured_proxy_wins_over_the_environment(run_configured, server, origin, closed_port):
+    url = f"http://{origin}/api/echo"
+    dead_proxy = f"http://127.0.0.1:{closed_port}"
+    # The environment names a proxy that does not answer; the configured one is used.
+    out = run_configured(url, {"proxy": {"url": server.base_url}}, http_proxy=dead_proxy, all_proxy=dead_proxy)
+    assert out == {"raw_path": url}
+    # "" turns the environment's proxy off: the request goes direct (and fails: 7).
+    out = run_configured(url, {"proxy": {"url": ""}}, http_proxy=server.base_url)
+    assert (out["domain"], out["code"]) == ("NCTransportErrorDomain", 7)
+    # A configured no_proxy replaces the environment's, which would have sent it direct.
+    out = run_configured(url, {"proxy": {"no_proxy": "example.com"}}, http_proxy=server.base_url,
+                         no_proxy="127.0.0.1")
+    assert out == {"raw_path": url}
+    # No "proxy": the environment's, as before.
+    assert run_configured(url, {}, http_proxy=server.base_url) == {"raw_path": url}

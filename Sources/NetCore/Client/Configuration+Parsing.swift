@@ -109,7 +109,58 @@ private struct ConfigReader {
         case .limitsMaxRedirects: config.limits.maxRedirects = Int(try integer(value, key))
         case .limitsMaxHeaderCount: config.limits.maxHeaderCount = Int(try integer(value, key))
         case .limitsMaxHeaderBytes: config.limits.maxHeaderBytes = Int(try integer(value, key))
+
+        // TLS, proxy, HTTP version (TLSOptions.swift, ProxyOptions.swift).
+        case .tls:
+            try requireObject(value, path)
+            config.tls = TLSOptions()
+            try applyMembers(of: value, in: .tls, to: &config)
+            // Files are checked once every member is known (client_key needs client_cert).
+            if let (name, why) = TLSChecks.firstProblem(config.tls, names: { "tls.\(ConfigKey.tlsName($0))" }) {
+                throw ConfigError(message: "Configuration key '\(name)' \(why)")
+            }
+        case .proxy:
+            try requireObject(value, path)
+            config.proxy = ProxyOptions()
+            try applyMembers(of: value, in: .proxy, to: &config)
+        case .httpVersion:
+            config.httpVersion = Configuration.HTTPVersion(rawValue: try choice(value, key)) ?? config.httpVersion
+        case .tlsCAFile: config.tls.caFile = try optionalString(value, path)
+        case .tlsCAPath: config.tls.caPath = try optionalString(value, path)
+        case .tlsClientCert: config.tls.clientCert = try optionalString(value, path)
+        case .tlsClientKey: config.tls.clientKey = try optionalString(value, path)
+        case .tlsPinnedPublicKeys: config.tls.pinnedPublicKeys = try strings(value, path)
+        case .tlsMinVersion:
+            config.tls.minVersion = TLSOptions.Version(rawValue: try choice(value, key)) ?? config.tls.minVersion
+        case .proxyURL:
+            let url = try optionalString(value, path)
+            if let url, let why = ProxyOptions.problem(url: url) {
+                throw ConfigError(message: "Configuration key '\(path)' \(why)")
+            }
+            config.proxy.url = url
+        case .proxyNoProxy:
+            let hosts = try optionalString(value, path)
+            if let hosts, let why = ProxyOptions.problem(noProxy: hosts) {
+                throw ConfigError(message: "Configuration key '\(path)' \(why)")
+            }
+            config.proxy.noProxy = hosts
         }
+    }
+
+    /// An array of strings.
+    func strings(_ v: UnsafeMutablePointer<json_t>, _ key: String) throws -> [String] {
+        guard v.pointee.type == JSON_ARRAY else {
+            throw ConfigError(
+                message: "Configuration key '\(key)' must be an array of strings, got \(JSON.typeName(v)).")
+        }
+        var out: [String] = []
+        for i in 0..<json_array_size(v) {
+            guard let item = json_array_get(v, i), let text = JSON.string(item), !text.utf8.contains(0) else {
+                throw ConfigError(message: "Configuration key '\(key)' must be an array of strings; item \(i) is not.")
+            }
+            out.append(text)
+        }
+        return out
     }
 
     // MARK: sections

@@ -10,6 +10,18 @@
 ///                            timeoutMs: 10_000)
 /// let client = try NetClient(configuration: config)
 /// ```
+///
+/// A private CA, a pinned key, a client certificate, a proxy and HTTP/2
+/// (docs/tls.md); there is no option that turns verification off:
+///
+/// ```swift
+/// let config = Configuration(baseURL: "https://api.internal:8443",
+///                            tls: TLSOptions(caFile: "/etc/shop/ca.pem",
+///                                            clientCert: "/etc/shop/client.pem",
+///                                            clientKey: "/etc/shop/client.key"),
+///                            proxy: ProxyOptions(url: "http://proxy:3128", noProxy: "localhost"),
+///                            httpVersion: .http2)
+/// ```
 extension Configuration {
     public init(
         baseURL: String?,
@@ -22,7 +34,10 @@ extension Configuration {
         timeoutMs: Int64 = Configuration().timeoutMs,
         connectTimeoutMs: Int64 = Configuration().connectTimeoutMs,
         limits: Limits = Limits(),
-        callbacks: CallbackMode = Configuration().callbacks
+        callbacks: CallbackMode = Configuration().callbacks,
+        tls: TLSOptions = Configuration().tls,
+        proxy: ProxyOptions = Configuration().proxy,
+        httpVersion: HTTPVersion = Configuration().httpVersion
     ) {
         self.init()
         self.baseURL = baseURL
@@ -36,6 +51,9 @@ extension Configuration {
         self.connectTimeoutMs = connectTimeoutMs
         self.limits = limits
         self.callbacks = callbacks
+        self.tls = tls
+        self.proxy = proxy
+        self.httpVersion = httpVersion
     }
 }
 

@@ -35,6 +35,13 @@ extension Configuration {
         for name in credentialHeaders where !HTTPValidation.isToken(name) {
             throw fail("credentialHeaders: \"\(name)\" is not a header name (an HTTP token).")
         }
+        if let (name, why) = TLSChecks.firstProblem(tls, names: { "tls.\(Self.swiftName($0))" }) {
+            throw fail("\(name) \(why)")
+        }
+        if let url = proxy.url, let why = ProxyOptions.problem(url: url) { throw fail("proxy.url \(why)") }
+        if let hosts = proxy.noProxy, let why = ProxyOptions.problem(noProxy: hosts) {
+            throw fail("proxy.noProxy \(why)")
+        }
         // Every integer key, in table order, against the table's range.
         for key in ConfigKey.allCases {
             guard let range = key.spec.range, let value = integerValue(of: key) else { continue }
@@ -75,8 +82,21 @@ extension Configuration {
         case .baseURL, .environments, .environment, .headers, .credentialHeaders, .compression,
             .envelope, .limits, .callbacks, .retry, .cache, .endpoints, .commonParams, .signing,
             .envelopeCode, .envelopeOkCodes, .envelopeSuccess, .envelopeStatus, .envelopeOkStatus,
-            .envelopeMessage, .envelopeData, .envelopeTraceID, .envelopeAuthExpiredCodes:
+            .envelopeMessage, .envelopeData, .envelopeTraceID, .envelopeAuthExpiredCodes,
+            .tls, .proxy, .httpVersion, .tlsCAFile, .tlsCAPath, .tlsClientCert, .tlsClientKey,
+            .tlsPinnedPublicKeys, .tlsMinVersion, .proxyURL, .proxyNoProxy:
             return nil
+        }
+    }
+
+    /// The Swift name of a TLS option ("caFile"), for messages.
+    static func swiftName(_ field: TLSChecks.TLSField) -> String {
+        switch field {
+        case .caFile: return "caFile"
+        case .caPath: return "caPath"
+        case .clientCert: return "clientCert"
+        case .clientKey: return "clientKey"
+        case .pinnedPublicKeys: return "pinnedPublicKeys"
         }
     }
 

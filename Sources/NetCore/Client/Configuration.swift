@@ -33,6 +33,14 @@ public struct Configuration: Sendable {
     public var commonParams: JSONValue? = nil
     /// HMAC-SHA256 request signing ("signing", Signing.swift); nil = off. Default nil.
     public var signing: Signing? = nil
+    /// CAs to trust, public-key pins, client certificate, lowest TLS version
+    /// ("tls", TLSOptions.swift). Default: the system CA store, no pins, TLS 1.2+.
+    public var tls = TLSOptions()
+    /// The proxy ("proxy"); a configured URL wins over the environment's variables.
+    /// Default: the environment's (ProxyEnvironment.swift).
+    public var proxy = ProxyOptions()
+    /// The HTTP version asked for ("http_version"). Default `.http1_1`.
+    public var httpVersion: HTTPVersion = .http1_1
 
     public struct Limits: Sendable {
         /// CURLMOPT_MAX_HOST_CONNECTIONS; 0 = unlimited. Default 8.

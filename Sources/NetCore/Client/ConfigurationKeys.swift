@@ -39,6 +39,18 @@ enum ConfigKey: String, CaseIterable, Sendable {
     case limitsMaxHeaderCount = "limits.max_header_count"
     case limitsMaxHeaderBytes = "limits.max_header_bytes"
 
+    // TLS, proxy and HTTP version (TLSOptions.swift, ProxyOptions.swift, docs/tls.md).
+    case tls, proxy
+    case httpVersion = "http_version"
+    case tlsCAFile = "tls.ca_file"
+    case tlsCAPath = "tls.ca_path"
+    case tlsClientCert = "tls.client_cert"
+    case tlsClientKey = "tls.client_key"
+    case tlsPinnedPublicKeys = "tls.pinned_public_keys"
+    case tlsMinVersion = "tls.min_version"
+    case proxyURL = "proxy.url"
+    case proxyNoProxy = "proxy.no_proxy"
+
     /// The table.
     var spec: ConfigKeySpec {
         switch self {
@@ -117,6 +129,45 @@ enum ConfigKey: String, CaseIterable, Sendable {
         case .limitsMaxHeaderBytes:
             return .init(
                 .integer(256...(64 << 20)), .integer(65_536), "limits.maxHeaderBytes", "header bytes in one response")
+
+        case .tls:
+            return .init(.section(optional: false), .section, "tls", "trust anchors, pins, client certificate")
+        case .proxy:
+            return .init(.section(optional: false), .section, "proxy", "the proxy; wins over the environment's")
+        case .httpVersion:
+            return .init(
+                .choice(Configuration.HTTPVersion.allCases.map(\.rawValue)),
+                .text(Configuration.HTTPVersion.http1_1.rawValue), "httpVersion",
+                "HTTP version asked for")
+        case .tlsCAFile:
+            return .init(.path, .none, "tls.caFile", "PEM file of the CAs to trust instead of the system store")
+        case .tlsCAPath:
+            return .init(.path, .none, "tls.caPath", "hashed directory of CAs to trust instead of the system store")
+        case .tlsClientCert:
+            return .init(.path, .none, "tls.clientCert", "PEM client certificate (and key, unless client_key)")
+        case .tlsClientKey:
+            return .init(.path, .none, "tls.clientKey", "PEM private key of client_cert")
+        case .tlsPinnedPublicKeys:
+            return .init(.pins, .list([]), "tls.pinnedPublicKeys", "\"sha256//…\" public-key pins")
+        case .tlsMinVersion:
+            return .init(
+                .choice(TLSOptions.Version.allCases.map(\.rawValue)), .text(TLSOptions.Version.v1_2.rawValue),
+                "tls.minVersion", "lowest TLS version")
+        case .proxyURL:
+            return .init(.proxyURL, .none, "proxy.url", "proxy for every request; \"\" = none")
+        case .proxyNoProxy:
+            return .init(.name, .none, "proxy.noProxy", "hosts that go direct")
+        }
+    }
+
+    /// The JSON name of a TLS option ("ca_file"), for messages.
+    static func tlsName(_ field: TLSChecks.TLSField) -> String {
+        switch field {
+        case .caFile: return tlsCAFile.name
+        case .caPath: return tlsCAPath.name
+        case .clientCert: return tlsClientCert.name
+        case .clientKey: return tlsClientKey.name
+        case .pinnedPublicKeys: return tlsPinnedPublicKeys.name
         }
     }
 
@@ -202,6 +253,13 @@ struct ConfigKeySpec: Sendable {
         case endpointMap
         /// An object read by the key's own parser (common_params, signing).
         case object
+        /// A path to a file (or directory) this process can read, or null; checked
+        /// when the client is made.
+        case path
+        /// An array of "sha256//<base64>" public-key pins.
+        case pins
+        /// A proxy URL (http, https, socks4, socks4a, socks5, socks5h), "" or null.
+        case proxyURL
     }
 
     /// A key's default: what an absent key means.

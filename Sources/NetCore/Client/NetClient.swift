@@ -17,7 +17,11 @@ public final class NetClient: @unchecked Sendable {
     /// here, once (ProxyEnvironment.swift).
     public init(configuration: Configuration) throws(NetError) {
         try configuration.validate()
-        guard let loop = TransferLoop(mode: configuration.callbacks, limits: configuration.limits) else {
+        guard
+            let loop = TransferLoop(
+                mode: configuration.callbacks, limits: configuration.limits,
+                proxies: ProxyEnvironment(configured: configuration.proxy))
+        else {
             throw NetError.internalError(
                 "libcurl or the transfer thread could not be started (out of memory or thread limit).")
         }
@@ -174,9 +178,19 @@ final class ClientSettings: Sendable {
     /// Installed on every transfer made from this snapshot (nil: none).
     let monitor: (any EventMonitor)?
     let policy: (any TransferPolicy)?
+    /// TLS and HTTP-version options of requests (ConnectionSettings.swift), and of
+    /// the endpoints that change the TLS options, by name.
+    let connection: ConnectionSettings
+    let endpointConnections: [String: ConnectionSettings]
 
-    init(config: Configuration, monitor: (any EventMonitor)? = nil, policy: (any TransferPolicy)? = nil) {
+    /// `previous`: the snapshot this one replaces, whose connection options are
+    /// kept when they did not change (pooled handles then set nothing again).
+    init(
+        config: Configuration, monitor: (any EventMonitor)? = nil, policy: (any TransferPolicy)? = nil,
+        previous: ClientSettings? = nil
+    ) {
         self.config = config
+        (connection, endpointConnections) = ConnectionSettings.make(for: config, reusing: previous)
         envelope = config.envelope.map(CompiledEnvelope.init)
         baseURL = config.activeBaseURL
         credentialHeaderNames = config.credentialHeaderNames
@@ -185,12 +199,12 @@ final class ClientSettings: Sendable {
     }
 
     func with(config: Configuration) -> ClientSettings {
-        ClientSettings(config: config, monitor: monitor, policy: policy)
+        ClientSettings(config: config, monitor: monitor, policy: policy, previous: self)
     }
     func with(monitor: (any EventMonitor)?) -> ClientSettings {
-        ClientSettings(config: config, monitor: monitor, policy: policy)
+        ClientSettings(config: config, monitor: monitor, policy: policy, previous: self)
     }
     func with(policy: (any TransferPolicy)?) -> ClientSettings {
-        ClientSettings(config: config, monitor: monitor, policy: policy)
+        ClientSettings(config: config, monitor: monitor, policy: policy, previous: self)
     }
 }

@@ -31,6 +31,9 @@ public struct Endpoint: Sendable, Equatable {
     public let cache: String?
     /// The cancellation group: stored until the group feature lands.
     public let group: String?
+    /// The CA file and pins of this endpoint's requests, in place of the client's
+    /// ("tls": {"ca_file", "pinned_public_keys"}); nil: the client's.
+    public let tls: EndpointTLS?
 
     /// An endpoint's "retry": `false` or an object (kept as compact JSON text).
     public enum Retry: Sendable, Equatable {
@@ -46,7 +49,7 @@ public struct Endpoint: Sendable, Equatable {
     public init(
         name: String, method: String = "GET", path: String, encoding: ParameterEncoding = .default,
         headers: HeaderFields = HeaderFields(), timeoutMs: Int64? = nil, envelope: Bool? = nil,
-        retry: Retry? = nil, cache: String? = nil, group: String? = nil
+        retry: Retry? = nil, cache: String? = nil, group: String? = nil, tls: EndpointTLS? = nil
     ) throws(NetError) {
         func fail(_ why: String) -> NetError { .invalidArgument("Endpoint '\(name)': \(why)") }
         guard Endpoint.isValidName(name) else {
@@ -73,6 +76,7 @@ public struct Endpoint: Sendable, Equatable {
         }
         if let cache, cache.isEmpty { throw fail("cache must be a policy name, got \"\".") }
         if let group, group.isEmpty { throw fail("group must be a name, got \"\".") }
+        if let tls, let problem = Endpoint.problem(tls) { throw fail("tls.\(problem.0) \(problem.1)") }
         self.name = name
         self.method = method.uppercased()
         self.path = path
@@ -83,6 +87,7 @@ public struct Endpoint: Sendable, Equatable {
         self.retry = retry
         self.cache = cache
         self.group = group
+        self.tls = tls
         self.placeholders = placeholders
     }
 
@@ -146,7 +151,9 @@ public struct Endpoint: Sendable, Equatable {
 
 extension Endpoint {
     /// The spec keys, in the order the reference lists them.
-    static let specKeys = ["method", "path", "encoding", "headers", "timeout_ms", "envelope", "retry", "cache", "group"]
+    static let specKeys = [
+        "method", "path", "encoding", "headers", "timeout_ms", "envelope", "retry", "cache", "group", "tls"
+    ]
     /// The keys of a "retry" object (DESIGN.md §4).
     static let retryKeys = [
         "max_attempts", "backoff", "initial_ms", "multiplier", "max_delay_ms", "jitter",
@@ -182,6 +189,7 @@ extension Endpoint {
         var retry: Retry? = nil
         var cache: String? = nil
         var group: String? = nil
+        var tls: EndpointTLS? = nil
         for (key, v) in JSON.members(raw) {
             switch key {
             case "method":
@@ -234,6 +242,8 @@ extension Endpoint {
             case "group":
                 group = try string(key, v)
                 if group?.isEmpty == true { throw fail(key, "must be a group name, got \"\".") }
+            case "tls":
+                tls = try parseTLS(v, fail)
             default:
                 throw fail(key, "is unknown. Known: \(specKeys.joined(separator: ", ")).")
             }
@@ -242,7 +252,7 @@ extension Endpoint {
         do throws(NetError) {
             return try Endpoint(
                 name: name, method: method, path: path, encoding: encoding, headers: headers,
-                timeoutMs: timeoutMs, envelope: envelope, retry: retry, cache: cache, group: group)
+                timeoutMs: timeoutMs, envelope: envelope, retry: retry, cache: cache, group: group, tls: tls)
         } catch {
             throw fail("path", "is refused: \(error.message)")
         }

@@ -100,7 +100,8 @@ extension PreparedRequest {
     /// for this snapshot).
     static func makeEndpoint(_ request: Request, _ settings: ClientSettings) -> Result<PreparedRequest, NetError> {
         switch settings.config.endpoints.resolve(request) {
-        case .success(let plain): return make(plain, settings)
+        case .success(let plain):
+            return make(plain, settings, connection: request.endpoint.flatMap { settings.endpointConnections[$0] })
         case .failure(let e): return .failure(e)
         }
     }

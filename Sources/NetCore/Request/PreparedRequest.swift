@@ -38,28 +38,31 @@ final class PreparedRequest: @unchecked Sendable {
     /// Accept-Encoding was sent (by the configuration, or the request's own header):
     /// libcurl is to decompress the response.
     let decodesContent: Bool
+    /// TLS and HTTP-version options: the client's, or its endpoint's (ConnectionSettings.swift).
+    let connection: ConnectionSettings
     private let compression: Bool
 
     private convenience init(
         method: String, url: String, headers: HeaderFields, body: NetBytes?,
         timeoutMs: Int64, connectTimeoutMs: Int64, envelope: CompiledEnvelope?,
         limits: Configuration.Limits, credentialHeaders: Set<String>, compression: Bool,
-        outputPath: String?, group: String? = nil
+        outputPath: String?, connection: ConnectionSettings, group: String? = nil
     ) {
         self.init(
             method: method, location: RequestURL(url), headers: headers, body: body,
             timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs, envelope: envelope,
             limits: limits, credentialHeaders: credentialHeaders, compression: compression,
-            outputPath: outputPath, group: group)
+            outputPath: outputPath, connection: connection, group: group)
     }
 
     private init(
         method: String, location: RequestURL, headers: HeaderFields, body: NetBytes?,
         timeoutMs: Int64, connectTimeoutMs: Int64, envelope: CompiledEnvelope?,
         limits: Configuration.Limits, credentialHeaders: Set<String>, compression: Bool,
-        outputPath: String?, group: String? = nil
+        outputPath: String?, connection: ConnectionSettings, group: String? = nil
     ) {
         self.method = method
+        self.connection = connection
         self.outputPath = outputPath
         self.group = group
         self.compression = compression
@@ -125,7 +128,7 @@ final class PreparedRequest: @unchecked Sendable {
             timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs,
             envelope: envelope, limits: limits,
             credentialHeaders: crossOrigin ? [] : credentialHeaders,
-            compression: compression, outputPath: outputPath, group: group)
+            compression: compression, outputPath: outputPath, connection: connection, group: group)
     }
 
     /// This request with `headers` in place of its own: what one attempt sends after
@@ -135,7 +138,7 @@ final class PreparedRequest: @unchecked Sendable {
             method: method, location: location, headers: headers, body: body,
             timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs,
             envelope: envelope, limits: limits, credentialHeaders: credentialHeaders,
-            compression: compression, outputPath: outputPath, group: group)
+            compression: compression, outputPath: outputPath, connection: connection, group: group)
     }
 
     deinit {
@@ -143,7 +146,10 @@ final class PreparedRequest: @unchecked Sendable {
     }
 
     /// Resolves `request` against `settings`, or says why it cannot be sent.
-    static func make(_ request: Request, _ settings: ClientSettings) -> Result<PreparedRequest, NetError> {
+    /// `connection`: an endpoint's TLS options (nil: the client's).
+    static func make(
+        _ request: Request, _ settings: ClientSettings, connection: ConnectionSettings? = nil
+    ) -> Result<PreparedRequest, NetError> {
         // A request naming an endpoint becomes the plain request it stands for.
         if request.endpoint != nil { return makeEndpoint(request, settings) }
         // URL: absolute, or the active base URL joined with the path.
@@ -204,7 +210,8 @@ final class PreparedRequest: @unchecked Sendable {
                 connectTimeoutMs: settings.config.connectTimeoutMs,
                 envelope: envelope, limits: limits,
                 credentialHeaders: settings.credentialHeaderNames,
-                compression: settings.config.compression, outputPath: request.outputPath, group: request.group))
+                compression: settings.config.compression, outputPath: request.outputPath,
+                connection: connection ?? settings.connection, group: request.group))
     }
 
     static func resolvedEncoding(_ request: Request) -> ParameterEncoding {

@@ -42,6 +42,12 @@ extension EasyHandle {
             _ = ncshim_easy_setopt_ptr(h, CURLOPT_NOPROXY, t.loop.proxies.noProxy.pointer)
             appliedProxy = proxy
         }
+        // TLS trust, pins, client certificate, TLS and HTTP versions: set again only
+        // when this transfer's differ from the handle's last (ConnectionSettings.swift).
+        if appliedConnection !== p.connection {
+            if appliedConnection.map({ !$0.sameOptions(as: p.connection) }) ?? true { p.connection.apply(to: h) }
+            appliedConnection = p.connection
+        }
         _ = ncshim_easy_setopt_long(h, CURLOPT_TIMEOUT_MS, Int(clamping: timeoutMs))
         _ = ncshim_easy_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, Int(clamping: p.connectTimeoutMs))
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_HTTPHEADER, p.headerList)

@@ -18,6 +18,8 @@ final class EasyHandle {
     var configuredFor: PreparedRequest?
     /// The proxy string last given to CURLOPT_PROXY (owned by the client's loop).
     var appliedProxy: CString?
+    /// The TLS and HTTP-version options last set (ConnectionSettings.swift).
+    var appliedConnection: ConnectionSettings?
 
     init?() {
         guard let h = curl_easy_init() else { return nil }

@@ -39,6 +39,23 @@ struct ProxyEnvironment: Sendable {
         noProxy = CString(first("no_proxy", "NO_PROXY") ?? "")
     }
 
+    /// The configured proxy ("proxy", ProxyOptions.swift) where it is set, the
+    /// environment's otherwise: a configured `url` replaces every variable ("" =
+    /// no proxy), and then only the configured `no_proxy` applies; a configured
+    /// `no_proxy` alone replaces the environment's `no_proxy`.
+    init(configured: ProxyOptions, lookup: (String) -> String? = ProxyEnvironment.variable) {
+        if let url = configured.url {
+            http = CString(url)
+            https = http
+            noProxy = CString(configured.noProxy ?? "")
+            return
+        }
+        let environment = ProxyEnvironment(lookup: lookup)
+        http = environment.http
+        https = environment.https
+        noProxy = configured.noProxy.map(CString.init) ?? environment.noProxy
+    }
+
     static func variable(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
     }

@@ -37,6 +37,7 @@ struct HopOutcome {
             sinkAbort = easy.abortReason
             detail = easy.errorDetail
             outputErrno = easy.outputErrno
+            headerBlockEnded = easy.headerBlockEnded   // TransportErrors.headerLineTooLong
             return
         }
         var status: Int = 0
@@ -129,6 +130,9 @@ extension Transfer {
                 method: p.method, url: String(cString: p.url.pointer)
             ).attempted(sent)
         default:
+            if let e = TransportErrors.headerLineTooLong(o.code, inHeaders: !o.headerBlockEnded, p.limits) {
+                return e.attempted(sent)
+            }
             var detail = o.detail
             if o.code == CURLE_OPERATION_TIMEDOUT && redirects > 0 && p.timeoutMs > 0 {
                 // This hop had only what was left of the attempt's total.

@@ -19,8 +19,8 @@ import Glibc
 final class TransferLoop: @unchecked Sendable {
     let monitor = Monitor()
     let mode: Configuration.CallbackMode
-    /// The environment's proxy settings, read when the client was made.
-    let proxies = ProxyEnvironment()
+    /// The proxy settings: configured, or the environment's read when the client was made.
+    let proxies: ProxyEnvironment
     /// Synchronous sends' lanes (SyncLanes.swift).
     let lanes = SyncLanes()
     /// Queue mode's completions (CompletionQueue.swift); nil in loop mode.
@@ -77,7 +77,10 @@ final class TransferLoop: @unchecked Sendable {
     /// Queue mode's notification descriptor (eventfd), -1 in loop mode.
     var eventFD: Int32 { completions?.fd ?? -1 }
 
-    init?(mode: Configuration.CallbackMode, limits: Configuration.Limits) {
+    init?(
+        mode: Configuration.CallbackMode, limits: Configuration.Limits, proxies: ProxyEnvironment = ProxyEnvironment()
+    ) {
+        self.proxies = proxies
         CurlGlobal.ensureInitialized()
         guard let m = curl_multi_init() else { return nil }
         if mode == .queue {

@@ -37,15 +37,14 @@ enum TransportErrors {
         case CURLE_OPERATION_TIMEDOUT:
             advice = "The server did not answer in time; retry later or raise timeout_ms."
         case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING:
-            advice = "The connection broke; retry the request."
+            // A TLS 1.3 server refuses a client certificate after the handshake: a
+            // failed receive whose detail names the alert.
+            advice = TransportErrors.advice(code, detail: detail) ?? "The connection broke; retry the request."
         case CURLE_TOO_MANY_REDIRECTS:
             advice = "The server redirects in a loop or more than limits.max_redirects times."
-        case CURLE_UNSUPPORTED_PROTOCOL:
-            advice = "Only http and https are allowed, for redirects too."
-        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CONNECT_ERROR:
-            advice = "The server's TLS certificate could not be verified; check the host name and the system CA store."
         default:
-            advice = "See libcurl error \(code.rawValue)."
+            // TLS and protocol failures: advice from libcurl's detail (TransportErrors+Advice.swift).
+            advice = TransportErrors.advice(code, detail: detail) ?? "See libcurl error \(code.rawValue)."
         }
         var e = NetError(
             domain: .transport, code: Int64(code.rawValue),

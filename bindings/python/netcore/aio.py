@@ -29,6 +29,7 @@ from typing import Any, Callable, Coroutine, Dict, Optional, Sequence
 from . import _hooks
 from ._capi import C, TaskHandle
 from ._core import ClientCore, Config, Pending, config_text, convert, data_key, dispatch, report
+from ._tls import _UNSET, Cert, Verify, connection_keys, with_connection_keys
 from ._adapters import apply_auth, configured_redirects, redirect_arg, without_redirects
 from ._request import HeadersArg, Params, build_request, endpoint_request, plain_request
 from .client import Callback, Client
@@ -163,7 +164,8 @@ class AsyncClient:
     ``AsyncClient(config)`` takes the same configuration as
     :class:`~netcore.Client` and forces ``"callbacks": "queue"``. It attaches to
     the running event loop on first use (``async with`` or the first request) and
-    must then be used from that loop only.
+    must then be used from that loop only. Its keyword arguments (``verify=``,
+    ``cert=``, ``proxy=``, ``http2=``, ``auth=``, …) are :class:`~netcore.Client`'s.
 
     ::
 
@@ -189,8 +191,11 @@ class AsyncClient:
                  on_auth_expired: Optional[Callable[[Error], Any]] = None,
                  on_event: Optional[Callable[[Dict[str, Any]], Any]] = None,
                  event_hooks: Optional[Dict[str, Sequence[Callable[[Any], Any]]]] = None,
-                 auth: Any = None, follow_redirects: bool = True) -> None:
-        text = config_text(config, force={"callbacks": "queue"})
+                 auth: Any = None, follow_redirects: bool = True, verify: Verify = True,
+                 cert: Optional[Cert] = None, proxy: Optional[str] = _UNSET,
+                 http2: Optional[bool] = None) -> None:
+        text = with_connection_keys(config_text(config, force={"callbacks": "queue"}),
+                                    connection_keys(verify, cert, proxy, http2))
         self._core = ClientCore(text if follow_redirects else without_redirects(text), on_error)
         self._core.redirect_limit = -1 if follow_redirects else configured_redirects(text)
         apply_auth(self._core, auth)

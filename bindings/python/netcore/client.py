@@ -10,6 +10,7 @@ from . import _hooks
 from ._capi import C, NC_OK, ErrorHandle, ResponseHandle, TaskHandle
 from ._adapters import apply_auth, configured_redirects, redirect_arg, without_redirects
 from ._core import ClientCore, Config, Pending, config_text, convert, data_key, report
+from ._tls import _UNSET, Cert, Verify, connection_keys, with_connection_keys
 from ._request import HeadersArg, Params, build_request, cstr, endpoint_request, endpoint_spec, plain_request
 from .errors import Error, Status, check_call, error_for
 from .response import Response
@@ -122,6 +123,16 @@ class Client:
             failed request (sync, callback or asyncio; cancellations included),
             on the thread that completes it, before the error is raised or passed
             on. What it raises is logged (logger ``"netcore"``), never propagated.
+        verify: ``True`` (default): the system CA store. A path: the CA bundle file
+            (``tls.ca_file``) or ``openssl rehash`` directory (``tls.ca_path``) to
+            trust instead, e.g. a private CA or a development server's self-signed
+            certificate. ``False`` is refused (:class:`~netcore.InvalidConfig`):
+            certificate verification is always on (``docs/tls.md``).
+        cert: the client certificate: a PEM file holding certificate and key, or a
+            ``(cert, key)`` pair of files (``tls.client_cert`` / ``tls.client_key``).
+        proxy: a proxy URL for every request (``proxy.url``; wins over the
+            environment); ``None`` or ``""``: no proxy at all.
+        http2: ``True`` asks for HTTP/2 over https (``http_version`` ``"2"``).
 
     Raises:
         InvalidConfig: the configuration is wrong; the message names the key.
@@ -131,10 +142,12 @@ class Client:
     :meth:`request`. :class:`~netcore.AsyncClient` has the same request methods
     with the same parameters, to be awaited (``await client.get(...)``).
 
-    Proxies come from the environment (``http_proxy``, ``https_proxy``,
-    ``all_proxy``, ``no_proxy`` and their upper-case forms, as libcurl reads them),
-    read once when the client is made: a later change to ``os.environ`` does not
-    affect it (``docs/configuration.md``, "Proxies").
+    Without ``proxy=`` (or the configuration's ``"proxy"``), proxies come from the
+    environment (``http_proxy``, ``https_proxy``, ``all_proxy``, ``no_proxy`` and
+    their upper-case forms, as libcurl reads them), read once when the client is
+    made: a later change to ``os.environ`` does not affect it
+    (``docs/configuration.md``, "proxy"). Keyword arguments win over the same
+    members of the configuration.
     """
 
     _core: ClientCore
@@ -143,8 +156,11 @@ class Client:
                  on_auth_expired: Optional[Callable[[Error], Any]] = None,
                  on_event: Optional[Callable[[Dict[str, Any]], Any]] = None,
                  event_hooks: Optional[Dict[str, Sequence[Callable[[Any], Any]]]] = None,
-                 auth: Any = None, follow_redirects: bool = True) -> None:
-        text = self._config_text(config)
+                 auth: Any = None, follow_redirects: bool = True, verify: Verify = True,
+                 cert: Optional[Cert] = None, proxy: Optional[str] = _UNSET,
+                 http2: Optional[bool] = None) -> None:
+        text = with_connection_keys(self._config_text(config),
+                                    connection_keys(verify, cert, proxy, http2))
         self._core = ClientCore(text if follow_redirects else without_redirects(text), on_error)
         self._core.redirect_limit = -1 if follow_redirects else configured_redirects(text)
         self._finalizer = weakref.finalize(self, self._core.free_from_finalizer)

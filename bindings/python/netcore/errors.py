@@ -421,3 +421,10 @@ def check_call(function: Any, *args: Any, detail: str = "") -> None:
     status = function(*args)
     if status != NC_OK:
         raise error_for(status, function=function.__name__, detail=detail)
+
+
+def client_error(code: ClientCode, message: str) -> Error:
+    """The :class:`ClientError` subclass for ``code`` with ``message``, for a refusal
+    decided in Python before any C call (``verify=False``: :class:`InvalidConfig`)."""
+    return Error.from_info({"domain": "NCClientErrorDomain", "domain_code": int(Domain.CLIENT),
+                            "code": int(code), "message": message})

@@ -1,0 +1,85 @@
+import CCurlShim
+
+/// What to do about a TLS or protocol failure, chosen from libcurl's error detail
+/// (the text of CURLOPT_ERRORBUFFER, which carries OpenSSL's reason): one CURLcode
+/// covers causes with different fixes (CURLE_SSL_CONNECT_ERROR is a plain-HTTP
+/// port, a TLS version no side shares, or a refused client certificate).
+/// docs/errors.md lists the same causes and fixes.
+extension TransportErrors {
+    /// Advice for `code` given `detail`; nil when there is nothing specific to say.
+    static func advice(_ code: CURLcode, detail: String) -> String? {
+        let d = detail.lowercased()
+        switch code {
+        case CURLE_PEER_FAILED_VERIFICATION:
+            if d.contains("expired") {
+                return
+                    "The server's certificate has expired: the server must renew it (check this machine's clock too). Verification cannot be turned off."
+            }
+            if d.contains("host name") || d.contains("hostname") {
+                return
+                    "The server's certificate is for another host name: use the host name it names in the URL, or fix the server's certificate. Verification cannot be turned off."
+            }
+            return
+                "The server's certificate is not signed by a CA this client trusts. For a private CA, or a self-signed development server, name that CA's certificate (or the self-signed certificate) in tls.ca_file (docs/tls.md); verification cannot be turned off."
+        case CURLE_SSL_CACERT_BADFILE:
+            return "The CA file or directory (tls.ca_file / tls.ca_path) could not be read or holds no PEM certificate."
+        case CURLE_SSL_CERTPROBLEM:
+            return
+                "The client certificate or key (tls.client_cert / tls.client_key) could not be used: both must be PEM, and the key must belong to the certificate."
+        case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+            return
+                "The server's public key matches none of tls.pinned_public_keys: the server changed its key, or a pin is wrong (docs/tls.md shows how to compute one)."
+        case CURLE_SSL_CONNECT_ERROR, CURLE_RECV_ERROR, CURLE_SEND_ERROR:
+            if d.contains("wrong version number") || d.contains("packet length too long") || d.contains("http request")
+            {
+                return
+                    "The server did not answer in TLS: this https:// URL probably names a plain-HTTP port. Use http://, or the server's TLS port."
+            }
+            if d.contains("alert protocol version") || d.contains("unsupported protocol")
+                || d.contains("no protocols available")
+            {
+                return
+                    "The server and this client share no TLS version: the server does not accept tls.min_version or newer. Upgrade the server; lower tls.min_version (never below 1.2) only if it cannot be."
+            }
+            if d.contains("certificate required") || d.contains("alert handshake failure")
+                || d.contains("alert unknown ca")
+                || d.contains("alert bad certificate") || d.contains("alert certificate unknown")
+            {
+                return
+                    "The server refused the TLS handshake: it probably requires a client certificate (tls.client_cert and tls.client_key) or does not accept the one sent."
+            }
+            return code == CURLE_SSL_CONNECT_ERROR
+                ? "The TLS handshake failed: check that the URL's port serves https, and the server's TLS configuration."
+                : nil
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            if d.contains("http/0.9") || d.contains("unsupported http") {
+                return
+                    "The server's answer is not HTTP (its first line is not an HTTP status line): check that the URL names an HTTP server and its port."
+            }
+            return "Only http and https are allowed, for redirects too."
+        case CURLE_HTTP2, CURLE_HTTP2_STREAM:
+            return
+                "The HTTP/2 exchange failed: with http_version \"2-prior-knowledge\" the server must speak HTTP/2; use \"2\" or \"1.1\" for other servers."
+        default:
+            return nil
+        }
+    }
+}
+
+extension TransportErrors {
+    /// libcurl refuses a header line longer than CURL_MAX_HTTP_HEADER (100 KiB) with
+    /// CURLE_OUT_OF_MEMORY and no detail, before the sink sees the line, so the
+    /// header limits cannot catch it. Out of memory while a header block is still
+    /// arriving is that refusal (a real shortage there is far less likely): the
+    /// documented NC_CLIENT_HEADERS_TOO_LARGE with a message that says why, not
+    /// TRANSPORT 27 "Out of memory".
+    static func headerLineTooLong(_ code: CURLcode, inHeaders: Bool, _ limits: Configuration.Limits) -> NetError? {
+        guard code == CURLE_OUT_OF_MEMORY, inHeaders else { return nil }
+        var e = NetError.headersTooLarge(countLimit: limits.maxHeaderCount, byteLimit: limits.maxHeaderBytes)
+        e.message =
+            "A response header line is longer than libcurl accepts (100 KiB per line, CURL_MAX_HTTP_HEADER); "
+            + "the transfer was stopped. The server sends oversized headers: fix the server (no client limit "
+            + "raises this one)."
+        return e
+    }
+}
