@@ -136,3 +136,13 @@ uninstall:
 test-install: lib
 	@Tests/install/run.sh
 
+
+# ---------------------------------------------------------------- ABI baseline
+# make abi-check      compare the library and header with abi/ (abidiff; part of make test)
+# make abi-baseline   record abi/ anew: at the first release of a new major version (docs/abi.md)
+.PHONY: abi-check abi-baseline
+abi-check: lib
+	@scripts/abi.sh check
+
+abi-baseline: lib
+	@scripts/abi.sh baseline
