@@ -29,6 +29,14 @@ check "the library, its soname and development links" test -f "$prefix/lib/libne
   -a "$(readlink "$prefix/lib/libnetcore.so.0")" = "libnetcore.so.$version" \
   -a "$(readlink "$prefix/lib/libnetcore.so")" = "libnetcore.so.0"
 check "installed stripped, with a debug link" bash -c "! readelf -S '$prefix/lib/libnetcore.so.$version' | grep -q '\.debug_info' && readelf -S '$prefix/lib/libnetcore.so.$version' | grep -q gnu_debuglink"
+# The size budget of docs/size.md: 7 MB installed. Over it, `make size-report` says
+# where the bytes come from; the usual cause is one call into a Swift library that
+# was not linked before (String.contains(String) brings _StringProcessing: 1.2 MB).
+installed_bytes=$(stat -c %s "$prefix/lib/libnetcore.so.$version" 2>/dev/null || echo 0)
+check "installed library within the 7 MB budget ($installed_bytes bytes; docs/size.md)" \
+  test "$installed_bytes" -gt 0 -a "$installed_bytes" -le 7000000
+check "no _StringProcessing or _RegexParser linked in (docs/size.md)" \
+  bash -c "! nm build/lib/libnetcore.so.0 | grep -q '17_StringProcessing\|12_RegexParser'"
 check "header, netcore.pc, CMake package" test -f "$prefix/include/netcore.h" -a -f "$prefix/lib/pkgconfig/netcore.pc" \
   -a -f "$prefix/lib/cmake/netcore/netcoreConfig.cmake"
 
