@@ -184,3 +184,15 @@ size-report: deps
 clean: clean-size
 clean-size:
 	rm -rf .build-size
+
+# ---------------------------------------------------------------- Python wheel
+# make wheel: build/wheel/netcore-VERSION-py3-none-PLATFORM.whl, the Python package with
+# the stripped libnetcore.so.0 next to its modules (bindings/python/setup.py), for
+# `pip install build/wheel/netcore-*.whl` on a machine with libcurl, jansson and libcrypto.
+.PHONY: wheel test-wheel
+wheel: lib
+	@scripts/build-wheel.sh $(CURDIR)/$(BUILD)/wheel
+
+# Builds the wheel, installs it into a fresh venv away from the tree, runs a request.
+test-wheel: lib
+	@Tests/wheel/run.sh

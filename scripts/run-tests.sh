@@ -26,6 +26,7 @@ run_suite "C (header, ABI, examples)" Tests/C/run.sh
 run_suite "ABI (exports, Since lines, abidiff baseline)" Tests/abi/run.sh
 run_suite "Python" Tests/python/run.sh
 run_suite "Install (make install, pkg-config, CMake)" Tests/install/run.sh
+run_suite "Python wheel (make wheel, installed into a fresh venv)" Tests/wheel/run.sh
 
 echo
 [ ${#failures[@]} -gt 0 ] && echo "failed suites: ${failures[*]}"
