@@ -196,3 +196,40 @@ wheel: lib
 # Builds the wheel, installs it into a fresh venv away from the tree, runs a request.
 test-wheel: lib
 	@Tests/wheel/run.sh
+
+# ---------------------------------------------------------------- ncurl (tools/ncurl)
+# build/bin/ncurl, built with the examples (so `make test` has it) on the public API
+# only; make install puts it in $(PREFIX)/bin with its manual in share/man/man1.
+NCURL := $(BUILD)/bin/ncurl
+C_FORMAT_FILES += tools/ncurl/ncurl.c
+INST_BIN := $(DESTDIR)$(PREFIX)/bin
+INST_MAN1 := $(DESTDIR)$(PREFIX)/share/man/man1
+.PHONY: ncurl install-ncurl uninstall-ncurl test-ncurl
+$(NCURL): tools/ncurl/ncurl.c include/netcore.h $(LIBDIR)/$(SONAME)
+	@mkdir -p $(BUILD)/bin
+	$(CC) $(EXAMPLE_CFLAGS) $(CFLAGS) -o $@ $< $(EXAMPLE_LIBS)
+
+ncurl: lib
+	@$(MAKE) --no-print-directory $(NCURL)
+
+examples: ncurl
+install: install-ncurl
+uninstall: uninstall-ncurl
+
+install-ncurl: ncurl
+	install -d $(INST_BIN) $(INST_MAN1)
+	install -m 755 $(NCURL) $(INST_BIN)/ncurl
+	install -m 644 tools/ncurl/ncurl.1 $(INST_MAN1)/ncurl.1
+
+uninstall-ncurl:
+	rm -f $(INST_BIN)/ncurl $(INST_MAN1)/ncurl.1
+
+test-ncurl: ncurl
+	@Tests/ncurl/run.sh
+
+# ---------------------------------------------------------------- make mock
+# The bundled mock API in the foreground, for the README's snippets: prints its URL
+# (http://127.0.0.1:8080/api; MOCK_PORT= another port, 0 a free one); Ctrl-C stops it.
+.PHONY: mock
+mock:
+	@scripts/mock.sh

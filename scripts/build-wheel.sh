@@ -2,8 +2,9 @@
 # make wheel: builds build/wheel/netcore-VERSION-py3-none-PLATFORM.whl, the Python
 # package with libnetcore.so.0 (stripped) inside it, from build/lib (make lib first).
 # The package is built from a copy (so bindings/python gets no build/ or egg-info),
-# offline, in a build venv (build/wheel-venv) with setuptools >= 70.1, which has
-# bdist_wheel itself. bindings/python/setup.py does the bundling and the tag.
+# offline, in a build venv (build/wheel-venv; its first creation installs
+# setuptools >= 70.1 from PyPI, the first version with bdist_wheel of its own).
+# bindings/python/setup.py does the bundling and the tag.
 #   scripts/build-wheel.sh [OUTDIR]     prints the wheel's path last
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

@@ -39,6 +39,8 @@ check "no _StringProcessing or _RegexParser linked in (docs/size.md)" \
   bash -c "! nm build/lib/libnetcore.so.0 | grep -q '17_StringProcessing\|12_RegexParser'"
 check "header, netcore.pc, CMake package" test -f "$prefix/include/netcore.h" -a -f "$prefix/lib/pkgconfig/netcore.pc" \
   -a -f "$prefix/lib/cmake/netcore/netcoreConfig.cmake"
+check "ncurl and its manual (bin/ncurl, share/man/man1/ncurl.1)" test -x "$prefix/bin/ncurl" -a -f "$prefix/share/man/man1/ncurl.1"
+check "the installed ncurl loads the installed library (\$ORIGIN/../lib)" bash -c "[ \"\$(realpath \"\$(ldd '$prefix/bin/ncurl' | sed -n 's/.*libnetcore\.so\.0 => \([^ ]*\) .*/\1/p')\")\" = \"\$(realpath '$prefix/lib/libnetcore.so.0')\" ] && '$prefix/bin/ncurl' --version | grep -qx 'ncurl $version (libnetcore $version)'"
 
 if ! mock_start; then fail "the mock server did not start"; echo "install: $passed passed, $((failed)) failed"; exit 1; fi
 base="http://127.0.0.1:$mock_port/api"
