@@ -2,14 +2,17 @@
 """Where the bytes of libnetcore.so come from (docs/size.md).
 
 Reads the linker map (gold's, GNU ld's or lld's) of a `make lib` build (`make size-report` writes one with
-`-Xlinker -Map=`) and sums the sizes of the allocated input sections (code, read-only
-data, data, unwind tables, Swift metadata; never debug info) per origin:
+`-Xlinker -Map=`) and sums the sizes of the input sections that hold code and data (code,
+read-only data, data, Swift metadata; not unwind tables, relocations, bss or debug
+info, which the linkers' maps attribute differently) per origin:
 
   ours            NetCore, CNetAPI and CCurlShim objects of this package
   Swift stdlib    libswiftCore.a's Swift code (Swift.o)
   C++ runtime     libswiftCore.a's runtime written in C++ (*.cpp.o), demangler apart
   demangler       the Swift demangler/remangler inside libswiftCore.a
-  concurrency     libswift_Concurrency.a (async/await, tasks, actors)
+  concurrency     libswift_Concurrency.a (async/await, tasks, actors), with the
+                  libdispatch.a and libBlocksRuntime.a it brings
+  regex           libswift_StringProcessing.a and libswift_RegexParser.a
   other           every other input (other Swift static libraries, crt files, ...)
 
     python3 scripts/size-report.py build/size/libnetcore.map [--top N]
@@ -24,13 +27,16 @@ DEMANGLER = re.compile(
     r"Punycode|ManglingUtils|Context|Errors)\.cpp\.o\)"
 )
 # Allocated output sections only: a map also lists .debug_* and .comment.
-SKIP = re.compile(r"^\.(debug|comment|note\.GNU-stack|gnu_debuglink|symtab|strtab|shstrtab)")
+SKIP = re.compile(r"^\.(debug|comment|note\.GNU-stack|gnu_debuglink|symtab|strtab|shstrtab|eh_frame|bss|tbss|rela)")
 LINE = re.compile(r"^ (\S+)?\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*)$")
 
 
 def origin(path: str) -> str:
-    if "libswift_Concurrency.a" in path:
+    # libdispatch and the blocks runtime come only with the concurrency runtime
+    if re.search(r"/(libswift_Concurrency|libdispatch|libBlocksRuntime)\.a\(", path):
         return "concurrency"
+    if re.search(r"/(libswift_StringProcessing|libswift_RegexParser)\.a\(", path):
+        return "regex"
     if "libswiftCore.a" in path:
         if path.endswith("(Swift.o)"):
             return "Swift stdlib"
@@ -115,7 +121,7 @@ def main():
     if not sizes:
         sys.exit(f"{args.map}: no input sections found (not a GNU ld/gold map?)")
     total = sum(sizes.values())
-    order = ["ours", "Swift stdlib", "C++ runtime", "demangler", "concurrency", "other"]
+    order = ["ours", "Swift stdlib", "C++ runtime", "demangler", "concurrency", "regex", "other"]
     print(f"{'origin':<14} {'bytes':>10} {'share':>6}")
     for key in order:
         if key in sizes:
