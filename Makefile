@@ -35,7 +35,9 @@ deps:
 lib: deps
 	swift build $(SWIFT_RELEASE_FLAGS)
 	@mkdir -p $(LIBDIR)
-	@cp -f .build/release/libnetcore.so $(LIBDIR)/$(SONAME)
+	@# A new file renamed over the old one: a program running on the old library
+	@# keeps its mapping (cp over it in place crashed a running test once).
+	@cp -f .build/release/libnetcore.so $(LIBDIR)/$(SONAME).tmp && mv -f $(LIBDIR)/$(SONAME).tmp $(LIBDIR)/$(SONAME)
 	@ln -sf $(SONAME) $(LIBDIR)/libnetcore.so
 	@echo "built $(LIBDIR)/$(SONAME)"
 
@@ -136,3 +138,100 @@ uninstall:
 test-install: lib
 	@Tests/install/run.sh
 
+
+# ---------------------------------------------------------------- ABI baseline
+# make abi-check      compare the library and header with abi/ (abidiff; part of make test)
+# make abi-baseline   record abi/ anew: at the first release of a new major version (docs/abi.md)
+.PHONY: abi-check abi-baseline
+abi-check: lib
+	@scripts/abi.sh check
+
+abi-baseline: lib
+	@scripts/abi.sh baseline
+
+# ---------------------------------------------------------------- size (docs/size.md)
+# Link flags that make libnetcore.so smaller at no measured cost in speed (callgrind,
+# instructions per request: docs/size.md). Appended to SWIFT_RELEASE_FLAGS, so `make lib`
+# and everything built from it use them.
+#  - lld, the toolchain's linker (gold otherwise), because it can:
+#  - pack relative relocations (DT_RELR): the Swift metadata's absolute pointers need
+#    ~25,000 of them, 600 KB as RELA, 4 KB as RELR. Needs glibc >= 2.36 where the
+#    library runs (lld adds the GLIBC_ABI_DT_RELR version need); used only when the
+#    building machine's glibc has it, as the library links against that glibc anyway.
+#  - fold identical functions (--icf=all; code only: lld folds read-only data only
+#    with --ignore-data-address-equality, never given here). Swift gives functions no
+#    identity a program can observe; Apple's linker deduplicates Swift code by default.
+# NC_SIZE_FLAGS= (empty) builds as before, with gold.
+LLD_PATH    := $(dir $(realpath $(shell command -v swift 2>/dev/null)))ld.lld
+GLIBC_MINOR := $(shell getconf GNU_LIBC_VERSION 2>/dev/null | sed -n 's/^glibc 2\.\([0-9]*\).*/\1/p')
+ifneq ($(wildcard $(LLD_PATH)),)
+NC_SIZE_FLAGS ?= -Xswiftc -use-ld=lld -Xlinker --icf=all \
+	$(if $(shell [ "$(GLIBC_MINOR)" -ge 36 ] 2>/dev/null && echo y),-Xlinker -z -Xlinker pack-relative-relocs)
+endif
+SWIFT_RELEASE_FLAGS += $(NC_SIZE_FLAGS)
+
+# make size-report: the library linked with a map (in .build-size/, apart from .build/),
+# its size as built and as installed (stripped), and the bytes per origin.
+.PHONY: size-report
+size-report: deps
+	@mkdir -p $(BUILD)/size
+	swift build $(SWIFT_RELEASE_FLAGS) --scratch-path .build-size -Xlinker -Map=$(CURDIR)/$(BUILD)/size/libnetcore.map
+	@cp -f .build-size/release/libnetcore.so $(BUILD)/size/libnetcore.so.0
+	@objcopy --strip-unneeded $(BUILD)/size/libnetcore.so.0 $(BUILD)/size/libnetcore.so.0.stripped
+	@echo "as built:     $$(stat -c %s $(BUILD)/size/libnetcore.so.0) bytes"
+	@echo "as installed: $$(stat -c %s $(BUILD)/size/libnetcore.so.0.stripped) bytes (objcopy --strip-unneeded, as make install)"
+	@python3 scripts/size-report.py $(BUILD)/size/libnetcore.map --top 15
+
+.PHONY: clean-size
+clean: clean-size
+clean-size:
+	rm -rf .build-size
+
+# ---------------------------------------------------------------- Python wheel
+# make wheel: build/wheel/netcore-VERSION-py3-none-PLATFORM.whl, the Python package with
+# the stripped libnetcore.so.0 next to its modules (bindings/python/setup.py), for
+# `pip install build/wheel/netcore-*.whl` on a machine with libcurl, jansson and libcrypto.
+.PHONY: wheel test-wheel
+wheel: lib
+	@scripts/build-wheel.sh $(CURDIR)/$(BUILD)/wheel
+
+# Builds the wheel, installs it into a fresh venv away from the tree, runs a request.
+test-wheel: lib
+	@Tests/wheel/run.sh
+
+# ---------------------------------------------------------------- ncurl (tools/ncurl)
+# build/bin/ncurl, built with the examples (so `make test` has it) on the public API
+# only; make install puts it in $(PREFIX)/bin with its manual in share/man/man1.
+NCURL := $(BUILD)/bin/ncurl
+C_FORMAT_FILES += tools/ncurl/ncurl.c
+INST_BIN := $(DESTDIR)$(PREFIX)/bin
+INST_MAN1 := $(DESTDIR)$(PREFIX)/share/man/man1
+.PHONY: ncurl install-ncurl uninstall-ncurl test-ncurl
+$(NCURL): tools/ncurl/ncurl.c include/netcore.h $(LIBDIR)/$(SONAME)
+	@mkdir -p $(BUILD)/bin
+	$(CC) $(EXAMPLE_CFLAGS) $(CFLAGS) -o $@ $< $(EXAMPLE_LIBS)
+
+ncurl: lib
+	@$(MAKE) --no-print-directory $(NCURL)
+
+examples: ncurl
+install: install-ncurl
+uninstall: uninstall-ncurl
+
+install-ncurl: ncurl
+	install -d $(INST_BIN) $(INST_MAN1)
+	install -m 755 $(NCURL) $(INST_BIN)/ncurl
+	install -m 644 tools/ncurl/ncurl.1 $(INST_MAN1)/ncurl.1
+
+uninstall-ncurl:
+	rm -f $(INST_BIN)/ncurl $(INST_MAN1)/ncurl.1
+
+test-ncurl: ncurl
+	@Tests/ncurl/run.sh
+
+# ---------------------------------------------------------------- make mock
+# The bundled mock API in the foreground, for the README's snippets: prints its URL
+# (http://127.0.0.1:8080/api; MOCK_PORT= another port, 0 a free one); Ctrl-C stops it.
+.PHONY: mock
+mock:
+	@scripts/mock.sh

@@ -50,6 +50,20 @@ extern "C" {
 #  define NC_API
 #endif
 
+/* Marks a function kept for compatibility: a call compiles and works, with a warning
+ * naming its replacement; the next major version may remove it (docs/abi.md).
+ * Written before the return type: NC_API NC_DEPRECATED("use nc_y()") int nc_x(void);
+ * Define NC_NO_DEPRECATION_WARNINGS before including this header to silence them. */
+#if defined(NC_NO_DEPRECATION_WARNINGS)
+#  define NC_DEPRECATED(msg)
+#elif defined(__GNUC__) || defined(__clang__)
+#  define NC_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#elif defined(_MSC_VER)
+#  define NC_DEPRECATED(msg) __declspec(deprecated(msg))
+#else
+#  define NC_DEPRECATED(msg)
+#endif
+
 /* ------------------------------------------------------------------------- */
 /* Versions                                                                   */
 /* ------------------------------------------------------------------------- */
@@ -67,6 +81,7 @@ extern "C" {
  * Ownership: static string; never free it. Never NULL.
  * Thread:    any thread.
  * Returns:   cannot fail.
+ * Since:     0.1
  */
 NC_API const char *nc_version(void);
 
@@ -77,6 +92,7 @@ NC_API const char *nc_version(void);
  * Ownership: none.
  * Thread:    any thread.
  * Returns:   cannot fail.
+ * Since:     0.1
  */
 NC_API uint32_t nc_version_number(void);
 
@@ -98,6 +114,7 @@ typedef int32_t nc_status;
  *   values this version does not know).
  * Thread:    any thread.
  * Returns:   cannot fail.
+ * Since:     0.1
  */
 NC_API const char *nc_status_str(nc_status status);
 
@@ -138,6 +155,7 @@ typedef int32_t nc_domain;
  * Ownership: `error` is borrowed.
  * Thread:    any thread.
  * Returns:   0 if `error` is NULL.
+ * Since:     0.1
  */
 NC_API nc_domain nc_error_domain(const nc_error *error);
 
@@ -149,6 +167,7 @@ NC_API nc_domain nc_error_domain(const nc_error *error);
  * Ownership: static string. Never NULL.
  * Thread:    any thread.
  * Returns:   "NCUnknownErrorDomain" if `error` is NULL.
+ * Since:     0.1
  */
 NC_API const char *nc_error_domain_name(const nc_error *error);
 
@@ -161,6 +180,7 @@ NC_API const char *nc_error_domain_name(const nc_error *error);
  * Ownership: `error` is borrowed.
  * Thread:    any thread.
  * Returns:   0 if `error` is NULL.
+ * Since:     0.1
  */
 NC_API int64_t nc_error_code(const nc_error *error);
 
@@ -172,6 +192,7 @@ NC_API int64_t nc_error_code(const nc_error *error);
  * Ownership: borrowed from `error`. Never NULL.
  * Thread:    any thread.
  * Returns:   "" if `error` is NULL.
+ * Since:     0.1
  */
 NC_API const char *nc_error_code_str(const nc_error *error);
 
@@ -182,6 +203,7 @@ NC_API const char *nc_error_code_str(const nc_error *error);
  * Ownership: borrowed from `error`. Never NULL.
  * Thread:    any thread.
  * Returns:   a fixed text if `error` is NULL.
+ * Since:     0.1
  */
 NC_API const char *nc_error_message(const nc_error *error);
 
@@ -192,6 +214,7 @@ NC_API const char *nc_error_message(const nc_error *error);
  * Ownership: `error` is borrowed.
  * Thread:    any thread.
  * Returns:   0 if `error` is NULL.
+ * Since:     0.1
  */
 NC_API int32_t nc_error_http_status(const nc_error *error);
 
@@ -202,6 +225,7 @@ NC_API int32_t nc_error_http_status(const nc_error *error);
  * Ownership: borrowed from `error`.
  * Thread:    any thread.
  * Returns:   NULL if there is none or `error` is NULL.
+ * Since:     0.1
  */
 NC_API const char *nc_error_trace_id(const nc_error *error);
 
@@ -212,6 +236,7 @@ NC_API const char *nc_error_trace_id(const nc_error *error);
  * Ownership: BORROWED reference, lives as long as `error`.
  * Thread:    any thread; do not modify the value.
  * Returns:   NULL if there is none (absent or JSON null) or `error` is NULL.
+ * Since:     0.1
  */
 NC_API json_t *nc_error_data(const nc_error *error);
 
@@ -221,6 +246,7 @@ NC_API json_t *nc_error_data(const nc_error *error);
  * Ownership: borrowed from `error`. `len_out` (may be NULL) receives the length.
  * Thread:    any thread.
  * Returns:   NULL if there is no data or `error` is NULL (then *len_out is not written).
+ * Since:     0.1
  */
 NC_API const char *nc_error_data_json(const nc_error *error, size_t *len_out);
 
@@ -230,6 +256,7 @@ NC_API const char *nc_error_data_json(const nc_error *error, size_t *len_out);
  * Ownership: borrowed from `error`. `len_out` (may be NULL) receives the length.
  * Thread:    any thread.
  * Returns:   NULL with *len_out = 0 when there was no body; NULL if `error` is NULL.
+ * Since:     0.1
  */
 NC_API const void *nc_error_body(const nc_error *error, size_t *len_out);
 
@@ -241,6 +268,7 @@ NC_API const void *nc_error_body(const nc_error *error, size_t *len_out);
  * Ownership: `error` is borrowed.
  * Thread:    any thread.
  * Returns:   0 if `error` is NULL.
+ * Since:     0.1
  */
 NC_API int32_t nc_error_attempts(const nc_error *error);
 
@@ -251,6 +279,7 @@ NC_API int32_t nc_error_attempts(const nc_error *error);
  * Ownership: `error` is borrowed.
  * Thread:    any thread.
  * Returns:   0 if `error` is NULL.
+ * Since:     0.1
  */
 NC_API int nc_error_is_retryable(const nc_error *error);
 
@@ -261,6 +290,7 @@ NC_API int nc_error_is_retryable(const nc_error *error);
  * Ownership: `error` is borrowed.
  * Thread:    any thread.
  * Returns:   0 if `error` is NULL.
+ * Since:     0.1
  */
 NC_API int nc_error_is_auth_expired(const nc_error *error);
 
@@ -273,6 +303,7 @@ NC_API int nc_error_is_auth_expired(const nc_error *error);
  * Ownership: borrowed from `error`. Never NULL for a non-NULL error.
  * Thread:    any thread.
  * Returns:   NULL if `error` is NULL.
+ * Since:     0.1
  */
 NC_API const char *nc_error_json(const nc_error *error);
 
@@ -283,6 +314,7 @@ NC_API const char *nc_error_json(const nc_error *error);
  * Ownership: `error` is borrowed; the result is new, release with nc_error_free().
  * Thread:    any thread.
  * Returns:   NULL if `error` is NULL.
+ * Since:     0.1
  */
 NC_API nc_error *nc_error_copy(const nc_error *error);
 
@@ -293,6 +325,7 @@ NC_API nc_error *nc_error_copy(const nc_error *error);
  * Ownership: consumes `error`. NULL is a no-op.
  * Thread:    any thread.
  * Returns:   nothing.
+ * Since:     0.1
  */
 NC_API void nc_error_free(nc_error *error);
 
@@ -321,6 +354,7 @@ typedef struct nc_client nc_client;
  * Thread:    any thread.
  * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL argument, bad JSON or config);
  *   NC_ERR_FAILED (libcurl or the thread could not be started).
+ * Since:     0.1
  */
 NC_API nc_status nc_client_new(const char *config_json, nc_client **client_out, nc_error **error_out);
 
@@ -336,6 +370,7 @@ NC_API nc_status nc_client_new(const char *config_json, nc_client **client_out, 
  *   NULL is a no-op.
  * Thread:    any thread except this client's callbacks.
  * Returns:   nothing.
+ * Since:     0.1
  */
 NC_API void nc_client_free(nc_client *client);
 
@@ -347,6 +382,7 @@ NC_API void nc_client_free(nc_client *client);
  * Thread:    any thread.
  * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL argument or unknown name; the
  *   environment is unchanged).
+ * Since:     0.1
  */
 NC_API nc_status nc_client_set_environment(nc_client *client, const char *name);
 
@@ -358,6 +394,7 @@ NC_API nc_status nc_client_set_environment(nc_client *client, const char *name);
  * Thread:    any thread.
  * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client or name, a name that is
  *   not an HTTP token, CR/LF in the value, invalid UTF-8; nothing changes).
+ * Since:     0.1
  */
 NC_API nc_status nc_client_set_header(nc_client *client, const char *name, const char *value);
 
@@ -382,6 +419,7 @@ typedef struct nc_request nc_request;
  * Thread:    any thread.
  * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL, empty, not a token, CR/LF,
  *   spaces or control characters in the URL, a scheme other than http/https).
+ * Since:     0.1
  */
 NC_API nc_status nc_request_new(const char *method, const char *path_or_url, nc_request **request_out);
 
@@ -391,6 +429,7 @@ NC_API nc_status nc_request_new(const char *method, const char *path_or_url, nc_
  * Ownership: consumes `request`. NULL is a no-op.
  * Thread:    the thread that uses the builder.
  * Returns:   nothing.
+ * Since:     0.1
  */
 NC_API void nc_request_free(nc_request *request);
 
@@ -402,6 +441,7 @@ NC_API void nc_request_free(nc_request *request);
  * Thread:    the thread that uses the builder.
  * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request/name, name not an HTTP
  *   token, CR/LF/control characters in value, invalid UTF-8; nothing changes).
+ * Since:     0.1
  */
 NC_API nc_status nc_request_set_header(nc_request *request, const char *name, const char *value);
 
@@ -413,6 +453,7 @@ NC_API nc_status nc_request_set_header(nc_request *request, const char *name, co
  * Thread:    the thread that uses the builder.
  * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request/name, empty name,
  *   invalid UTF-8).
+ * Since:     0.1
  */
 NC_API nc_status nc_request_set_query(nc_request *request, const char *name, const char *value);
 
@@ -425,6 +466,7 @@ NC_API nc_status nc_request_set_query(nc_request *request, const char *name, con
  * Thread:    the thread that uses the builder.
  * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL, not JSON, not an object,
  *   nested deeper than 512; nothing changes).
+ * Since:     0.1
  */
 NC_API nc_status nc_request_set_params_json(nc_request *request, const char *json, size_t len);
 
@@ -435,6 +477,7 @@ NC_API nc_status nc_request_set_params_json(nc_request *request, const char *jso
  * Thread:    the thread that uses the builder.
  * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL, not an object, nested deeper
  *   than 512; nothing changes).
+ * Since:     0.1
  */
 NC_API nc_status nc_request_set_params(nc_request *request, json_t *params);
 
@@ -444,6 +487,7 @@ NC_API nc_status nc_request_set_params(nc_request *request, json_t *params);
  * Ownership: `request` is borrowed.
  * Thread:    the thread that uses the builder.
  * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, unknown value).
+ * Since:     0.1
  */
 NC_API nc_status nc_request_set_encoding(nc_request *request, int32_t encoding);
 
@@ -455,6 +499,7 @@ NC_API nc_status nc_request_set_encoding(nc_request *request, int32_t encoding);
  * Thread:    the thread that uses the builder.
  * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, NULL bytes with len>0,
  *   CR/LF in content_type).
+ * Since:     0.1
  */
 NC_API nc_status nc_request_set_body(nc_request *request, const void *bytes, size_t len,
                                      const char *content_type);
@@ -467,6 +512,7 @@ NC_API nc_status nc_request_set_body(nc_request *request, const void *bytes, siz
  * Ownership: `request` is borrowed.
  * Thread:    the thread that uses the builder.
  * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, negative value).
+ * Since:     0.1
  */
 NC_API nc_status nc_request_set_timeout_ms(nc_request *request, int64_t ms);
 
@@ -478,6 +524,7 @@ NC_API nc_status nc_request_set_timeout_ms(nc_request *request, int64_t ms);
  * Ownership: `request` is borrowed.
  * Thread:    the thread that uses the builder.
  * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, value other than 0/1).
+ * Since:     0.1
  */
 NC_API nc_status nc_request_set_envelope(nc_request *request, int enabled);
 
@@ -497,6 +544,7 @@ NC_API nc_status nc_request_set_envelope(nc_request *request, int enabled);
  * Thread:    the thread that uses the builder.
  * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, empty path or invalid
  *   UTF-8) and the request is unchanged.
+ * Since:     0.2
  */
 NC_API nc_status nc_request_set_output_file(nc_request *request, const char *path);
 
@@ -825,6 +873,7 @@ typedef void (*nc_complete_fn)(const nc_response *response, const nc_error *erro
  *   NC_ERR_INVALID_STATE (client shutting down) — then `fn` is never called and
  *   *task_out is not written. A request that cannot be built (e.g. a relative path
  *   without base_url) is accepted and completes with NC_CLIENT_INVALID_REQUEST.
+ * Since:     0.1
  */
 NC_API nc_status nc_client_send(nc_client *client, const nc_request *request, nc_complete_fn fn,
                                 void *userdata, nc_task **task_out);
@@ -846,6 +895,7 @@ NC_API nc_status nc_client_send(nc_client *client, const nc_request *request, nc
  * Returns:   NC_OK on success; NC_ERR_FAILED when the request failed (see
  *   *error_out); NC_ERR_INVALID_ARGUMENT (NULL client/request);
  *   NC_ERR_INVALID_STATE (client shutting down, or called from a callback).
+ * Since:     0.1
  */
 NC_API nc_status nc_client_send_sync(nc_client *client, const nc_request *request,
                                      nc_response **response_out, nc_error **error_out);
@@ -861,6 +911,7 @@ NC_API nc_status nc_client_send_sync(nc_client *client, const nc_request *reques
  * Ownership: `task` is borrowed. NULL is a no-op.
  * Thread:    any thread, including from inside a completion callback.
  * Returns:   nothing.
+ * Since:     0.1
  */
 NC_API void nc_task_cancel(nc_task *task);
 
@@ -871,6 +922,7 @@ NC_API void nc_task_cancel(nc_task *task);
  * Ownership: consumes `task`. NULL is a no-op.
  * Thread:    any thread.
  * Returns:   nothing.
+ * Since:     0.1
  */
 NC_API void nc_task_free(nc_task *task);
 
@@ -884,6 +936,7 @@ NC_API void nc_task_free(nc_task *task);
  * Ownership: `response` is borrowed.
  * Thread:    any thread.
  * Returns:   0 if `response` is NULL.
+ * Since:     0.1
  */
 NC_API int32_t nc_response_status(const nc_response *response);
 
@@ -894,6 +947,7 @@ NC_API int32_t nc_response_status(const nc_response *response);
  * Ownership: `name` borrowed; the result is borrowed from `response`.
  * Thread:    any thread.
  * Returns:   NULL if absent or an argument is NULL.
+ * Since:     0.1
  */
 NC_API const char *nc_response_header(const nc_response *response, const char *name);
 
@@ -903,6 +957,7 @@ NC_API const char *nc_response_header(const nc_response *response, const char *n
  * Ownership: `response` is borrowed.
  * Thread:    any thread.
  * Returns:   0 if `response` is NULL.
+ * Since:     0.1
  */
 NC_API size_t nc_response_header_count(const nc_response *response);
 
@@ -913,6 +968,7 @@ NC_API size_t nc_response_header_count(const nc_response *response);
  *   on NC_OK; either may be NULL.
  * Thread:    any thread.
  * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL response, index out of range).
+ * Since:     0.1
  */
 NC_API nc_status nc_response_header_at(const nc_response *response, size_t index, const char **name_out,
                                        const char **value_out);
@@ -925,6 +981,7 @@ NC_API nc_status nc_response_header_at(const nc_response *response, size_t index
  * Ownership: borrowed from `response`. `len_out` (may be NULL) receives the length.
  * Thread:    any thread.
  * Returns:   a non-NULL pointer (length 0 for an empty body); NULL if `response` is NULL.
+ * Since:     0.1
  */
 NC_API const void *nc_response_body(const nc_response *response, size_t *len_out);
 
@@ -934,6 +991,7 @@ NC_API const void *nc_response_body(const nc_response *response, size_t *len_out
  * Ownership: BORROWED reference, lives as long as `response`; do not modify it.
  * Thread:    any thread.
  * Returns:   NULL if the body is not JSON or `response` is NULL.
+ * Since:     0.1
  */
 NC_API json_t *nc_response_json(const nc_response *response);
 
@@ -944,6 +1002,7 @@ NC_API json_t *nc_response_json(const nc_response *response);
  * Ownership: BORROWED reference, lives as long as `response`; do not modify it.
  * Thread:    any thread.
  * Returns:   NULL in raw mode when the body is not JSON, or if `response` is NULL.
+ * Since:     0.1
  */
 NC_API json_t *nc_response_data(const nc_response *response);
 
@@ -953,6 +1012,7 @@ NC_API json_t *nc_response_data(const nc_response *response);
  * Ownership: borrowed from `response`. `len_out` (may be NULL) receives the length.
  * Thread:    any thread.
  * Returns:   NULL when nc_response_data() would return NULL.
+ * Since:     0.1
  */
 NC_API const char *nc_response_data_json(const nc_response *response, size_t *len_out);
 
@@ -962,6 +1022,7 @@ NC_API const char *nc_response_data_json(const nc_response *response, size_t *le
  * Ownership: `response` is borrowed.
  * Thread:    any thread.
  * Returns:   0 if `response` is NULL.
+ * Since:     0.1
  */
 NC_API int nc_response_from_cache(const nc_response *response);
 
@@ -972,6 +1033,7 @@ NC_API int nc_response_from_cache(const nc_response *response);
  * Ownership: `response` is borrowed; the result is new, release with nc_response_free().
  * Thread:    any thread.
  * Returns:   NULL if `response` is NULL.
+ * Since:     0.1
  */
 NC_API nc_response *nc_response_retain(const nc_response *response);
 
@@ -982,6 +1044,7 @@ NC_API nc_response *nc_response_retain(const nc_response *response);
  * Ownership: consumes `response`. NULL is a no-op.
  * Thread:    any thread.
  * Returns:   nothing.
+ * Since:     0.1
  */
 NC_API void nc_response_free(nc_response *response);
 
@@ -1224,6 +1287,7 @@ NC_API nc_status nc_client_cancel_all(nc_client *client, size_t *cancelled_out);
  * Thread:    any thread.
  * Returns:   -1 unless the client was configured with "callbacks": "queue", or if
  *   `client` is NULL.
+ * Since:     0.1
  */
 NC_API int nc_client_fd(const nc_client *client);
 
@@ -1237,6 +1301,7 @@ NC_API int nc_client_fd(const nc_client *client);
  * Returns:   NC_OK (also when nothing was queued); NC_ERR_INVALID_ARGUMENT (NULL);
  *   NC_ERR_INVALID_STATE (the client is not in queue mode, or this is a nested
  *   call from a callback).
+ * Since:     0.1
  */
 NC_API nc_status nc_client_dispatch(nc_client *client);
 

@@ -15,6 +15,7 @@ command -v c++ >/dev/null 2>&1 || need+=(g++)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v cmake >/dev/null 2>&1 || need+=(cmake)         # make test: the CMake install check
 command -v objcopy >/dev/null 2>&1 || need+=(binutils)    # make install: strip + debug link
+command -v abidiff >/dev/null 2>&1 || need+=(abigail-tools) # make test: the ABI baseline (abidw, abidiff)
 [ ${#need[@]} -eq 0 ] && exit 0
 
 if ! command -v apt-get >/dev/null 2>&1; then

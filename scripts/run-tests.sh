@@ -23,8 +23,11 @@ run_suite "Swift (NetCoreTests + CAPITests)" swift test
 run_suite "Swift names beside SwiftNIO (Tests/NIOCompat)" \
   bash -c 'swift build -q --package-path Tests/NIOCompat && "$(swift build --package-path Tests/NIOCompat --show-bin-path)/NIOCompat"'
 run_suite "C (header, ABI, examples)" Tests/C/run.sh
+run_suite "ABI (exports, Since lines, abidiff baseline)" Tests/abi/run.sh
 run_suite "Python" Tests/python/run.sh
 run_suite "Install (make install, pkg-config, CMake)" Tests/install/run.sh
+run_suite "Python wheel (make wheel, installed into a fresh venv)" Tests/wheel/run.sh
+run_suite "ncurl and make mock" Tests/ncurl/run.sh
 
 echo
 [ ${#failures[@]} -gt 0 ] && echo "failed suites: ${failures[*]}"

@@ -11,11 +11,11 @@ extension TransportErrors {
         let d = detail.lowercased()
         switch code {
         case CURLE_PEER_FAILED_VERIFICATION:
-            if d.contains("expired") {
+            if d.containsASCII("expired") {
                 return
                     "The server's certificate has expired: the server must renew it (check this machine's clock too). Verification cannot be turned off."
             }
-            if d.contains("host name") || d.contains("hostname") {
+            if d.containsASCII("host name") || d.containsASCII("hostname") {
                 return
                     "The server's certificate is for another host name: use the host name it names in the URL, or fix the server's certificate. Verification cannot be turned off."
             }
@@ -30,20 +30,20 @@ extension TransportErrors {
             return
                 "The server's public key matches none of tls.pinned_public_keys: the server changed its key, or a pin is wrong (docs/tls.md shows how to compute one)."
         case CURLE_SSL_CONNECT_ERROR, CURLE_RECV_ERROR, CURLE_SEND_ERROR:
-            if d.contains("wrong version number") || d.contains("packet length too long") || d.contains("http request")
+            if d.containsASCII("wrong version number") || d.containsASCII("packet length too long") || d.containsASCII("http request")
             {
                 return
                     "The server did not answer in TLS: this https:// URL probably names a plain-HTTP port. Use http://, or the server's TLS port."
             }
-            if d.contains("alert protocol version") || d.contains("unsupported protocol")
-                || d.contains("no protocols available")
+            if d.containsASCII("alert protocol version") || d.containsASCII("unsupported protocol")
+                || d.containsASCII("no protocols available")
             {
                 return
                     "The server and this client share no TLS version: the server does not accept tls.min_version or newer. Upgrade the server; lower tls.min_version (never below 1.2) only if it cannot be."
             }
-            if d.contains("certificate required") || d.contains("alert handshake failure")
-                || d.contains("alert unknown ca")
-                || d.contains("alert bad certificate") || d.contains("alert certificate unknown")
+            if d.containsASCII("certificate required") || d.containsASCII("alert handshake failure")
+                || d.containsASCII("alert unknown ca")
+                || d.containsASCII("alert bad certificate") || d.containsASCII("alert certificate unknown")
             {
                 return
                     "The server refused the TLS handshake: it probably requires a client certificate (tls.client_cert and tls.client_key) or does not accept the one sent."
@@ -52,7 +52,7 @@ extension TransportErrors {
                 ? "The TLS handshake failed: check that the URL's port serves https, and the server's TLS configuration."
                 : nil
         case CURLE_UNSUPPORTED_PROTOCOL:
-            if d.contains("http/0.9") || d.contains("unsupported http") {
+            if d.containsASCII("http/0.9") || d.containsASCII("unsupported http") {
                 return
                     "The server's answer is not HTTP (its first line is not an HTTP status line): check that the URL names an HTTP server and its port."
             }

@@ -18,7 +18,7 @@ public enum Redaction {
     /// Whether a query parameter of this name has its value hidden.
     public static func isSecret(name: String) -> Bool {
         let n = name.lowercased()
-        if secretNames.contains(n) || n.contains("password") { return true }
+        if secretNames.contains(n) || n.containsASCII("password") { return true }
         for suffix in ["_token", "-token", "_key", "-key", "_secret", "-secret"] where n.hasSuffix(suffix) {
             return true
         }
@@ -62,11 +62,11 @@ public enum Redaction {
 
     /// A message with every URL in it redacted as `url(_:)` does.
     public static func text(_ message: String) -> String {
-        guard message.contains("://") else { return message }
+        guard message.containsASCII("://") else { return message }
         var out = ""
         var word = ""
         func flush() {
-            out += word.contains("://") ? url(word) : word
+            out += word.containsASCII("://") ? url(word) : word
             word = ""
         }
         for ch in message {
