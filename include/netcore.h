@@ -1149,6 +1149,63 @@ NC_API uint64_t nc_task_id(const nc_task *task);
 NC_API const char *nc_response_metrics_json(const nc_response *response);
 
 /* ------------------------------------------------------------------------- */
+/* Reachability                                                                */
+/* ------------------------------------------------------------------------- */
+/*
+ * Before each attempt (also before each retry) the client asks whether the
+ * network is there, so a request fails at once with NC_DOMAIN_CLIENT /
+ * NC_CLIENT_UNREACHABLE instead of waiting for DNS or a connect timeout:
+ *   NC_REACH_AUTO     (default) the kernel's routing table decides, read once and
+ *                     then watched over netlink by one thread per process (never
+ *                     re-read per request). A request to a host other than
+ *                     loopback fails while no route leaves the machine: no unicast
+ *                     route outside the "local" table to a destination that is not
+ *                     loopback, link-local or multicast, through an interface that
+ *                     is up and running. Hosts are names and none is resolved
+ *                     first, so any such route (default or not) counts as online.
+ *                     Loopback hosts (localhost, 127.0.0.0/8, ::1) are never
+ *                     blocked. Without netlink the state is unknown: never blocks.
+ *   NC_REACH_ONLINE   forced: every request is sent; nothing is checked.
+ *   NC_REACH_OFFLINE  forced: no request is sent, loopback included.
+ * With "reachability": {"wait_for_network_ms": N} (N > 0) an unreachable request
+ * waits up to N ms for a route to appear (AUTO) or for the mode to change, then is
+ * sent at once; after N ms it fails with NC_CLIENT_UNREACHABLE. nc_task_cancel()
+ * and nc_client_free() end a waiting request at once (CANCELLED / SHUTDOWN), as
+ * for any request in flight. The same holds for nc_client_send_sync (which waits
+ * on the calling thread) and in "callbacks": "queue" mode.
+ */
+
+#define NC_REACH_AUTO    0 /* the routing table decides; loopback is never blocked */
+#define NC_REACH_ONLINE  1 /* forced online: nothing is checked */
+#define NC_REACH_OFFLINE 2 /* forced offline: every request fails (or waits), loopback included */
+
+/**
+ * Sets the reachability mode (NC_REACH_AUTO, NC_REACH_ONLINE or NC_REACH_OFFLINE)
+ * for attempts begun from now on; the configuration's "reachability"."mode" is
+ * the initial one. Requests waiting for the network ask again at once, so
+ * switching to NC_REACH_ONLINE sends them now.
+ *
+ * Ownership: `client` is borrowed.
+ * Thread:    any thread, including from inside a callback.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client, unknown mode; nothing
+ *   changes).
+ * Since:     0.4
+ */
+NC_API nc_status nc_client_set_reachability(nc_client *client, int32_t mode);
+
+/**
+ * Returns the state now for a host other than loopback: 1 (online: forced
+ * ONLINE, or AUTO with a route off the machine, or routes that cannot be read)
+ * or 2 (offline: forced OFFLINE, or AUTO without such a route).
+ *
+ * Ownership: `client` is borrowed.
+ * Thread:    any thread.
+ * Returns:   1 or 2; 0 if `client` is NULL.
+ * Since:     0.4
+ */
+NC_API int32_t nc_client_reachability(const nc_client *client);
+
+/* ------------------------------------------------------------------------- */
 /* Event-loop integration ("callbacks": "queue")                               */
 /* ------------------------------------------------------------------------- */
 

@@ -180,6 +180,9 @@ import Testing
             case .envelopeData: #expect(d == (envelope.dataField.map { .text($0) } ?? .none))
             case .envelopeTraceID: #expect(d == (envelope.traceIDField.map { .text($0) } ?? .none))
             case .envelopeAuthExpiredCodes: #expect(d == .list(envelope.authExpiredCodes))
+            case .reachability: #expect(d == .section)
+            case .reachabilityMode: #expect(d == .text(plain.reachability.mode.name))
+            case .reachabilityWaitForNetworkMs: #expect(d == .integer(plain.reachability.waitForNetworkMs))
             }
         }
         let parsed = try Configuration.parse(json: "{}").get()

@@ -109,6 +109,14 @@ private struct ConfigReader {
         case .limitsMaxRedirects: config.limits.maxRedirects = Int(try integer(value, key))
         case .limitsMaxHeaderCount: config.limits.maxHeaderCount = Int(try integer(value, key))
         case .limitsMaxHeaderBytes: config.limits.maxHeaderBytes = Int(try integer(value, key))
+
+        case .reachability:
+            try requireObject(value, path)
+            config.reachability = Configuration.Reachability()
+            try applyMembers(of: value, in: .reachability, to: &config)
+        case .reachabilityMode:
+            config.reachability.mode = ReachabilityMode(name: try choice(value, key)) ?? config.reachability.mode
+        case .reachabilityWaitForNetworkMs: config.reachability.waitForNetworkMs = try integer(value, key)
         }
     }
 

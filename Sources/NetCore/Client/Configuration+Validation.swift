@@ -72,10 +72,12 @@ extension Configuration {
         case .limitsMaxRedirects: return Int64(limits.maxRedirects)
         case .limitsMaxHeaderCount: return Int64(limits.maxHeaderCount)
         case .limitsMaxHeaderBytes: return Int64(limits.maxHeaderBytes)
+        case .reachabilityWaitForNetworkMs: return reachability.waitForNetworkMs
         case .baseURL, .environments, .environment, .headers, .credentialHeaders, .compression,
             .envelope, .limits, .callbacks, .retry, .cache, .endpoints, .commonParams, .signing,
             .envelopeCode, .envelopeOkCodes, .envelopeSuccess, .envelopeStatus, .envelopeOkStatus,
-            .envelopeMessage, .envelopeData, .envelopeTraceID, .envelopeAuthExpiredCodes:
+            .envelopeMessage, .envelopeData, .envelopeTraceID, .envelopeAuthExpiredCodes,
+            .reachability, .reachabilityMode:
             return nil
         }
     }

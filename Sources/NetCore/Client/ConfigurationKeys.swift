@@ -39,6 +39,11 @@ enum ConfigKey: String, CaseIterable, Sendable {
     case limitsMaxHeaderCount = "limits.max_header_count"
     case limitsMaxHeaderBytes = "limits.max_header_bytes"
 
+    // Reachability (Features/Reachability/).
+    case reachability
+    case reachabilityMode = "reachability.mode"
+    case reachabilityWaitForNetworkMs = "reachability.wait_for_network_ms"
+
     /// The table.
     var spec: ConfigKeySpec {
         switch self {
@@ -117,6 +122,18 @@ enum ConfigKey: String, CaseIterable, Sendable {
         case .limitsMaxHeaderBytes:
             return .init(
                 .integer(256...(64 << 20)), .integer(65_536), "limits.maxHeaderBytes", "header bytes in one response")
+
+        case .reachability:
+            return .init(
+                .section(optional: false), .section, "reachability", "fail fast when no route leaves the machine")
+        case .reachabilityMode:
+            return .init(
+                .choice(ReachabilityMode.allCases.map(\.name)), .text("auto"), "reachability.mode",
+                "auto: the routing table decides; online / offline: forced")
+        case .reachabilityWaitForNetworkMs:
+            return .init(
+                .integer(0...Int64(Int32.max)), .integer(0), "reachability.waitForNetworkMs",
+                "how long an unreachable request waits for the network, ms; 0 = fail at once")
         }
     }
 

@@ -241,6 +241,9 @@ TABLE: Tuple[Signature, ...] = (
     ("nc_client_set_basic_auth", (ClientHandle, c_char_p, c_char_p), nc_status),
     ("nc_request_set_max_redirects", (RequestHandle, c_int32), nc_status),
     ("nc_response_url", (ResponseHandle,), c_char_p),
+    # reachability (0.4)
+    ("nc_client_set_reachability", (ClientHandle, c_int32), nc_status),
+    ("nc_client_reachability", (ClientHandle,), c_int32),
 )
 
 #: The names of the functions that return an ``nc_status`` (checked by the caller).

@@ -26,7 +26,7 @@ import warnings
 import weakref
 from typing import Any, Callable, Coroutine, Dict, Optional, Sequence
 
-from . import _hooks
+from . import _hooks, _reach
 from ._capi import C, TaskHandle
 from ._core import ClientCore, Config, Pending, config_text, convert, data_key, dispatch, report
 from ._adapters import apply_auth, configured_redirects, redirect_arg, without_redirects
@@ -189,9 +189,11 @@ class AsyncClient:
                  on_auth_expired: Optional[Callable[[Error], Any]] = None,
                  on_event: Optional[Callable[[Dict[str, Any]], Any]] = None,
                  event_hooks: Optional[Dict[str, Sequence[Callable[[Any], Any]]]] = None,
-                 auth: Any = None, follow_redirects: bool = True) -> None:
-        text = config_text(config, force={"callbacks": "queue"})
+                 auth: Any = None, follow_redirects: bool = True,
+                 reachability: Optional[str] = None) -> None:
+        text = _reach.with_reachability(config_text(config, force={"callbacks": "queue"}), reachability)
         self._core = ClientCore(text if follow_redirects else without_redirects(text), on_error)
+        self._core.reach_mode = _reach.configured_mode(text)
         self._core.redirect_limit = -1 if follow_redirects else configured_redirects(text)
         apply_auth(self._core, auth)
         _hooks.install(self._core, on_auth_expired=on_auth_expired, on_event=on_event,
@@ -418,6 +420,8 @@ class AsyncClient:
 
     # The same as Client's (it only touches the core, which both kinds share).
     define_endpoint = Client.define_endpoint
+    reachability = Client.reachability
+    reachable = Client.reachable
 
     # -- deprecated names (removed in ALIASES_REMOVED_IN) -------------------------
 

@@ -6,7 +6,7 @@ import threading
 import weakref
 from typing import Any, Callable, Dict, Optional, Sequence
 
-from . import _hooks
+from . import _hooks, _reach
 from ._capi import C, NC_OK, ErrorHandle, ResponseHandle, TaskHandle
 from ._adapters import apply_auth, configured_redirects, redirect_arg, without_redirects
 from ._core import ClientCore, Config, Pending, config_text, convert, data_key, report
@@ -118,6 +118,8 @@ class Client:
             :class:`~netcore.AdapterFailed` and nothing is sent.
         follow_redirects: ``False`` follows no redirect (``limits.max_redirects``
             0): a 3xx is the response. A request's own ``follow_redirects=`` wins.
+        reachability: ``"auto"``, ``"online"`` or ``"offline"``: sets the
+            configuration's ``"reachability"."mode"`` (see :attr:`reachability`).
         on_error: optional hook called with the :class:`~netcore.Error` of every
             failed request (sync, callback or asyncio; cancellations included),
             on the thread that completes it, before the error is raised or passed
@@ -143,9 +145,11 @@ class Client:
                  on_auth_expired: Optional[Callable[[Error], Any]] = None,
                  on_event: Optional[Callable[[Dict[str, Any]], Any]] = None,
                  event_hooks: Optional[Dict[str, Sequence[Callable[[Any], Any]]]] = None,
-                 auth: Any = None, follow_redirects: bool = True) -> None:
-        text = self._config_text(config)
+                 auth: Any = None, follow_redirects: bool = True,
+                 reachability: Optional[str] = None) -> None:
+        text = _reach.with_reachability(self._config_text(config), reachability)
         self._core = ClientCore(text if follow_redirects else without_redirects(text), on_error)
+        self._core.reach_mode = _reach.configured_mode(text)
         self._core.redirect_limit = -1 if follow_redirects else configured_redirects(text)
         self._finalizer = weakref.finalize(self, self._core.free_from_finalizer)
         apply_auth(self._core, auth)
@@ -209,6 +213,32 @@ class Client:
             InvalidArgument: an empty token or one with CR/LF (the token is unchanged).
         """
         self._core.set_token(token)
+
+    @property
+    def reachability(self) -> str:
+        """The reachability mode: ``"auto"`` (the default: while no route leaves the
+        machine, a request to a host other than loopback fails at once with
+        :class:`~netcore.ClientError` ``UNREACHABLE``, no DNS lookup), ``"online"``
+        (nothing checked) or ``"offline"`` (every request fails, loopback included).
+        Setting it applies to attempts begun from then on and lets requests that
+        wait for the network (``"wait_for_network_ms"``) ask again at once
+        (``nc_client_set_reachability``).
+
+        Raises:
+            InvalidArgument: (setting) not one of the three names; nothing changes.
+        """
+        return str(self._core.reach_mode)
+
+    @reachability.setter
+    def reachability(self, mode: str) -> None:
+        _reach.set_mode(self._core, mode)
+
+    @property
+    def reachable(self) -> bool:
+        """Whether a request to a host other than loopback would be sent now
+        (``nc_client_reachability``): forced online, or auto with a route off the
+        machine."""
+        return _reach.is_reachable(self._core)
 
     # -- synchronous requests ---------------------------------------------------
 
