@@ -5,7 +5,7 @@
 #      versioned NETCORE_0; SONAME libnetcore.so.0; no Swift runtime dependencies
 #   3. NC_VERSION_* of the header match the loaded library
 #   4. Tests/C/c_api_test.c against the loopback mock server
-#   5. every example: the demo (scripts/run-demo.sh), the quick start, endpoints, app_layer
+#   5. every example: the demo (scripts/run-demo.sh), the quick start, endpoints, app_layer, batch
 # Last line: "C: N passed, M failed"; exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -39,7 +39,7 @@ source Tests/Support/mock-server.sh
 trap 'mock_stop; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
-for f in "$LIB" build/bin/demo build/bin/quickstart build/bin/endpoints build/bin/app_layer; do
+for f in "$LIB" build/bin/demo build/bin/quickstart build/bin/endpoints build/bin/app_layer build/bin/batch; do
     if [[ ! -e $f ]]; then
         fail "$f exists" "run 'make examples' first"
         finish
@@ -205,6 +205,17 @@ if out=$(timeout 60 build/bin/app_layer "$base" 2>&1 {server_in}>&-) &&
     pass "examples: app_layer (catalog + token + error handler + auth expired, once per expiry)"
 else
     fail "examples: app_layer (exit $?)" "$out"
+fi
+if out=$(timeout 60 build/bin/batch "$base" 2>&1 {server_in}>&-) &&
+    grep -qxF '0 /users/7: {"id":7,"name":"Ada"}' <<<"$out" &&
+    grep -qxF '1 /users/99: business error 404001: no such user: 99' <<<"$out" &&
+    grep -qxF '2 /env/code/ok: {"id":7,"name":"Ada"}' <<<"$out" &&
+    grep -qxF '0 /slow?ms=5000: cancelled' <<<"$out" &&
+    grep -qxF '2 /slow?ms=4000: cancelled' <<<"$out" &&
+    [ "$(grep -c '^1 /users/99: business error 404001' <<<"$out")" = 2 ]; then
+    pass "examples: batch (settle in order, fail-fast cancels the rest)"
+else
+    fail "examples: batch (exit $?)" "$out"
 fi
 mock_stop
 

@@ -24,9 +24,9 @@ import functools
 import threading
 import warnings
 import weakref
-from typing import Any, Callable, Coroutine, Dict, Optional, Sequence
+from typing import Any, Callable, Coroutine, Dict, List, Optional, Sequence
 
-from . import _hooks, _reach
+from . import _batch, _hooks, _reach
 from ._capi import C, TaskHandle
 from ._core import ClientCore, Config, Pending, config_text, convert, data_key, dispatch, report
 from ._adapters import apply_auth, configured_redirects, redirect_arg, without_redirects
@@ -410,6 +410,27 @@ class AsyncClient:
             task = self._core.send(req, pending)
         finally:
             C.nc_request_free(req)
+        try:
+            return await fut
+        except asyncio.CancelledError:
+            C.nc_task_cancel(task)
+            raise
+        finally:
+            C.nc_task_free(task)
+
+    async def batch(self, requests: Sequence[Any], *, fail_fast: bool = False) -> List[Any]:
+        """Send several requests together and await all of them (``nc_batch_*``):
+        arguments and results as in :meth:`netcore.Client.batch`. Cancelling the
+        awaiting task cancels the requests still running."""
+        loop = self._attach()
+        fut: "asyncio.Future[List[Any]]" = loop.create_future()
+
+        def done(results: List[Any]) -> None:
+            # Inside nc_client_dispatch, on the loop's thread (queue mode).
+            if not fut.done():
+                fut.set_result(results)
+
+        task = _batch.start(self._core, requests, fail_fast, done)
         try:
             return await fut
         except asyncio.CancelledError:

@@ -4,9 +4,9 @@ from __future__ import annotations
 import ctypes
 import threading
 import weakref
-from typing import Any, Callable, Dict, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from . import _hooks, _reach
+from . import _batch, _hooks, _reach
 from ._capi import C, NC_OK, ErrorHandle, ResponseHandle, TaskHandle
 from ._adapters import apply_auth, configured_redirects, redirect_arg, without_redirects
 from ._core import ClientCore, Config, Pending, config_text, convert, data_key, report
@@ -239,6 +239,27 @@ class Client:
         (``nc_client_reachability``): forced online, or auto with a route off the
         machine."""
         return _reach.is_reachable(self._core)
+
+    def batch(self, requests: Sequence[Any], *, fail_fast: bool = False) -> List[Any]:
+        """Send several requests together and wait for all of them (``nc_batch_*``).
+
+        Args:
+            requests: each a path (GET), ``(method, path)`` or ``(method, path,
+                kwargs)`` with the keyword arguments of :meth:`request`.
+            fail_fast: the first failure cancels the others (they end with
+                :class:`~netcore.Cancelled` unless already finished); default: wait
+                for every one.
+
+        Returns:
+            One result per request, in the order given: its
+            :class:`~netcore.Response`, or the :class:`~netcore.Error` it failed with
+            (returned, not raised). ``[]`` for no request.
+
+        Raises:
+            TypeError / InvalidArgument: a malformed item or argument; nothing was sent.
+            InvalidState: the client is closed, or this runs in one of its callbacks.
+        """
+        return _batch.run_sync(self._core, requests, fail_fast)
 
     # -- synchronous requests ---------------------------------------------------
 
