@@ -906,7 +906,8 @@ NC_API nc_status nc_client_send_sync(nc_client *client, const nc_request *reques
  * cancelling a finished task does nothing. Takes effect within milliseconds.
  * Inside a callback of the same client it does not wait for the callback that is
  * running. In "callbacks":"queue" mode it returns without waiting: the
- * cancelled completion runs at the next nc_client_dispatch().
+ * cancelled completion runs at the next nc_client_dispatch(). The task of a batch
+ * (nc_batch_send) cancels every member still running; the batch's callback runs once.
  *
  * Ownership: `task` is borrowed. NULL is a no-op.
  * Thread:    any thread, including from inside a completion callback.
@@ -1273,6 +1274,189 @@ NC_API nc_status nc_client_cancel_group(nc_client *client, const char *group, si
  * Since:     0.3
  */
 NC_API nc_status nc_client_cancel_all(nc_client *client, size_t *cancelled_out);
+
+/* ------------------------------------------------------------------------- */
+/* Reachability                                                                */
+/* ------------------------------------------------------------------------- */
+/*
+ * Before each attempt (also before each retry) the client asks whether the
+ * network is there, so a request fails at once with NC_DOMAIN_CLIENT /
+ * NC_CLIENT_UNREACHABLE instead of waiting for DNS or a connect timeout:
+ *   NC_REACH_AUTO     (default) the kernel's routing table decides, read once and
+ *                     then watched over netlink by one thread per process (never
+ *                     re-read per request). A request to a host other than
+ *                     loopback fails while no route leaves the machine: no unicast
+ *                     route outside the "local" table to a destination that is not
+ *                     loopback, link-local or multicast, through an interface that
+ *                     is up and running. Hosts are names and none is resolved
+ *                     first, so any such route (default or not) counts as online.
+ *                     Loopback hosts (localhost, 127.0.0.0/8, ::1) are never
+ *                     blocked. Without netlink the state is unknown: never blocks.
+ *   NC_REACH_ONLINE   forced: every request is sent; nothing is checked.
+ *   NC_REACH_OFFLINE  forced: no request is sent, loopback included.
+ * With "reachability": {"wait_for_network_ms": N} (N > 0) an unreachable request
+ * waits up to N ms for a route to appear (AUTO) or for the mode to change, then is
+ * sent at once; after N ms it fails with NC_CLIENT_UNREACHABLE. nc_task_cancel()
+ * and nc_client_free() end a waiting request at once (CANCELLED / SHUTDOWN), as
+ * for any request in flight. The same holds for nc_client_send_sync (which waits
+ * on the calling thread) and in "callbacks": "queue" mode.
+ */
+
+#define NC_REACH_AUTO    0 /* the routing table decides; loopback is never blocked */
+#define NC_REACH_ONLINE  1 /* forced online: nothing is checked */
+#define NC_REACH_OFFLINE 2 /* forced offline: every request fails (or waits), loopback included */
+
+/**
+ * Sets the reachability mode (NC_REACH_AUTO, NC_REACH_ONLINE or NC_REACH_OFFLINE)
+ * for attempts begun from now on; the configuration's "reachability"."mode" is
+ * the initial one. Requests waiting for the network ask again at once, so
+ * switching to NC_REACH_ONLINE sends them now.
+ *
+ * Ownership: `client` is borrowed.
+ * Thread:    any thread, including from inside a callback.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client, unknown mode; nothing
+ *   changes).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_set_reachability(nc_client *client, int32_t mode);
+
+/**
+ * Returns the state now for a host other than loopback: 1 (online: forced
+ * ONLINE, or AUTO with a route off the machine, or routes that cannot be read)
+ * or 2 (offline: forced OFFLINE, or AUTO without such a route).
+ *
+ * Ownership: `client` is borrowed.
+ * Thread:    any thread.
+ * Returns:   1 or 2; 0 if `client` is NULL.
+ * Since:     0.3
+ */
+NC_API int32_t nc_client_reachability(const nc_client *client);
+
+/* ------------------------------------------------------------------------- */
+/* Batches                                                                     */
+/* ------------------------------------------------------------------------- */
+/*
+ * A batch sends several requests with one completion when every one has ended,
+ * the results in the order the requests were added (the "zip" of requests). Each
+ * member is an ordinary request of the client: same hooks, events, reachability
+ * and exactly-once rules; the batch only counts them down.
+ *   nc_batch *b; nc_task *t;
+ *   nc_batch_new(client, NC_BATCH_SETTLE, &b);
+ *   nc_batch_add(b, user_request); nc_batch_add(b, orders_request);
+ *   nc_batch_send(b, on_batch, ud, &t);   nc_batch_free(b);   (the batch keeps itself)
+ *   void on_batch(const nc_batch *b, void *ud): nc_batch_response(b, i) / nc_batch_error(b, i)
+ */
+
+#define NC_BATCH_SETTLE    0 /* wait for every member, whatever fails */
+#define NC_BATCH_FAIL_FAST 1 /* the first failure cancels the members still running */
+
+typedef struct nc_batch nc_batch;
+
+/**
+ * Batch completion: called exactly once per successful nc_batch_send(), when
+ * every member has ended (after the last member's own completion work, on the
+ * same thread: the client's transfer thread, or inside nc_client_dispatch() in
+ * "callbacks": "queue" mode). `batch` is the handle that was sent, BORROWED for
+ * the call (the batch's own reference keeps it alive meanwhile); read its results
+ * with nc_batch_count / nc_batch_response / nc_batch_error. It may call
+ * nc_client_send(), nc_batch_send() of another batch and nc_task_cancel(); it must
+ * not call nc_client_free() or nc_client_send_sync() on the same client.
+ */
+typedef void (*nc_batch_fn)(const nc_batch *batch, void *userdata);
+
+/**
+ * Creates an empty batch of requests for `client`, with `policy` NC_BATCH_SETTLE
+ * or NC_BATCH_FAIL_FAST (the first member that fails cancels the others, which
+ * then report NC_CLIENT_CANCELLED unless they had already finished).
+ *
+ * Ownership: `client` is borrowed (the batch keeps its own reference to it).
+ *   *batch_out receives a new batch, released with nc_batch_free().
+ * Thread:    any thread, including from inside a callback.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client or batch_out, unknown
+ *   policy; *batch_out is not written).
+ * Since:     0.3
+ */
+NC_API nc_status nc_batch_new(nc_client *client, int32_t policy, nc_batch **batch_out);
+
+/**
+ * Adds `request` as the batch's next member. Its results keep this position.
+ *
+ * Ownership: `request` is copied, so it may be changed or freed as soon as this
+ *   returns. `batch` is borrowed.
+ * Thread:    any thread; not at the same time as nc_batch_send() of this batch.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL batch or request);
+ *   NC_ERR_INVALID_STATE (the batch was already sent: nothing is added).
+ * Since:     0.3
+ */
+NC_API nc_status nc_batch_add(nc_batch *batch, const nc_request *request);
+
+/**
+ * Sends every member; `fn` is called exactly once when all have ended. A batch
+ * with no member completes at once, sending nothing — still through `fn` on the
+ * transfer thread (or at the next nc_client_dispatch()), never inside this call.
+ * nc_task_cancel() on the task cancels every member still running (each reports
+ * NC_CLIENT_CANCELLED); `fn` still runs exactly once and, in loop mode from
+ * another thread, has returned when nc_task_cancel() returns. A batch is sent once.
+ *
+ * Ownership: the batch keeps its own reference until `fn` has returned, so the
+ *   caller may nc_batch_free() it right after this call; `fn` receives that same
+ *   handle, borrowed. `userdata` is passed to `fn` untouched. If `task_out` is not
+ *   NULL it receives a new reference to the batch's task (nc_task_cancel,
+ *   nc_task_free; nc_task_id of a batch's task is 0).
+ * Thread:    any thread, including from inside a completion callback.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL batch or fn);
+ *   NC_ERR_INVALID_STATE (already sent, or the client is shutting down) — then
+ *   `fn` is never called and *task_out is not written.
+ * Since:     0.3
+ */
+NC_API nc_status nc_batch_send(nc_batch *batch, nc_batch_fn fn, void *userdata, nc_task **task_out);
+
+/**
+ * Returns how many requests were added to the batch.
+ *
+ * Ownership: `batch` is borrowed.
+ * Thread:    any thread.
+ * Returns:   the count; 0 if `batch` is NULL.
+ * Since:     0.3
+ */
+NC_API size_t nc_batch_count(const nc_batch *batch);
+
+/**
+ * Returns the response of member `index` (in the order added), as the member's
+ * own completion would have received it: on success, and on HTTP/API/PARSE errors
+ * of a received body.
+ *
+ * Ownership: borrowed from `batch`, valid as long as it (nc_response_retain to
+ *   keep it longer).
+ * Thread:    any thread, once the batch has completed (in `fn` or after it).
+ * Returns:   NULL if `batch` is NULL, `index` is out of range, the batch has not
+ *   completed, or the member received no response.
+ * Since:     0.3
+ */
+NC_API const nc_response *nc_batch_response(const nc_batch *batch, size_t index);
+
+/**
+ * Returns the error of member `index` (in the order added).
+ *
+ * Ownership: borrowed from `batch`, valid as long as it (nc_error_copy to keep it
+ *   longer).
+ * Thread:    any thread, once the batch has completed (in `fn` or after it).
+ * Returns:   NULL if the member succeeded, `batch` is NULL, `index` is out of
+ *   range or the batch has not completed.
+ * Since:     0.3
+ */
+NC_API const nc_error *nc_batch_error(const nc_batch *batch, size_t index);
+
+/**
+ * Drops the caller's reference to a batch. Does not cancel it: a sent batch goes
+ * on and its `fn` still runs (the batch keeps itself until then).
+ *
+ * Ownership: consumes `batch`. NULL is a no-op.
+ * Thread:    any thread.
+ * Returns:   nothing.
+ * Since:     0.3
+ */
+NC_API void nc_batch_free(nc_batch *batch);
 
 /* ------------------------------------------------------------------------- */
 /* Event-loop integration ("callbacks": "queue")                               */

@@ -21,7 +21,7 @@ run_suite() {
 
 run_suite "Swift (NetCoreTests + CAPITests)" swift test
 run_suite "Swift names beside SwiftNIO (Tests/NIOCompat)" \
-  bash -c 'swift build -q --package-path Tests/NIOCompat && "$(swift build --package-path Tests/NIOCompat --show-bin-path)/NIOCompat"'
+  bash -c 'swift build -q --disable-build-manifest-caching --package-path Tests/NIOCompat && "$(swift build --package-path Tests/NIOCompat --show-bin-path)/NIOCompat"'
 run_suite "C (header, ABI, examples)" Tests/C/run.sh
 run_suite "ABI (exports, Since lines, abidiff baseline)" Tests/abi/run.sh
 run_suite "Python" Tests/python/run.sh

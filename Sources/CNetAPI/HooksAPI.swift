@@ -99,7 +99,7 @@ public func nc_client_set_log_handler(
 
 @c @implementation
 public func nc_task_id(_ task: OpaquePointer?) -> UInt64 {
-    borrow(task, as: Transfer.self)?.id ?? 0
+    (taskObject(task) as? Transfer)?.id ?? 0   // a batch's task: 0
 }
 
 @c @implementation

@@ -49,12 +49,22 @@ func sendSync(
 
 @c @implementation
 public func nc_task_cancel(_ task: OpaquePointer?) {
-    borrow(task, as: Transfer.self)?.cancel()
+    switch taskObject(task) {
+    case let t as Transfer: t.cancel()
+    case let b as Batch: b.cancel()
+    default: break
+    }
 }
 
 @c @implementation
 public func nc_task_free(_ task: OpaquePointer?) {
-    release(task, as: Transfer.self)
+    release(task, as: AnyObject.self)
+}
+
+/// An nc_task is a Transfer (nc_client_send) or a Batch (nc_batch_send).
+@inline(__always)
+func taskObject(_ task: OpaquePointer?) -> AnyObject? {
+    borrow(task, as: AnyObject.self)
 }
 
 /// The completion of nc_client_send (and nc_client_call): calls the C function kept in the transfer's

@@ -5,7 +5,7 @@
 #      versioned NETCORE_0; SONAME libnetcore.so.0; no Swift runtime dependencies
 #   3. NC_VERSION_* of the header match the loaded library
 #   4. Tests/C/c_api_test.c against the loopback mock server
-#   5. every example: the demo (scripts/run-demo.sh), the quick start, endpoints, app_layer
+#   5. every example: the demo (scripts/run-demo.sh), the quick start, endpoints, app_layer, batch
 # Last line: "C: N passed, M failed"; exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -39,7 +39,7 @@ source Tests/Support/mock-server.sh
 trap 'mock_stop; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
-for f in "$LIB" build/bin/demo build/bin/quickstart build/bin/endpoints build/bin/app_layer; do
+for f in "$LIB" build/bin/demo build/bin/quickstart build/bin/endpoints build/bin/app_layer build/bin/batch; do
     if [[ ! -e $f ]]; then
         fail "$f exists" "run 'make examples' first"
         finish
@@ -147,6 +147,30 @@ else
     fail "c_api_test.c compiles" "$out"
 fi
 
+# --- 4b. reachability without a route: a network namespace ----------------------
+
+if ! command -v unshare >/dev/null || ! command -v ip >/dev/null; then
+    echo "skip - unshare or ip not installed: reachability in a namespace without routes"
+elif ! unshare -rn true 2>/dev/null; then
+    echo "skip - 'unshare -rn' refused (unprivileged user namespaces not allowed): reachability in a namespace without routes"
+elif out=$(gcc -std=c99 "${STRICT[@]}" -g -o "$tmp/reach_netns_test" Tests/C/reach_netns_test.c "${LINK[@]}" 2>&1); then
+    out=$(unshare -rn Tests/C/reach_netns.sh "$tmp/reach_netns_test" 2>&1 {server_in}>&-)
+    rc=$?
+    summary=$(tail -n 1 <<<"$out")
+    if [[ $summary =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+        passed=$((passed + BASH_REMATCH[1]))
+        failed=$((failed + BASH_REMATCH[2]))
+    fi
+    if [[ ($rc -eq 0 || $rc -eq 77) && $summary =~ \ 0\ failed$ ]]; then
+        pass "reach_netns_test (AUTO without a route: UNREACHABLE before DNS, loopback reached, waits for a route): $summary"
+        grep '^skip - ' <<<"$out" || true
+    else
+        fail "reach_netns_test (exit $rc): ${summary:-no summary}" "$(tail -n 40 <<<"$out")"
+    fi
+else
+    fail "reach_netns_test.c compiles" "$out"
+fi
+
 # --- 5. the examples ------------------------------------------------------------
 
 if out=$(timeout 60 build/bin/quickstart "$base" 2>&1 {server_in}>&-) &&
@@ -181,6 +205,17 @@ if out=$(timeout 60 build/bin/app_layer "$base" 2>&1 {server_in}>&-) &&
     pass "examples: app_layer (catalog + token + error handler + auth expired, once per expiry)"
 else
     fail "examples: app_layer (exit $?)" "$out"
+fi
+if out=$(timeout 60 build/bin/batch "$base" 2>&1 {server_in}>&-) &&
+    grep -qxF '0 /users/7: {"id":7,"name":"Ada"}' <<<"$out" &&
+    grep -qxF '1 /users/99: business error 404001: no such user: 99' <<<"$out" &&
+    grep -qxF '2 /env/code/ok: {"id":7,"name":"Ada"}' <<<"$out" &&
+    grep -qxF '0 /slow?ms=5000: cancelled' <<<"$out" &&
+    grep -qxF '2 /slow?ms=4000: cancelled' <<<"$out" &&
+    [ "$(grep -c '^1 /users/99: business error 404001' <<<"$out")" = 2 ]; then
+    pass "examples: batch (settle in order, fail-fast cancels the rest)"
+else
+    fail "examples: batch (exit $?)" "$out"
 fi
 mock_stop
 

@@ -191,6 +191,9 @@ import Testing
             case .tlsMinVersion: #expect(d == .text(plain.tls.minVersion.rawValue))
             case .proxyURL: #expect(plain.proxy.url == nil && d == .none)
             case .proxyNoProxy: #expect(plain.proxy.noProxy == nil && d == .none)
+            case .reachability: #expect(d == .section)
+            case .reachabilityMode: #expect(d == .text(plain.reachability.mode.name))
+            case .reachabilityWaitForNetworkMs: #expect(d == .integer(plain.reachability.waitForNetworkMs))
             }
         }
         let parsed = try Configuration.parse(json: "{}").get()

@@ -9,6 +9,7 @@
 #include <sys/eventfd.h>
 
 #include "nccrypto.h"
+#include "ncroute.h"
 #include "ncsink.h"
 
 typedef size_t (*ncshim_data_fn)(char *ptr, size_t size, size_t nmemb, void *userdata);

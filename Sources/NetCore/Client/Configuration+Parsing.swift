@@ -144,6 +144,13 @@ private struct ConfigReader {
                 throw ConfigError(message: "Configuration key '\(path)' \(why)")
             }
             config.proxy.noProxy = hosts
+        case .reachability:
+            try requireObject(value, path)
+            config.reachability = Configuration.Reachability()
+            try applyMembers(of: value, in: .reachability, to: &config)
+        case .reachabilityMode:
+            config.reachability.mode = ReachabilityMode(name: try choice(value, key)) ?? config.reachability.mode
+        case .reachabilityWaitForNetworkMs: config.reachability.waitForNetworkMs = try integer(value, key)
         }
     }
 

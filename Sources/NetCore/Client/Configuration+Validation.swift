@@ -79,12 +79,13 @@ extension Configuration {
         case .limitsMaxRedirects: return Int64(limits.maxRedirects)
         case .limitsMaxHeaderCount: return Int64(limits.maxHeaderCount)
         case .limitsMaxHeaderBytes: return Int64(limits.maxHeaderBytes)
+        case .reachabilityWaitForNetworkMs: return reachability.waitForNetworkMs
         case .baseURL, .environments, .environment, .headers, .credentialHeaders, .compression,
             .envelope, .limits, .callbacks, .retry, .cache, .endpoints, .commonParams, .signing,
             .envelopeCode, .envelopeOkCodes, .envelopeSuccess, .envelopeStatus, .envelopeOkStatus,
             .envelopeMessage, .envelopeData, .envelopeTraceID, .envelopeAuthExpiredCodes,
             .tls, .proxy, .httpVersion, .tlsCAFile, .tlsCAPath, .tlsClientCert, .tlsClientKey,
-            .tlsPinnedPublicKeys, .tlsMinVersion, .proxyURL, .proxyNoProxy:
+            .tlsPinnedPublicKeys, .tlsMinVersion, .proxyURL, .proxyNoProxy, .reachability, .reachabilityMode:
             return nil
         }
     }

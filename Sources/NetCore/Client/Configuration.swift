@@ -41,6 +41,8 @@ public struct Configuration: Sendable {
     public var proxy = ProxyOptions()
     /// The HTTP version asked for ("http_version"). Default `.http1_1`.
     public var httpVersion: HTTPVersion = .http1_1
+    /// Fail fast when no route leaves the machine ("reachability", Features/Reachability/).
+    public var reachability = Reachability()
 
     public struct Limits: Sendable {
         /// CURLMOPT_MAX_HOST_CONNECTIONS; 0 = unlimited. Default 8.
@@ -53,6 +55,16 @@ public struct Configuration: Sendable {
         public var maxHeaderCount = Int(truncatingIfNeeded: ConfigKey.limitsMaxHeaderCount.defaultInteger)
         /// Total header bytes accepted in one response. Default 65536.
         public var maxHeaderBytes = Int(truncatingIfNeeded: ConfigKey.limitsMaxHeaderBytes.defaultInteger)
+        public init() {}
+    }
+
+    /// "reachability": whether requests check the network before each attempt.
+    public struct Reachability: Sendable {
+        /// AUTO (the kernel's routing table decides), or forced ONLINE / OFFLINE. Default `.auto`.
+        public var mode = ReachabilityMode(name: ConfigKey.reachabilityMode.defaultText ?? "auto") ?? .auto
+        /// How long an unreachable request waits for the network (or a change of
+        /// mode) before it fails, ms; 0 = it fails at once. Default 0.
+        public var waitForNetworkMs: Int64 = ConfigKey.reachabilityWaitForNetworkMs.defaultInteger
         public init() {}
     }
 

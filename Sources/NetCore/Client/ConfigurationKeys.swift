@@ -50,6 +50,10 @@ enum ConfigKey: String, CaseIterable, Sendable {
     case tlsMinVersion = "tls.min_version"
     case proxyURL = "proxy.url"
     case proxyNoProxy = "proxy.no_proxy"
+    // Reachability (Features/Reachability/).
+    case reachability
+    case reachabilityMode = "reachability.mode"
+    case reachabilityWaitForNetworkMs = "reachability.wait_for_network_ms"
 
     /// The table.
     var spec: ConfigKeySpec {
@@ -157,6 +161,17 @@ enum ConfigKey: String, CaseIterable, Sendable {
             return .init(.proxyURL, .none, "proxy.url", "proxy for every request; \"\" = none")
         case .proxyNoProxy:
             return .init(.name, .none, "proxy.noProxy", "hosts that go direct")
+        case .reachability:
+            return .init(
+                .section(optional: false), .section, "reachability", "fail fast when no route leaves the machine")
+        case .reachabilityMode:
+            return .init(
+                .choice(ReachabilityMode.allCases.map(\.name)), .text("auto"), "reachability.mode",
+                "auto: the routing table decides; online / offline: forced")
+        case .reachabilityWaitForNetworkMs:
+            return .init(
+                .integer(0...Int64(Int32.max)), .integer(0), "reachability.waitForNetworkMs",
+                "how long an unreachable request waits for the network, ms; 0 = fail at once")
         }
     }
 

@@ -10,6 +10,8 @@ public final class NetClient: @unchecked Sendable {
     let hooks: ClientHooks
     /// Token, basic credentials and request adapters (NetClient+Adapters.swift).
     let adapterRegistry = AdapterRegistry()
+    /// The reachability mode and wait (NetClient+Reachability.swift).
+    let reachabilityGate: ReachabilityGate
 
     /// Creates a client and starts its transfer thread. The configuration is checked
     /// as the JSON form is (`Configuration.validate()`): a bad value throws
@@ -28,6 +30,8 @@ public final class NetClient: @unchecked Sendable {
         self.loop = loop
         self.executor = Executor(loop: loop)
         self.hooks = ClientHooks(loop: loop)
+        self.reachabilityGate = ReachabilityGate(
+            mode: configuration.reachability.mode, waitForNetworkMs: configuration.reachability.waitForNetworkMs)
         self.settings = ClientSettings(config: configuration)
     }
 
@@ -45,6 +49,7 @@ public final class NetClient: @unchecked Sendable {
     /// `NetError.shutdown` and exits on its own.
     deinit {
         if !loop.shutdown() { loop.stopDetached() }
+        forgetHeldTransfers()
     }
 
     /// The settings in force for requests sent now.
@@ -127,7 +132,8 @@ public final class NetClient: @unchecked Sendable {
             Transfer(
                 prepared: prepared, presetError: preset, loop: loop, foreign: foreign,
                 monitor: settings.monitor, policy: settings.policy,
-                preparer: adapterRegistry.preparer(for: settings), deliver: completion), request)
+                preparer: adapterRegistry.preparer(for: settings), gate: reachabilityGate.forTransfers,
+                deliver: completion), request)
     }
 
     /// Receives the start, each attempt's end (with libcurl's timings) and the
@@ -154,7 +160,11 @@ public final class NetClient: @unchecked Sendable {
     /// Completes everything in flight with `NetError.shutdown` and stops the
     /// transfer thread. False (nothing done) when called from a callback.
     @discardableResult
-    public func shutdown() -> Bool { loop.shutdown() }
+    public func shutdown() -> Bool {
+        guard loop.shutdown() else { return false }
+        forgetHeldTransfers()
+        return true
+    }
 
     /// Installs a new settings snapshot made from a changed copy of the
     /// configuration (for NetClient+Feature.swift files); no user code runs under the lock.

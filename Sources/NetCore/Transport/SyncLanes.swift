@@ -124,7 +124,7 @@ extension TransferLoop {
     private func drive(_ t: Transfer, _ lane: SyncLane) -> (Response?, NetError?) {
         if let e = t.presetError { return (nil, e) }
         let easy = lane.easy
-        if let e = t.beginAttempt(now: monotonicNanos()) { return (nil, e) }
+        if let e = begin(t, lane) { return (nil, e) }
         while true {
             guard let p = t.prepared else {
                 return (nil, NetError.internalError("A transfer ended without its request.").attempted(t.attempt))
@@ -176,7 +176,7 @@ extension TransferLoop {
             case .redirect:
                 continue
             case .relaunch:
-                if let e = t.beginAttempt(now: monotonicNanos()) { return (nil, e) }
+                if let e = begin(t, lane) { return (nil, e) }
             case .relaunchAfter(let ms, let reason):
                 t.emitRelaunchScheduled(delayMs: ms, reason: reason)
                 let due = monotonicNanos() &+ UInt64(clamping: max(ms, 0)) &* 1_000_000
@@ -188,22 +188,47 @@ extension TransferLoop {
                     if now >= due { break }
                     lane.poll(Int32(clamping: (due - now + 999_999) / 1_000_000))
                 }
-                if let e = t.beginAttempt(now: monotonicNanos()) { return (nil, e) }
+                if let e = begin(t, lane) { return (nil, e) }
             case .park:
-                monitor.withLock { t.parkedLane = lane }
-                while !monitor.withLock({ t.resumeRequested }) {
-                    if lanes.stopping.load(ordering: .acquiring) {
-                        monitor.withLock { t.parkedLane = nil }
-                        return (nil, NetError.shutdown.attempted(t.attempt))
-                    }
-                    lane.poll(1000)
-                }
-                monitor.withLock {
-                    t.parkedLane = nil
-                    t.resumeRequested = false
-                }
-                if let e = t.beginAttempt(now: monotonicNanos()) { return (nil, e) }
+                if let e = waitParked(t, lane) { return (nil, e) }
+                if let e = begin(t, lane) { return (nil, e) }
             }
         }
+    }
+
+    /// Begins the next attempt of `t` as the loop's relaunch does: nil when it is to
+    /// be sent, else the error to end with. A transfer its beginning parks waits
+    /// here (waitParked) and begins again.
+    private func begin(_ t: Transfer, _ lane: SyncLane) -> NetError? {
+        while true {
+            switch t.beginAttempt(now: monotonicNanos()) {
+            case nil:
+                return nil
+            case .complete(_, let e):
+                return e ?? NetError.internalError("An attempt ended before it began.").attempted(t.attempt)
+            case .park:
+                if let e = waitParked(t, lane) { return e }
+            case .redirect, .relaunch, .relaunchAfter:
+                return NetError.internalError("An attempt's beginning asked for a hop.").attempted(t.attempt)
+            }
+        }
+    }
+
+    /// Waits on `lane` until `TransferLoop.resume(_:)` is asked for `t`: nil, or the
+    /// shutdown error when the client stops meanwhile.
+    private func waitParked(_ t: Transfer, _ lane: SyncLane) -> NetError? {
+        monitor.withLock { t.parkedLane = lane }
+        while !monitor.withLock({ t.resumeRequested }) {
+            if lanes.stopping.load(ordering: .acquiring) {
+                monitor.withLock { t.parkedLane = nil }
+                return NetError.shutdown.attempted(t.attempt)
+            }
+            lane.poll(1000)
+        }
+        monitor.withLock {
+            t.parkedLane = nil
+            t.resumeRequested = false
+        }
+        return nil
     }
 }

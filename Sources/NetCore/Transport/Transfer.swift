@@ -46,6 +46,12 @@ public final class Transfer: @unchecked Sendable {
     let policy: (any TransferPolicy)?
     /// Works out what each attempt sends (AttemptPreparer.swift); nil: `original`.
     let preparer: (any AttemptPreparer)?
+    /// Says whether each attempt may go now, must wait, or fails unsent
+    /// (AttemptGate.swift); nil: every attempt goes.
+    let gate: (any AttemptGate)?
+    /// While the gate holds the transfer: when its wait ends (monotonicNanos); 0
+    /// otherwise. Driving thread only; the gate's to read and write.
+    var gateDeadline: UInt64 = 0
     /// The request's number among the client's, from 1; the `id` of its events.
     /// Set when it is submitted.
     public internal(set) var id: UInt64 = 0
@@ -97,7 +103,7 @@ public final class Transfer: @unchecked Sendable {
         prepared: PreparedRequest?, presetError: NetError?, loop: TransferLoop,
         foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?) = (nil, nil),
         monitor: (any EventMonitor)? = nil, policy: (any TransferPolicy)? = nil,
-        preparer: (any AttemptPreparer)? = nil,
+        preparer: (any AttemptPreparer)? = nil, gate: (any AttemptGate)? = nil,
         deliver: @escaping Deliver
     ) {
         self.foreign = foreign
@@ -108,15 +114,25 @@ public final class Transfer: @unchecked Sendable {
         self.monitor = monitor
         self.policy = policy
         self.preparer = preparer
+        self.gate = gate
         self.deliver = deliver
     }
 
     deinit { if outputFD >= 0 { close(outputFD) } }
 
     /// Starts attempt `attempt + 1` from the request as resolved at send, as the
-    /// preparer (if any) adapts it. Nil, or the error to complete the transfer with
-    /// (the attempt sends nothing).
-    func beginAttempt(now: UInt64) -> NetError? {
+    /// preparer (if any) adapts it. Nil: send it now. Otherwise what to do instead,
+    /// sending nothing: `.complete` with the error to end the transfer with, or
+    /// `.park` when the gate holds it (it resumes through `TransferLoop.resume(_:)`
+    /// and then begins the attempt again).
+    func beginAttempt(now: UInt64) -> TransferAction? {
+        if let gate, let original {
+            switch gate.admit(self, original, now: now) {
+            case .proceed: break
+            case .hold: return .park
+            case .fail(let e): return .complete(nil, e.attempted(attempt))
+            }
+        }
         attempt += 1
         attemptStart = now
         // The first attempt starts as the transfer was made.
@@ -134,7 +150,7 @@ public final class Transfer: @unchecked Sendable {
             prepared = p
             return nil
         case .failure(let e):
-            return e.attempted(attempt - 1)
+            return .complete(nil, e.attempted(attempt - 1))
         }
     }
 

@@ -508,9 +508,10 @@ final class TransferLoop: @unchecked Sendable {
         relaunch(t)
     }
 
-    /// Starts a new attempt of `t`.
+    /// Starts a new attempt of `t`, or does what its beginning decided instead
+    /// (complete unsent, or park).
     private func relaunch(_ t: Transfer) {
-        if let e = t.beginAttempt(now: monotonicNanos()) { complete(t, nil, e); return }
+        if let instead = t.beginAttempt(now: monotonicNanos()) { execute(instead, for: t); return }
         launch(t)
     }
 

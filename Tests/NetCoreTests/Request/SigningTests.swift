@@ -129,7 +129,11 @@ import Testing
         defer { c.shutdown() }
         c.addAdapter(Refusing())
         let t = c.transfer(try Request(method: "GET", target: "/x")) { _, _, _ in }
-        let e = try #require(t.beginAttempt(now: 0))
+        guard case .complete(nil, let failure) = t.beginAttempt(now: 0) else {
+            Issue.record("the attempt was not failed")
+            return
+        }
+        let e = try #require(failure)
         #expect(e.domain == .client && e.code == NetError.ClientCode.adapterFailed.rawValue)
         #expect(e.message == "no way")
         #expect(e.attempts == 0)

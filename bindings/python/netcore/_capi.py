@@ -94,6 +94,10 @@ class TaskHandle(_Handle):
     """``nc_task *``"""
 
 
+class BatchHandle(_Handle):
+    """``nc_batch *``"""
+
+
 class OutgoingHandle(_Handle):
     """``nc_outgoing *`` (borrowed for one adapter call)."""
 
@@ -131,6 +135,9 @@ EVENT_FN = ctypes.CFUNCTYPE(None, c_void_p, c_size_t, c_void_p)
 #: ``nc_status (*nc_adapter_fn)(nc_outgoing *, void *userdata)``; the handle
 #: arrives as an int, borrowed for the call.
 ADAPTER_FN = ctypes.CFUNCTYPE(c_int32, c_void_p, c_void_p)
+#: ``void (*nc_batch_fn)(const nc_batch *batch, void *userdata)``; the batch arrives
+#: as an int, borrowed for the call.
+BATCH_FN = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
 
 
 # --------------------------------------------------------------------------
@@ -245,6 +252,17 @@ TABLE: Tuple[Signature, ...] = (
     ("nc_request_set_group", (RequestHandle, c_char_p), nc_status),
     ("nc_client_cancel_group", (ClientHandle, c_char_p, size_p), nc_status),
     ("nc_client_cancel_all", (ClientHandle, size_p), nc_status),
+    # reachability
+    ("nc_client_set_reachability", (ClientHandle, c_int32), nc_status),
+    ("nc_client_reachability", (ClientHandle,), c_int32),
+    # batches
+    ("nc_batch_new", (ClientHandle, c_int32, POINTER(BatchHandle)), nc_status),
+    ("nc_batch_add", (BatchHandle, RequestHandle), nc_status),
+    ("nc_batch_send", (BatchHandle, BATCH_FN, c_void_p, POINTER(TaskHandle)), nc_status),
+    ("nc_batch_count", (BatchHandle,), c_size_t),
+    ("nc_batch_response", (BatchHandle, c_size_t), c_void_p),
+    ("nc_batch_error", (BatchHandle, c_size_t), c_void_p),
+    ("nc_batch_free", (BatchHandle,), None),
 )
 
 #: The names of the functions that return an ``nc_status`` (checked by the caller).

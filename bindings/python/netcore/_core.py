@@ -116,6 +116,7 @@ class ClientCore:
         self.redirect_limit = -1  # follow_redirects=False clients: their configured limit
         self.loop: Any = None  # the asyncio loop of an AsyncClient, once attached
         self.loop_thread: Optional[int] = None  # and the thread that runs it
+        self.reach_mode = "auto"  # the reachability mode last set (_reach.py)
         handle, err = ClientHandle(), ErrorHandle()
         status = C.nc_client_new(config, ctypes.byref(handle), ctypes.byref(err))
         if status != NC_OK:

@@ -24,9 +24,9 @@ import functools
 import threading
 import warnings
 import weakref
-from typing import Any, Callable, Coroutine, Dict, Optional, Sequence
+from typing import Any, Callable, Coroutine, Dict, List, Optional, Sequence
 
-from . import _hooks
+from . import _batch, _hooks, _reach
 from ._capi import C, TaskHandle
 from ._core import ClientCore, Config, Pending, config_text, convert, data_key, dispatch, report
 from ._tls import _UNSET, Cert, Verify, connection_keys, with_connection_keys
@@ -193,10 +193,14 @@ class AsyncClient:
                  event_hooks: Optional[Dict[str, Sequence[Callable[[Any], Any]]]] = None,
                  auth: Any = None, follow_redirects: bool = True, verify: Verify = True,
                  cert: Optional[Cert] = None, proxy: Optional[str] = _UNSET,
-                 http2: Optional[bool] = None) -> None:
-        text = with_connection_keys(config_text(config, force={"callbacks": "queue"}),
-                                    connection_keys(verify, cert, proxy, http2))
+                 http2: Optional[bool] = None,
+                 reachability: Optional[str] = None) -> None:
+        text = _reach.with_reachability(
+            with_connection_keys(config_text(config, force={"callbacks": "queue"}),
+                                 connection_keys(verify, cert, proxy, http2)),
+            reachability)
         self._core = ClientCore(text if follow_redirects else without_redirects(text), on_error)
+        self._core.reach_mode = _reach.configured_mode(text)
         self._core.redirect_limit = -1 if follow_redirects else configured_redirects(text)
         apply_auth(self._core, auth)
         _hooks.install(self._core, on_auth_expired=on_auth_expired, on_event=on_event,
@@ -436,8 +440,31 @@ class AsyncClient:
         finally:
             C.nc_task_free(task)
 
+    async def batch(self, requests: Sequence[Any], *, fail_fast: bool = False) -> List[Any]:
+        """Send several requests together and await all of them (``nc_batch_*``):
+        arguments and results as in :meth:`netcore.Client.batch`. Cancelling the
+        awaiting task cancels the requests still running."""
+        loop = self._attach()
+        fut: "asyncio.Future[List[Any]]" = loop.create_future()
+
+        def done(results: List[Any]) -> None:
+            # Inside nc_client_dispatch, on the loop's thread (queue mode).
+            if not fut.done():
+                fut.set_result(results)
+
+        task = _batch.start(self._core, requests, fail_fast, done)
+        try:
+            return await fut
+        except asyncio.CancelledError:
+            C.nc_task_cancel(task)
+            raise
+        finally:
+            C.nc_task_free(task)
+
     # The same as Client's (it only touches the core, which both kinds share).
     define_endpoint = Client.define_endpoint
+    reachability = Client.reachability
+    reachable = Client.reachable
 
     # -- deprecated names (removed in ALIASES_REMOVED_IN) -------------------------
 

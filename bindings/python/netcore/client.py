@@ -4,9 +4,9 @@ from __future__ import annotations
 import ctypes
 import threading
 import weakref
-from typing import Any, Callable, Dict, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from . import _hooks
+from . import _batch, _hooks, _reach
 from ._capi import C, NC_OK, ErrorHandle, ResponseHandle, TaskHandle
 from ._adapters import apply_auth, configured_redirects, redirect_arg, without_redirects
 from ._core import ClientCore, Config, Pending, config_text, convert, data_key, report
@@ -119,6 +119,8 @@ class Client:
             :class:`~netcore.AdapterFailed` and nothing is sent.
         follow_redirects: ``False`` follows no redirect (``limits.max_redirects``
             0): a 3xx is the response. A request's own ``follow_redirects=`` wins.
+        reachability: ``"auto"``, ``"online"`` or ``"offline"``: sets the
+            configuration's ``"reachability"."mode"`` (see :attr:`reachability`).
         on_error: optional hook called with the :class:`~netcore.Error` of every
             failed request (sync, callback or asyncio; cancellations included),
             on the thread that completes it, before the error is raised or passed
@@ -158,10 +160,13 @@ class Client:
                  event_hooks: Optional[Dict[str, Sequence[Callable[[Any], Any]]]] = None,
                  auth: Any = None, follow_redirects: bool = True, verify: Verify = True,
                  cert: Optional[Cert] = None, proxy: Optional[str] = _UNSET,
-                 http2: Optional[bool] = None) -> None:
-        text = with_connection_keys(self._config_text(config),
-                                    connection_keys(verify, cert, proxy, http2))
+                 http2: Optional[bool] = None,
+                 reachability: Optional[str] = None) -> None:
+        text = _reach.with_reachability(
+            with_connection_keys(self._config_text(config), connection_keys(verify, cert, proxy, http2)),
+            reachability)
         self._core = ClientCore(text if follow_redirects else without_redirects(text), on_error)
+        self._core.reach_mode = _reach.configured_mode(text)
         self._core.redirect_limit = -1 if follow_redirects else configured_redirects(text)
         self._finalizer = weakref.finalize(self, self._core.free_from_finalizer)
         apply_auth(self._core, auth)
@@ -240,6 +245,53 @@ class Client:
         """Cancel every request sent with :meth:`send` and not yet completed
         (``nc_client_cancel_all``); returns how many."""
         return self._core.cancel_group(None)
+
+    @property
+    def reachability(self) -> str:
+        """The reachability mode: ``"auto"`` (the default: while no route leaves the
+        machine, a request to a host other than loopback fails at once with
+        :class:`~netcore.ClientError` ``UNREACHABLE``, no DNS lookup), ``"online"``
+        (nothing checked) or ``"offline"`` (every request fails, loopback included).
+        Setting it applies to attempts begun from then on and lets requests that
+        wait for the network (``"wait_for_network_ms"``) ask again at once
+        (``nc_client_set_reachability``).
+
+        Raises:
+            InvalidArgument: (setting) not one of the three names; nothing changes.
+        """
+        return str(self._core.reach_mode)
+
+    @reachability.setter
+    def reachability(self, mode: str) -> None:
+        _reach.set_mode(self._core, mode)
+
+    @property
+    def reachable(self) -> bool:
+        """Whether a request to a host other than loopback would be sent now
+        (``nc_client_reachability``): forced online, or auto with a route off the
+        machine."""
+        return _reach.is_reachable(self._core)
+
+    def batch(self, requests: Sequence[Any], *, fail_fast: bool = False) -> List[Any]:
+        """Send several requests together and wait for all of them (``nc_batch_*``).
+
+        Args:
+            requests: each a path (GET), ``(method, path)`` or ``(method, path,
+                kwargs)`` with the keyword arguments of :meth:`request`.
+            fail_fast: the first failure cancels the others (they end with
+                :class:`~netcore.Cancelled` unless already finished); default: wait
+                for every one.
+
+        Returns:
+            One result per request, in the order given: its
+            :class:`~netcore.Response`, or the :class:`~netcore.Error` it failed with
+            (returned, not raised). ``[]`` for no request.
+
+        Raises:
+            TypeError / InvalidArgument: a malformed item or argument; nothing was sent.
+            InvalidState: the client is closed, or this runs in one of its callbacks.
+        """
+        return _batch.run_sync(self._core, requests, fail_fast)
 
     # -- synchronous requests ---------------------------------------------------
 

@@ -1,0 +1,17 @@
+import CNetCore
+import NetCore
+
+@c @implementation
+public func nc_client_set_reachability(_ client: OpaquePointer?, _ mode: Int32) -> nc_status {
+    guard let c = borrow(client, as: NetClient.self), let m = ReachabilityMode(rawValue: mode) else {
+        return NC_ERR_INVALID_ARGUMENT
+    }
+    c.reachability = m
+    return NC_OK
+}
+
+@c @implementation
+public func nc_client_reachability(_ client: OpaquePointer?) -> Int32 {
+    guard let c = borrow(client, as: NetClient.self) else { return 0 }
+    return c.isReachable ? NC_REACH_ONLINE : NC_REACH_OFFLINE
+}

@@ -1,0 +1,156 @@
+import CCurlShim
+import Synchronization
+
+/// How a client decides whether the network is there (`"reachability"."mode"`,
+/// nc_client_set_reachability). The numbers are the header's NC_REACH_*.
+public enum ReachabilityMode: Int32, Sendable, CaseIterable {
+    /// The kernel's routing state decides (RouteWatcher.swift): with no route off
+    /// the machine, a request to a host other than loopback fails at once with
+    /// `unreachable` (or waits, see `wait_for_network_ms`). Loopback is never blocked.
+    case auto = 0
+    /// Every request is sent; nothing is checked (and nothing costs more than a
+    /// plain send).
+    case online = 1
+    /// No request is sent, loopback included: each fails at once with
+    /// `unreachable` (or waits for the mode to change).
+    case offline = 2
+
+    /// The configuration's word for it.
+    public var name: String {
+        switch self {
+        case .auto: return "auto"
+        case .online: return "online"
+        case .offline: return "offline"
+        }
+    }
+
+    public init?(name: String) {
+        guard let mode = ReachabilityMode.allCases.first(where: { $0.name == name }) else { return nil }
+        self = mode
+    }
+}
+
+/// A client's reachability gate (seam 1, before every attempt: AttemptGate.swift):
+/// its mode, changed at run time by `NetClient.reachability`, and how long an
+/// unreachable request waits for the network (`wait_for_network_ms`, 0: not at
+/// all). Forced ONLINE installs no gate on the transfers sent meanwhile, so it
+/// costs nothing; AUTO with a route costs one atomic load per attempt.
+final class ReachabilityGate: AttemptGate, @unchecked Sendable {
+    private let modeValue: Atomic<Int32>
+    /// `wait_for_network_ms`, in nanoseconds; 0: fail at once.
+    let waitNanos: UInt64
+    let waitMs: Int64
+
+    init(mode: ReachabilityMode, waitForNetworkMs: Int64) {
+        modeValue = Atomic(mode.rawValue)
+        waitMs = max(waitForNetworkMs, 0)
+        waitNanos = UInt64(waitMs) &* 1_000_000
+        // AUTO reads the routing state: start watching it now, not at the first request.
+        if mode == .auto { _ = RouteWatcher.shared }
+    }
+
+    var mode: ReachabilityMode {
+        ReachabilityMode(rawValue: modeValue.load(ordering: .relaxed)) ?? .auto
+    }
+
+    /// Changes the mode for attempts begun from now on. Requests waiting for the
+    /// network ask again at once: sent now if the new mode lets them go.
+    func setMode(_ mode: ReachabilityMode) {
+        if mode == .auto { _ = RouteWatcher.shared }
+        modeValue.store(mode.rawValue, ordering: .releasing)
+        RouteWatcher.shared.resume(owner: self)
+    }
+
+    /// The gate transfers sent now carry: none while forced online.
+    var forTransfers: ReachabilityGate? { mode == .online ? nil : self }
+
+    /// Whether requests would be sent now (to a host other than loopback).
+    var isReachable: Bool {
+        switch mode {
+        case .online: return true
+        case .offline: return false
+        case .auto: return RouteWatcher.shared.isOnline
+        }
+    }
+
+    func admit(_ transfer: Transfer, _ request: PreparedRequest, now: UInt64) -> AttemptAdmission {
+        let mode = self.mode
+        switch mode {
+        case .online:
+            transfer.gateDeadline = 0
+            return .proceed
+        case .auto:
+            if RouteWatcher.shared.isOnline || LoopbackHost.isLoopback(request.location) {
+                transfer.gateDeadline = 0
+                return .proceed
+            }
+        case .offline:
+            break
+        }
+        if waitNanos == 0 { return .fail(unreachable(mode, request, waited: false)) }
+        if transfer.gateDeadline == 0 {
+            transfer.gateDeadline = now &+ waitNanos
+        } else if now >= transfer.gateDeadline {
+            transfer.gateDeadline = 0
+            return .fail(unreachable(mode, request, waited: true))
+        }
+        let held = RouteWatcher.shared.hold(transfer, owner: self, until: transfer.gateDeadline) { online in
+            // Under the watcher's lock: the mode or the routes may have changed
+            // since they were read above.
+            switch self.mode {
+            case .online: return false
+            case .offline: return true
+            case .auto: return !online
+            }
+        }
+        return held ? .hold : admit(transfer, request, now: now)
+    }
+
+    /// NC_CLIENT_UNREACHABLE, saying why and what to do.
+    private func unreachable(_ mode: ReachabilityMode, _ request: PreparedRequest, waited: Bool) -> NetError {
+        let host = LoopbackHost.host(of: request.location) ?? "the host"
+        var text: String
+        if mode == .offline {
+            text =
+                "The client is set offline (reachability OFFLINE), so the request to \(host) was not sent. Set the reachability to AUTO or ONLINE to send it."
+        } else {
+            text =
+                "No network route leaves this machine (reachability AUTO reads the kernel's routing table), so the request to \(host) was not sent (no DNS lookup, no connect). Check the network connection, or set \"reachability\": {\"wait_for_network_ms\": N} to wait for it."
+        }
+        if waited { text += " Waited \(waitMs) ms for the network." }
+        var e = NetError.client(.unreachable, text)
+        e.isRetryable = true
+        return e
+    }
+}
+
+/// Whether a request's host is this machine: the one kind of host AUTO never blocks.
+enum LoopbackHost {
+    /// "localhost" (and names under ".localhost", RFC 6761), 127.0.0.0/8, ::1 and
+    /// ::ffff:127.x.x.x. Names are compared as written: none is resolved.
+    static func isLoopback(_ url: RequestURL) -> Bool {
+        guard var host = host(of: url)?.lowercased() else { return false }
+        if host.hasPrefix("[") && host.hasSuffix("]") {
+            host = String(host.dropFirst().dropLast())
+            if let zone = host.firstIndex(of: "%") { host = String(host[..<zone]) }
+            if host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
+            guard host.hasPrefix("::ffff:") else { return false }
+            host = String(host.dropFirst(7))
+        }
+        if host.hasSuffix(".") { host.removeLast() }
+        if host == "localhost" || host.hasSuffix(".localhost") { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "127" else { return false }
+        return parts.allSatisfy { p in !p.isEmpty && p.count <= 3 && p.allSatisfy(\.isNumber) && Int(p) ?? 256 < 256 }
+    }
+
+    /// The URL's host as libcurl parsed it (an IPv6 address in brackets); nil when
+    /// libcurl refused the URL.
+    static func host(of url: RequestURL) -> String? {
+        guard let u = url.parsed else { return nil }
+        var out: UnsafeMutablePointer<CChar>? = nil
+        guard curl_url_get(u, CURLUPART_HOST, &out, 0) == CURLUE_OK, let out else { return nil }
+        defer { curl_free(out) }
+        return String(cString: out)
+    }
+}

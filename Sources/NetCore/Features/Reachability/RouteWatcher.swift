@@ -1,0 +1,152 @@
+import CCurlShim
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Whether any route leaves this machine, as the kernel's routing state says, kept
+/// up to date by one thread per process; and the transfers waiting for the network
+/// (`"wait_for_network_ms"`), resumed when it may have returned.
+///
+/// How: the routing tables are read once (an rtnetlink RTM_GETROUTE dump,
+/// `ncroute_has_external_route`, Sources/CCurlShim/ncroute.c) and then again only
+/// when the kernel announces a change on a netlink socket subscribed to IPv4 and
+/// IPv6 route changes and link changes (a cable pulled, Wi-Fi lost): requests read
+/// one atomic flag, never the tables.
+///
+/// What "online" means: a unicast route in a table other than "local" whose
+/// destination is neither loopback, link-local nor multicast, not marked linkdown,
+/// through an interface that is up, running and not loopback — a default route or
+/// any narrower one. Requests name hosts, and the gate resolves no name (no DNS
+/// lookup may happen before the fail-fast), so it cannot know which route a host
+/// would take: it blocks only when no route off the machine exists at all.
+///
+/// When netlink cannot be used (a sandbox without it) the state is unknown and
+/// counts as online: AUTO then never blocks, as if the gate were not there.
+///
+/// Started on first use (a client whose reachability is not forced online); the
+/// thread lives as long as the process and holds no lock while it waits.
+final class RouteWatcher: @unchecked Sendable {
+    static let shared = RouteWatcher()
+
+    /// A route leaves the machine (or the state cannot be read). Written under `lock`.
+    private let online = Atomic<Bool>(true)
+    /// Waiting transfers and the thread's descriptors.
+    private let lock = Lock()
+    private var waiters: [Waiter] = []
+    /// The netlink socket announcing changes (-1: none, the state stays "online").
+    private let changes: Int32
+    /// Wakes the thread when an earlier deadline arrives (eventfd).
+    private let wakeFD: Int32
+
+    /// A transfer held by a gate until `deadline` (monotonicNanos), the network's
+    /// return, or a change of its owner's mode.
+    private struct Waiter {
+        let transfer: Transfer
+        let owner: ObjectIdentifier
+        let deadline: UInt64
+    }
+
+    private init() {
+        // Subscribed before the first read, so that no change between the two is missed.
+        changes = ncroute_open_monitor()
+        wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        if changes >= 0 { online.store(ncroute_has_external_route() != 0, ordering: .releasing) }
+        if let thread = startThread({ [self] in run() }) { pthread_detach(thread) }
+    }
+
+    /// True while a route leaves the machine, or when that cannot be known.
+    var isOnline: Bool { online.load(ordering: .acquiring) }
+
+    /// Holds `transfer` until `deadline`, the network's return or `resume(owner:)`,
+    /// whichever comes first; then it is resumed (`TransferLoop.resume`) and its gate
+    /// asked again. False (nothing held) when `stillBlocked`, asked under the lock
+    /// that the changes of state also take, says the reason to wait has gone.
+    func hold(
+        _ transfer: Transfer, owner: AnyObject, until deadline: UInt64, stillBlocked: (_ online: Bool) -> Bool
+    ) -> Bool {
+        let earliest: Bool? = lock.withLock {
+            guard stillBlocked(online.load(ordering: .relaxed)) else { return nil }
+            let earliest = waiters.allSatisfy { $0.deadline > deadline }
+            waiters.append(Waiter(transfer: transfer, owner: ObjectIdentifier(owner), deadline: deadline))
+            return earliest
+        }
+        guard let earliest else { return false }
+        if earliest { wake() }
+        return true
+    }
+
+    /// Resumes every transfer held for `owner` (its mode changed).
+    func resume(owner: AnyObject) {
+        let id = ObjectIdentifier(owner)
+        let taken: [Waiter] = lock.withLock {
+            let mine = waiters.filter { $0.owner == id }
+            waiters.removeAll { $0.owner == id }
+            return mine
+        }
+        for w in taken { w.transfer.loop.resume(w.transfer) }
+    }
+
+    /// Forgets the transfers held for `owner` without resuming them (its client shut
+    /// down, which ended them).
+    func forget(owner: AnyObject) {
+        let id = ObjectIdentifier(owner)
+        let dropped: [Waiter] = lock.withLock {
+            let mine = waiters.filter { $0.owner == id }
+            waiters.removeAll { $0.owner == id }
+            return mine
+        }
+        _ = dropped   // released here, outside the lock
+    }
+
+    private func wake() {
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+
+    // MARK: the watcher thread
+
+    private func run() {
+        var fds = [
+            pollfd(fd: changes, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)
+        ]
+        while true {
+            let timeout = lock.withLock { () -> Int32 in
+                guard let next = waiters.map(\.deadline).min() else { return -1 }
+                let now = monotonicNanos()
+                // Rounded up: woken before the deadline, the gate would only hold again.
+                return next <= now ? 0 : Int32(clamping: (next - now + 999_999) / 1_000_000)
+            }
+            fds[0].revents = 0
+            fds[1].revents = 0
+            // A descriptor of -1 is ignored by poll(2).
+            let n = poll(&fds, 2, timeout)
+            if n < 0 && errno != EINTR { usleep(100_000) }   // not expected; never spin
+            var changed = false
+            if fds[0].revents != 0 {
+                _ = ncroute_drain(changes)
+                changed = true
+            }
+            if fds[1].revents != 0 {
+                var counter: UInt64 = 0
+                _ = read(wakeFD, &counter, 8)
+            }
+            // Read outside the lock (a netlink round trip); stored under it, so that a
+            // gate deciding to hold sees either the old state and is resumed below, or
+            // the new one and does not hold.
+            let state = changed ? ncroute_has_external_route() : 0
+            let now = monotonicNanos()
+            let due: [Waiter] = lock.withLock {
+                if changed { online.store(state != 0, ordering: .releasing) }
+                // Any change resumes every waiter: each gate asks again and holds again
+                // if its reason remains (forced offline, or still no route).
+                let ready = changed ? waiters : waiters.filter { $0.deadline <= now }
+                if changed { waiters.removeAll() } else { waiters.removeAll { $0.deadline <= now } }
+                return ready
+            }
+            for w in due { w.transfer.loop.resume(w.transfer) }
+        }
+    }
+}
