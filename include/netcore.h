@@ -1148,8 +1148,8 @@ typedef void (*nc_event_fn)(const char *event_json, size_t len, void *userdata);
  * now on, as one compact JSON object:
  *   {"event":"request_start"|"attempt_end"|"retry"|"request_end", "id":<nc_task_id>,
  *    "method", "url", "attempt", "status", "domain", "code", "delay_ms", "reason",
- *    "timings":{"dns","connect","tls","first_byte","total"} (µs, attempt_end),
- *    "bytes", "from_cache", "elapsed_us" (request_end)}
+ *    "timings":{"dns","connect","tls","first_byte","total"} and "bytes" (µs and
+ *    body bytes received, attempt_end), "from_cache", "elapsed_us" (request_end)}
  * Every key is present (null when it does not apply); "domain" is the error
  * domain's name and "code" its numeric code (null on success). "url" never holds
  * credentials: userinfo and fragment are removed and the values of query
