@@ -26,6 +26,11 @@ final class PreparedRequest: @unchecked Sendable {
     let body: NetBytes?
     let timeoutMs: Int64
     let connectTimeoutMs: Int64
+    /// Retry policy, idle timeout and deadline (Resilience.swift).
+    let resilience: Resilience
+    /// The method is not idempotent (POST, PATCH, …): libcurl must not send it
+    /// again on its own (ncbody.h; EasyHandle+Configure.swift).
+    let guardsResend: Bool
     let envelope: CompiledEnvelope?
     let limits: Configuration.Limits
     /// The merged headers the lines were built from (kept for redirects).
@@ -43,9 +48,11 @@ final class PreparedRequest: @unchecked Sendable {
         method: String, url: String, headers: HeaderFields, body: NetBytes?,
         timeoutMs: Int64, connectTimeoutMs: Int64, envelope: CompiledEnvelope?,
         limits: Configuration.Limits, credentialHeaders: Set<String>, compression: Bool,
-        outputPath: String?
+        outputPath: String?, resilience: Resilience
     ) {
         self.method = method
+        self.resilience = resilience
+        self.guardsResend = !Request.Method(upperCased: method).isIdempotent
         self.outputPath = outputPath
         self.compression = compression
         self.decodesContent = compression || headers.contains("Accept-Encoding")
@@ -102,7 +109,7 @@ final class PreparedRequest: @unchecked Sendable {
             timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs,
             envelope: envelope, limits: limits,
             credentialHeaders: crossOrigin ? [] : credentialHeaders,
-            compression: compression, outputPath: outputPath)
+            compression: compression, outputPath: outputPath, resilience: resilience)
     }
 
     /// This request with `headers` in place of its own: what one attempt sends after
@@ -112,7 +119,7 @@ final class PreparedRequest: @unchecked Sendable {
             method: method, url: String(cString: url.pointer), headers: headers, body: body,
             timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs,
             envelope: envelope, limits: limits, credentialHeaders: credentialHeaders,
-            compression: compression, outputPath: outputPath)
+            compression: compression, outputPath: outputPath, resilience: resilience)
     }
 
     deinit {
@@ -190,10 +197,11 @@ final class PreparedRequest: @unchecked Sendable {
             PreparedRequest(
                 method: request.method.rawValue, url: url, headers: headers, body: body,
                 timeoutMs: request.timeoutMs ?? settings.config.timeoutMs,
-                connectTimeoutMs: settings.config.connectTimeoutMs,
+                connectTimeoutMs: request.connectTimeoutMs ?? settings.config.connectTimeoutMs,
                 envelope: envelope, limits: limits,
                 credentialHeaders: settings.credentialHeaderNames,
-                compression: settings.config.compression, outputPath: request.outputPath))
+                compression: settings.config.compression, outputPath: request.outputPath,
+                resilience: Resilience(request, settings, headers: headers)))
     }
 
     static func resolvedEncoding(_ request: Request) -> ParameterEncoding {

@@ -24,6 +24,8 @@ public struct Request: Sendable {
         /// The catalog endpoint this request names (EndpointCatalog.swift); nil: a plain request.
         var endpoint: String? = nil
         var maxRedirects: Int? = nil
+        /// Retry, deadline and the other time limits (Request+Resilience.swift).
+        var resilience = RequestResilience()
         /// The resolved form of this value, filled by its first send (see PreparedCache).
         var prepared = PreparedCache()
 
@@ -46,6 +48,7 @@ public struct Request: Sendable {
             c.flags = flags
             c.endpoint = endpoint
             c.maxRedirects = maxRedirects
+            c.resilience = resilience
             return c
         }
     }
@@ -99,6 +102,12 @@ public struct Request: Sendable {
     public var maxRedirects: Int? {
         get { storage.maxRedirects }
         set { changing().maxRedirects = newValue }
+    }
+
+    /// Retry and time limits overriding the client's (Request+Resilience.swift).
+    var resilience: RequestResilience {
+        get { storage.resilience }
+        set { changing().resilience = newValue }
     }
 
     /// Per-request switches (RequestFlags, Request+Flags.swift).

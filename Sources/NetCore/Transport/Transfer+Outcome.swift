@@ -16,6 +16,9 @@ struct HopOutcome {
     var detail: String = ""
     /// errno of a failed write to the output file.
     var outputErrno: Int32 = 0
+    /// A hop that timed out had its connection ready (TCP and TLS done, the
+    /// request started): tells an idle timeout from a connect timeout.
+    var connected = false
     /// The response's status, and what was received (nil: out of memory).
     var status: Int = 0
     /// The last header block ended with its blank line: false when the connection
@@ -37,6 +40,13 @@ struct HopOutcome {
             sinkAbort = easy.abortReason
             detail = easy.errorDetail
             outputErrno = easy.outputErrno
+            if code == CURLE_OPERATION_TIMEDOUT {
+                var pretransfer: curl_off_t = 0
+                var sent: Int = 0
+                _ = ncshim_easy_getinfo_off(easy.handle, CURLINFO_PRETRANSFER_TIME_T, &pretransfer)
+                _ = ncshim_easy_getinfo_long(easy.handle, CURLINFO_REQUEST_SIZE, &sent)
+                connected = pretransfer > 0 || sent > 0
+            }
             return
         }
         var status: Int = 0
@@ -129,15 +139,10 @@ extension Transfer {
                 method: p.method, url: String(cString: p.url.pointer)
             ).attempted(sent)
         default:
-            var detail = o.detail
-            if o.code == CURLE_OPERATION_TIMEDOUT && redirects > 0 && p.timeoutMs > 0 {
-                // This hop had only what was left of the attempt's total.
-                detail +=
-                    " (timeout_ms, \(p.timeoutMs) ms, bounds the request and its "
-                    + "\(redirects) redirect\(redirects == 1 ? "" : "s") followed together)"
-            }
+            // Which limit it was: connect, total, idle or the deadline (Transfer+Timeouts.swift).
+            if o.code == CURLE_OPERATION_TIMEDOUT { return timedOut(o, p) }
             return TransportErrors.error(
-                code: o.code, detail: detail, method: p.method, url: String(cString: p.url.pointer)
+                code: o.code, detail: o.detail, method: p.method, url: String(cString: p.url.pointer)
             )
             .attempted(attemptsMade(thisOneSent: !TransportErrors.sentNothing(o.code)))
         }
@@ -182,7 +187,7 @@ extension Transfer {
     /// The error when the attempt's total timeout ran out between two hops (a
     /// redirect's next hop would start with nothing left): TRANSPORT 28.
     func timedOutBetweenHops(_ p: PreparedRequest) -> NetError {
-        TransportErrors.error(
+        var e = TransportErrors.error(
             code: CURLE_OPERATION_TIMEDOUT,
             detail:
                 "the total timeout_ms of \(p.timeoutMs) ms ran out after \(redirects) redirect\(redirects == 1 ? "" : "s") "
@@ -190,5 +195,7 @@ extension Transfer {
             method: p.method, url: String(cString: p.url.pointer)
         )
         .attempted(attemptsMade(thisOneSent: true))
+        e.timeout = .total
+        return e
     }
 }
