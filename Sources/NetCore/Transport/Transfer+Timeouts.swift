@@ -58,15 +58,21 @@ extension Transfer {
     /// Which limit a hop that ended with CURLE_OPERATION_TIMEDOUT ran into. libcurl
     /// has one code for all of them; the limits are told apart by when it fired
     /// and how far the hop got:
-    /// - the deadline, if it has passed (the hop's timeout was clamped to it);
+    /// - the deadline, if it has passed (the hop's timeout was clamped to it; the
+    ///   same slack as below);
     /// - else timeout_ms, if the attempt has run that long (libcurl counts from a
-    ///   moment later than `attemptStart`, so it fired no earlier than this sees);
+    ///   moment later than `attemptStart` but rounds its milliseconds up, so it
+    ///   may fire up to a millisecond before this clock says; 5 ms or 1% of slack);
     /// - else connect_timeout_ms, if the connection was not ready (no
     ///   CURLINFO_PRETRANSFER_TIME, no request bytes sent);
     /// - else idle_timeout_ms (libcurl's low-speed check), the only limit left.
     func timeoutKind(_ p: PreparedRequest, connected: Bool, now: UInt64) -> NetError.TimeoutKind {
-        if let left = deadlineLeftMs(p, now: now), left == 0 { return .deadline }
-        if p.timeoutMs > 0, now &- attemptStart >= UInt64(p.timeoutMs) &* 1_000_000 { return .total }
+        if let left = deadlineLeftMs(p, now: now), left <= max(5, p.resilience.deadlineMs / 100) { return .deadline }
+        if p.timeoutMs > 0 {
+            let limitNs = UInt64(p.timeoutMs) &* 1_000_000
+            let slackNs = max(5_000_000, limitNs / 100)
+            if (now &- attemptStart) &+ slackNs >= limitNs { return .total }
+        }
         return connected ? .idle : .connect
     }
 
@@ -103,3 +109,4 @@ extension Transfer {
         return NetError.deadlineExceeded(deadlineMs: p.resilience.deadlineMs, attempts: e.attempts, last: e)
     }
 }
+

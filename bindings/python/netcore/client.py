@@ -10,7 +10,8 @@ from . import _hooks
 from ._capi import C, NC_OK, ErrorHandle, ResponseHandle, TaskHandle
 from ._adapters import apply_auth, configured_redirects, redirect_arg, without_redirects
 from ._core import ClientCore, Config, Pending, config_text, convert, data_key, report
-from ._request import HeadersArg, Params, build_request, cstr, endpoint_request, endpoint_spec, plain_request
+from ._retry import RetryArg, install_handler, retry_json
+from ._request import RequestLimits, HeadersArg, Params, build_request, cstr, endpoint_request, endpoint_spec, plain_request
 from .errors import Error, Status, check_call, error_for
 from .response import Response
 
@@ -143,14 +144,17 @@ class Client:
                  on_auth_expired: Optional[Callable[[Error], Any]] = None,
                  on_event: Optional[Callable[[Dict[str, Any]], Any]] = None,
                  event_hooks: Optional[Dict[str, Sequence[Callable[[Any], Any]]]] = None,
-                 auth: Any = None, follow_redirects: bool = True) -> None:
-        text = self._config_text(config)
+                 auth: Any = None, follow_redirects: bool = True, retry: RetryArg = None,
+                 retry_handler: Optional[Callable[..., Any]] = None) -> None:
+        text = self._config_text(config) if retry is None else config_text(config, {"retry": retry_json(retry)})
         self._core = ClientCore(text if follow_redirects else without_redirects(text), on_error)
         self._core.redirect_limit = -1 if follow_redirects else configured_redirects(text)
         self._finalizer = weakref.finalize(self, self._core.free_from_finalizer)
         apply_auth(self._core, auth)
         _hooks.install(self._core, on_auth_expired=on_auth_expired, on_event=on_event,
                        event_hooks=event_hooks)
+        if retry_handler is not None:
+            install_handler(self._core, retry_handler)
 
     @staticmethod
     def _config_text(config: Config) -> bytes:
@@ -215,7 +219,9 @@ class Client:
     def request(self, method: str, path: str, *, params: Optional[Params] = None,
                 json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
                 timeout: Optional[float] = None, envelope: Optional[bool] = None, output: Any = None,
-                follow_redirects: Optional[bool] = None) -> Response:
+                follow_redirects: Optional[bool] = None, retry: RetryArg = None,
+                deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
+                idle_timeout: Optional[float] = None) -> Response:
         """Send a request and wait for it (``nc_client_send_sync``; the GIL is released
         while waiting).
 
@@ -261,7 +267,8 @@ class Client:
         resp_p, err_p = ResponseHandle(), ErrorHandle()
         if (params is None and json is None and data is None and headers is None
                 and timeout is None and envelope is None and output is None
-                and follow_redirects is None):
+                and follow_redirects is None and retry is None and deadline is None
+                and connect_timeout is None and idle_timeout is None):
             # The common plain call: the thread's cached builder (see plain_request),
             # and core.handle() inline.
             handle = core._handle
@@ -272,7 +279,8 @@ class Client:
         else:
             req = build_request(method, path, params=params, json=json, data=data,
                                 headers=headers, timeout=timeout, envelope=envelope,
-                                output=output, max_redirects=redirect_arg(self._core, follow_redirects))
+                                output=output, max_redirects=redirect_arg(self._core, follow_redirects),
+                                limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout))
             try:
                 status = C.nc_client_send_sync(core.handle(), req, ctypes.byref(resp_p),
                                                ctypes.byref(err_p))
@@ -318,7 +326,9 @@ class Client:
              params: Optional[Params] = None, json: Any = None, data: Any = None,
              headers: Optional[HeadersArg] = None, timeout: Optional[float] = None,
              envelope: Optional[bool] = None, output: Any = None,
-             follow_redirects: Optional[bool] = None) -> Task:
+             follow_redirects: Optional[bool] = None, retry: RetryArg = None,
+             deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
+             idle_timeout: Optional[float] = None) -> Task:
         """Start a request and return at once (``nc_client_send``).
 
         ``callback(response, error)`` runs exactly once when the request ends — on
@@ -335,7 +345,8 @@ class Client:
         task = Task(description)
         req = build_request(method, path, params=params, json=json, data=data,
                             headers=headers, timeout=timeout, envelope=envelope,
-                                output=output, max_redirects=redirect_arg(self._core, follow_redirects))
+                                output=output, max_redirects=redirect_arg(self._core, follow_redirects),
+                                limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout))
         try:
             handle = self._core.send(req, _CallbackPending(task, callback))
         finally:
