@@ -40,6 +40,14 @@ struct HopOutcome {
             sinkAbort = easy.abortReason
             detail = easy.errorDetail
             outputErrno = easy.outputErrno
+            if code == CURLE_SEND_FAIL_REWIND {
+                // libcurl wanted to resend (ncbody.h) after a connection closed: if
+                // it closed inside a header block, that is what the caller hears.
+                headerBlockEnded = easy.headerBlockEnded || easy.sink.pointee.head_lines == 0
+                var status: Int = 0
+                _ = ncshim_easy_getinfo_long(easy.handle, CURLINFO_RESPONSE_CODE, &status)
+                self.status = status
+            }
             if code == CURLE_OPERATION_TIMEDOUT {
                 var pretransfer: curl_off_t = 0
                 var sent: Int = 0
@@ -139,6 +147,11 @@ extension Transfer {
                 method: p.method, url: String(cString: p.url.pointer)
             ).attempted(sent)
         default:
+            if o.code == CURLE_SEND_FAIL_REWIND && !o.headerBlockEnded {
+                return TransportErrors.headersCutOff(
+                    status: o.status, method: p.method, url: String(cString: p.url.pointer)
+                ).attempted(sent)
+            }
             // Which limit it was: connect, total, idle or the deadline (Transfer+Timeouts.swift).
             if o.code == CURLE_OPERATION_TIMEDOUT { return timedOut(o, p) }
             return TransportErrors.error(
