@@ -25,13 +25,16 @@ static const char *PEER_SYNC = "nc-sync";
  * request bytes are the raw peer's (no Accept-Encoding; bench/README.md). */
 static const char *CONFIG_FMT =
     "{\"envelope\":{},\"compression\":false,\"timeout_ms\":300000,\"connect_timeout_ms\":10000,"
-    "\"limits\":{\"max_connections_per_host\":%ld,\"max_response_bytes\":1073741824}%s}";
+    "\"limits\":{\"max_connections_per_host\":%ld,\"max_response_bytes\":1073741824}%s%s}";
 
 /* $BENCH_NC_FEATURES (comma-separated) turns features on, to measure what they cost
  * against the same peer with none: "events" installs an event handler that only
- * counts, "signing" adds an HMAC signing config (every request signed). */
+ * counts, "signing" adds an HMAC signing config (every request signed), "retry" a
+ * retry policy that the bench's successful requests never trigger. */
 static const char *SIGNING_CONFIG = ",\"signing\":{\"secret\":\"bench-secret\",\"header\":\"X-"
                                     "Signature\",\"timestamp_header\":\"X-Timestamp\"}";
+static const char *RETRY_CONFIG = ",\"retry\":{\"max_attempts\":3,\"backoff\":\"exponential\","
+                                  "\"initial_ms\":200,\"max_delay_ms\":5000,\"jitter\":true}";
 static unsigned long events_seen;
 static void count_event(const char *json, size_t len, void *userdata) {
     (void)json;
@@ -304,9 +307,9 @@ int main(int argc, char **argv) {
     int sync = !strcmp(a.api, "sync");
     const char *peer = sync ? PEER_SYNC : PEER_CB;
     const char *mc = getenv("BENCH_NC_MAX_CONNECTIONS_PER_HOST");
-    char config[512];
+    char config[1024];
     snprintf(config, sizeof config, CONFIG_FMT, mc && *mc ? atol(mc) : 0L,
-             feature_on("signing") ? SIGNING_CONFIG : "");
+             feature_on("signing") ? SIGNING_CONFIG : "", feature_on("retry") ? RETRY_CONFIG : "");
     nc_client *client = NULL;
     nc_error *err = NULL;
     if (nc_client_new(config, &client, &err) != NC_OK) {

@@ -283,9 +283,10 @@ def endpoint_spec(*, method: str = "GET", path: str, encoding: Optional[str] = N
             raise error_for(Status.INVALID_ARGUMENT, function="define_endpoint",
                             message=f"timeout must be a non-negative number of seconds, got {timeout!r}")
         spec["timeout_ms"] = int(round(timeout * 1000))
+    from ._retry import retry_json
     for key, value in (("envelope", envelope), ("retry", retry), ("cache", cache), ("group", group)):
         if value is not None:
-            spec[key] = value
+            spec[key] = retry_json(value) if key == "retry" else value
     return _dumps(spec)
 
 

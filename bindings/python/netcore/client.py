@@ -119,6 +119,14 @@ class Client:
             :class:`~netcore.AdapterFailed` and nothing is sent.
         follow_redirects: ``False`` follows no redirect (``limits.max_redirects``
             0): a 3xx is the response. A request's own ``follow_redirects=`` wins.
+        retry: the client's retry policy: a :class:`netcore.Retry`, the library's
+            ``"retry"`` dict, or ``False``; it replaces the configuration's
+            ``"retry"``. Default: the configuration's (none: one attempt).
+        retry_handler: ``retry_handler(response, error, attempt)``, asked first
+            after each failed attempt: seconds to wait before retrying, ``False``
+            to stop, ``None`` for the policy's decision. It may retry what the
+            policy does not (an :class:`~netcore.APIError`, a POST); runs on the
+            transfer thread; what it raises is logged and counts as ``None``.
         on_error: optional hook called with the :class:`~netcore.Error` of every
             failed request (sync, callback or asyncio; cancellations included),
             on the thread that completes it, before the error is raised or passed
@@ -248,6 +256,15 @@ class Client:
             follow_redirects: ``False``: follow no redirect, a 3xx is the response
                 (``nc_request_set_max_redirects`` 0); ``True``: the client's limit;
                 ``None``: the client's setting.
+            retry: this request's retry policy over the client's (a
+                :class:`netcore.Retry`, a ``"retry"`` dict whose keys replace the
+                client's, or ``False`` for one attempt); ``None``: the client's.
+            deadline: seconds for all attempts and the waits between them
+                (:class:`~netcore.DeadlineExceeded`); ``0``: none; ``None``: the
+                client's ``deadline_ms``.
+            connect_timeout, idle_timeout: seconds to connect, and without a byte
+                moving (whole seconds, rounded up); ``0``: no limit; ``None``: the
+                client's. A :class:`~netcore.Timeout` says which fired (``timeout``).
             output: a file path (str, bytes or os.PathLike): the body of a 2xx
                 response is streamed into it (created or truncated) instead of
                 memory, and ``Response.body`` is empty; raw mode; other statuses
@@ -393,8 +410,9 @@ class Client:
         ``path`` may hold ``{placeholders}`` filled from the call's params;
         ``encoding`` is ``"query"``, ``"form"`` or ``"json"`` (default: query for
         GET/HEAD/DELETE/OPTIONS, form otherwise); ``timeout`` in seconds;
-        ``retry`` (a dict or ``False``), ``cache`` and ``group`` are checked and
-        stored until those features ship. Safe from any thread and from callbacks.
+        ``retry`` (a :class:`netcore.Retry`, a dict or ``False``) is merged over the
+        client's policy for calls of this endpoint; ``cache`` and ``group`` are checked
+        and stored until those features ship. Safe from any thread and from callbacks.
 
         Raises:
             InvalidArgument: a bad name or value (nothing changes).
