@@ -124,7 +124,7 @@ typedef int32_t nc_domain;
 #define NC_CLIENT_HEADERS_TOO_LARGE  7 /* headers exceeded limits.max_header_count/_bytes */
 #define NC_CLIENT_INTERNAL           8 /* libcurl could not be set up (out of memory) */
 #define NC_CLIENT_ADAPTER_FAILED     9 /* a request adapter refused the request (Since: 0.3) */
-#define NC_CLIENT_DEADLINE_EXCEEDED 10 /* deadline_ms ran out across attempts and waits (Since: 0.3) */
+#define NC_CLIENT_DEADLINE_EXCEEDED  10 /* deadline_ms ran out across attempts and waits (Since: 0.3) */
 
 /* NC_DOMAIN_PARSE codes */
 #define NC_PARSE_INVALID_JSON    1 /* body is not JSON (message has line and column) */

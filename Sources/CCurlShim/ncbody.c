@@ -13,7 +13,9 @@ ncbody *ncbody_new(CURL *easy) {
     return b;
 }
 
-void ncbody_free(ncbody *body) { free(body); }
+void ncbody_free(ncbody *body) {
+    free(body);
+}
 
 size_t ncbody_read(char *buffer, size_t size, size_t nitems, void *userdata) {
     ncbody *b = userdata;

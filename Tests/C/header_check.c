@@ -170,8 +170,8 @@ struct nc_retry_api_table {
 };
 
 struct nc_retry_api_table nc_retry_api_check_table = {
-    nc_request_set_retry_json,         nc_request_set_deadline_ms, nc_request_set_connect_timeout_ms,
-    nc_request_set_idle_timeout_ms,    nc_client_set_retry_handler,
+    nc_request_set_retry_json,      nc_request_set_deadline_ms,  nc_request_set_connect_timeout_ms,
+    nc_request_set_idle_timeout_ms, nc_client_set_retry_handler,
 };
 typedef int64_t (*nc_check_retry_fn)(const nc_response *, const nc_error *, int32_t, void *);
 typedef char nc_check_retry_fn_type[sizeof(nc_retry_fn) == sizeof(nc_check_retry_fn) ? 1 : -1];

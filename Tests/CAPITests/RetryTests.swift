@@ -54,7 +54,9 @@ func uniqueKey() -> String { "k\(UInt64.random(in: 0..<UInt64.max))" }
 func retryClient(_ retry: String?, _ extra: String...) throws -> (TestClient, EventLog) {
     var members = extra.filter { !$0.isEmpty }
     if let retry { members.append(#""retry":\#(retry)"#) }
-    let json = "{" + ([#""base_url":"\#(MockServer.shared.baseURL)""#, #""envelope":\#(Envelope.a)"#] + members)
+    let json =
+        "{"
+        + ([#""base_url":"\#(MockServer.shared.baseURL)""#, #""envelope":\#(Envelope.a)"#] + members)
         .joined(separator: ",") + "}"
     let client = try TestClient(json)
     let log = EventLog()
@@ -108,7 +110,9 @@ enum Path: String, CaseIterable, Sendable, CustomTestStringConvertible {
         #expect(calls == 1)
         #expect(outcome?.succeeded == true, "\(String(describing: outcome))")
         #expect(hits(key) == 3)
-        #expect(log.kinds == ["request_start", "attempt_end", "retry", "attempt_end", "retry", "attempt_end", "request_end"])
+        #expect(
+            log.kinds == ["request_start", "attempt_end", "retry", "attempt_end", "retry", "attempt_end", "request_end"]
+        )
         #expect(log.statuses == [503, 503, 200])
         #expect(log.delays == [10, 10])
         #expect(log.reasons == ["HTTP 503", "HTTP 503"])
@@ -410,7 +414,8 @@ enum Path: String, CaseIterable, Sendable, CustomTestStringConvertible {
     @Test(arguments: [Path.async, Path.sync])
     func aWaitThatWouldCrossTheDeadlineEndsTheRequestAtOnce(path: Path) throws {
         let (client, log) = try retryClient(
-            #"{"backoff":"constant","initial_ms":60000,"max_delay_ms":60000,"jitter":false}"#, #""deadline_ms":20000"#, path.extra)
+            #"{"backoff":"constant","initial_ms":60000,"max_delay_ms":60000,"jitter":false}"#, #""deadline_ms":20000"#,
+            path.extra)
         let key = uniqueKey()
         let (o, calls) = path.send(client, try Request("GET", "/flaky?key=\(key)&fails=5&status=503"))
         #expect(calls == 1)

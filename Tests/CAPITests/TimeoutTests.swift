@@ -47,7 +47,7 @@ func timeoutField(_ e: ErrorInfo?) -> String? {
 @Suite struct TimeoutTests {
     @Test func aConnectTimeoutSaysConnect() throws {
         let (port, fds) = stalledPort()
-        defer { fds.forEach { close($0) } }
+        defer { for fd in fds { close(fd) } }
         let client = try TestClient(#"{"connect_timeout_ms":300,"timeout_ms":20000}"#)
         let o = client.sync(try Request("GET", "http://127.0.0.1:\(port)/x"))
         let e = try #require(o.error)
@@ -60,7 +60,7 @@ func timeoutField(_ e: ErrorInfo?) -> String? {
 
     @Test func aRequestsOwnConnectTimeoutWins() throws {
         let (port, fds) = stalledPort()
-        defer { fds.forEach { close($0) } }
+        defer { for fd in fds { close(fd) } }
         let client = try TestClient(#"{"connect_timeout_ms":60000,"timeout_ms":20000}"#)
         let r = try Request("GET", "http://127.0.0.1:\(port)/x")
         #expect(nc_request_set_connect_timeout_ms(r.handle, 200) == NC_OK)

@@ -161,7 +161,8 @@ import Testing
             case .headers: #expect(plain.headers.isEmpty && d == .emptyMap)
             case .credentialHeaders: #expect(d == .list(plain.credentialHeaders))
             case .compression: #expect(d == .boolean(plain.compression))
-            case .timeoutMs, .connectTimeoutMs, .idleTimeoutMs, .deadlineMs, .limitsMaxConnectionsPerHost, .limitsMaxResponseBytes,
+            case .timeoutMs, .connectTimeoutMs, .idleTimeoutMs, .deadlineMs, .limitsMaxConnectionsPerHost,
+                .limitsMaxResponseBytes,
                 .limitsMaxRedirects, .limitsMaxHeaderCount, .limitsMaxHeaderBytes:
                 #expect(plain.integerValue(of: key).map(ConfigKeySpec.Default.integer) == d, "\(key)")
             case .envelope: #expect(plain.envelope == nil && d == .none)

@@ -24,7 +24,7 @@ static void on_event(const char *event_json, size_t len, void *userdata) {
 
 /* Sends `method path` (with an Idempotency-Key when `key` is set) and prints the outcome. */
 static void run(nc_client *c, const char *method, const char *path, const char *key,
-                 int64_t deadline_ms) {
+                int64_t deadline_ms) {
     nc_request *req = NULL;
     nc_response *resp = NULL;
     nc_error *err = NULL;
@@ -45,7 +45,8 @@ static void run(nc_client *c, const char *method, const char *path, const char *
         json_t *timeout = json_object_get(j, "timeout");
         printf("  => %s %lld after %d attempt(s)%s%s\n", nc_error_domain_name(err),
                (long long)nc_error_code(err), nc_error_attempts(err),
-               json_is_string(timeout) ? ", timeout: " : "", json_is_string(timeout) ? json_string_value(timeout) : "");
+               json_is_string(timeout) ? ", timeout: " : "",
+               json_is_string(timeout) ? json_string_value(timeout) : "");
         json_decref(j);
     }
     nc_response_free(resp);

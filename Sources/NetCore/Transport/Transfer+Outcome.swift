@@ -73,7 +73,7 @@ extension Transfer {
     func next(after outcome: consuming HopOutcome) -> TransferAction {
         guard case .ended(let response, let error) = hopResult(outcome) else { return .redirect }
         emitAttemptEnd(response, error)
-        guard let policy else { return .complete(response, error) }
+        guard let policy, error != nil || policy.decidesOnSuccess else { return .complete(response, error) }
         switch policy.next(after: self, response: response, error: error) {
         case .redirect: return .complete(response, error)
         case let action: return action

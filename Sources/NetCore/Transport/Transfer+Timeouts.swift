@@ -109,4 +109,3 @@ extension Transfer {
         return NetError.deadlineExceeded(deadlineMs: p.resilience.deadlineMs, attempts: e.attempts, last: e)
     }
 }
-

@@ -89,7 +89,9 @@ import Testing
                 continue
             }
             #expect(why.contains("\(m) is not retried"))
-            #expect(plain.decide(attempt(1, http(503), method: m, optedIn: true)) == .retry(afterMs: 200, reason: "HTTP 503"))
+            #expect(
+                plain.decide(attempt(1, http(503), method: m, optedIn: true))
+                    == .retry(afterMs: 200, reason: "HTTP 503"))
         }
         var p = plain
         p.methods = ["POST"]
@@ -159,10 +161,13 @@ import Testing
             p.decide(attempt(1, http(503), retryAfter: "Sun, 06 Nov 1994 08:49:38 GMT", now: now))
                 == .retry(afterMs: 1000, reason: "HTTP 503, Retry-After: Sun, 06 Nov 1994 08:49:38 GMT"))
         // Unreadable: the backoff.
-        #expect(p.decide(attempt(1, http(503), retryAfter: "soon", now: now)) == .retry(afterMs: 200, reason: "HTTP 503"))
+        #expect(
+            p.decide(attempt(1, http(503), retryAfter: "soon", now: now)) == .retry(afterMs: 200, reason: "HTTP 503"))
         var ignoring = p
         ignoring.respectRetryAfter = false
-        #expect(ignoring.decide(attempt(1, http(503), retryAfter: "2", now: now)) == .retry(afterMs: 200, reason: "HTTP 503"))
+        #expect(
+            ignoring.decide(attempt(1, http(503), retryAfter: "2", now: now))
+                == .retry(afterMs: 200, reason: "HTTP 503"))
     }
 
     @Test func patchesMergeKeysGivenOverTheBase() throws {

@@ -134,7 +134,10 @@ extension RetryPolicy {
                 let t = item.pointee.type
                 let n = json_number_value(item)
                 guard t == JSON_INTEGER || t == JSON_REAL, multiplierRange.contains(n) else {
-                    throw fail(key, "must be a number between 1 and 100, got \(t == JSON_INTEGER || t == JSON_REAL ? "\(n)" : JSON.typeName(item)).")
+                    throw fail(
+                        key,
+                        "must be a number between 1 and 100, got \(t == JSON_INTEGER || t == JSON_REAL ? "\(n)" : JSON.typeName(item))."
+                    )
                 }
                 p.multiplier = n
             case "max_delay_ms":

@@ -133,7 +133,8 @@ public struct RetryPolicy: Sendable, Equatable {
         }
         guard attempt.optedIn || methods.contains(attempt.method) else {
             return .stop(
-                reason: "\(attempt.method) is not retried (not in methods; opt in with NC_REQUEST_IDEMPOTENT or an Idempotency-Key header)"
+                reason:
+                    "\(attempt.method) is not retried (not in methods; opt in with NC_REQUEST_IDEMPOTENT or an Idempotency-Key header)"
             )
         }
         if respectRetryAfter, attempt.error.domain == .http, let header = attempt.retryAfter,

@@ -20,8 +20,8 @@ public typealias RetryHandler = @Sendable (Response?, NetError, Int32) -> RetryH
 /// is configured or a retry handler is set (ClientSettings.policy), so a client
 /// without retry pays nothing. After each attempt it reads the request's policy
 /// (`PreparedRequest.resilience.retry`, the client's with the endpoint's and the
-/// request's overrides) and answers `.complete` or `.relaunchAfter`. A success
-/// completes at once: no allocation, no clock read.
+/// request's overrides) and answers `.complete` or `.relaunchAfter`. A success is
+/// not even asked about (`decidesOnSuccess`): no call, no allocation, no clock read.
 final class RetryTransferPolicy: TransferPolicy {
     let handler: RetryHandler?
 
@@ -29,6 +29,9 @@ final class RetryTransferPolicy: TransferPolicy {
     static let standard = RetryTransferPolicy(handler: nil)
 
     init(handler: RetryHandler?) { self.handler = handler }
+
+    /// Retry acts on failures only: a success completes without a call.
+    var decidesOnSuccess: Bool { false }
 
     func next(after t: Transfer, response: Response?, error: NetError?) -> TransferAction {
         guard let error, let p = t.original, let policy = p.resilience.retry else { return .complete(response, error) }
