@@ -39,17 +39,29 @@ func stalledPort() -> (port: Int, fds: [Int32]) {
     return (Int(UInt16(bigEndian: addr.sin_port)), fds)
 }
 
+/// Runs a blocking call (a synchronous send that waits for a timeout) on a thread
+/// of its own and awaits it, so that the test does not hold one of the few threads
+/// of Swift's cooperative pool for seconds (other tests' tasks need them).
+func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        let thread = Thread { continuation.resume(returning: body()) }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+}
+
 /// nc_error_json's "timeout" (nil when it is null).
 func timeoutField(_ e: ErrorInfo?) -> String? {
     (foundationJSON(e?.json) as? [String: Any])?["timeout"] as? String
 }
 
 @Suite struct TimeoutTests {
-    @Test func aConnectTimeoutSaysConnect() throws {
+    @Test func aConnectTimeoutSaysConnect() async throws {
         let (port, fds) = stalledPort()
         defer { for fd in fds { close(fd) } }
         let client = try TestClient(#"{"connect_timeout_ms":300,"timeout_ms":20000}"#)
-        let o = client.sync(try Request("GET", "http://127.0.0.1:\(port)/x"))
+        let r0 = try Request("GET", "http://127.0.0.1:\(port)/x")
+        let o = await blocking { client.sync(r0) }
         let e = try #require(o.error)
         #expect(e.domain == NC_DOMAIN_TRANSPORT && e.code == 28)
         #expect(timeoutField(e) == "connect", "\(e)")
@@ -58,63 +70,67 @@ func timeoutField(_ e: ErrorInfo?) -> String? {
         client.free()
     }
 
-    @Test func aRequestsOwnConnectTimeoutWins() throws {
+    @Test func aRequestsOwnConnectTimeoutWins() async throws {
         let (port, fds) = stalledPort()
         defer { for fd in fds { close(fd) } }
         let client = try TestClient(#"{"connect_timeout_ms":60000,"timeout_ms":20000}"#)
         let r = try Request("GET", "http://127.0.0.1:\(port)/x")
         #expect(nc_request_set_connect_timeout_ms(r.handle, 200) == NC_OK)
-        let e = try #require(client.sync(r).error)
+        let e = try #require(await blocking { client.sync(r) }.error)
         #expect(timeoutField(e) == "connect")
         #expect(e.message.contains("connect_timeout_ms (200 ms)"))
         client.free()
     }
 
-    @Test func theTotalTimeoutSaysTotal() throws {
+    @Test func theTotalTimeoutSaysTotal() async throws {
         let client = try TestClient(config(envelope: Envelope.a, #""timeout_ms":300"#))
-        let e = try #require(client.sync(try Request("GET", "/slow?ms=5000")).error)
+        let rq = try Request("GET", "/slow?ms=5000")
+        let e = try #require(await blocking { client.sync(rq) }.error)
         #expect(e.domain == NC_DOMAIN_TRANSPORT && e.code == 28)
         #expect(timeoutField(e) == "total", "\(e)")
         #expect(e.message.contains("the total timeout_ms (300 ms) ran out"))
         client.free()
     }
 
-    @Test func aStalledBodySaysIdle() throws {
+    @Test func aStalledBodySaysIdle() async throws {
         let client = try TestClient(config(envelope: Envelope.a, #""timeout_ms":30000"#, #""idle_timeout_ms":1000"#))
-        let e = try #require(client.sync(try Request("GET", "/stall?bytes=10&ms=30000")).error)
+        let rq = try Request("GET", "/stall?bytes=10&ms=30000")
+        let e = try #require(await blocking { client.sync(rq) }.error)
         #expect(e.domain == NC_DOMAIN_TRANSPORT && e.code == 28)
         #expect(timeoutField(e) == "idle", "\(e)")
         #expect(e.message.contains("idle_timeout_ms (1000 ms"))
         client.free()
     }
 
-    @Test func aRequestsOwnIdleTimeoutWins() throws {
+    @Test func aRequestsOwnIdleTimeoutWins() async throws {
         let client = try TestClient(config(envelope: nil, #""timeout_ms":30000"#, #""idle_timeout_ms":0"#))
         let r = try Request("GET", "/slow?ms=30000")   // not a byte until then
         #expect(nc_request_set_idle_timeout_ms(r.handle, 1500) == NC_OK)
-        let e = try #require(client.sync(r).error)
+        let e = try #require(await blocking { client.sync(r) }.error)
         #expect(timeoutField(e) == "idle", "\(e)")
         #expect(e.message.contains("idle_timeout_ms (1500 ms"))
         client.free()
     }
 
-    @Test func otherErrorsHaveNoTimeout() throws {
+    @Test func otherErrorsHaveNoTimeout() async throws {
         let client = try TestClient(config(envelope: Envelope.a))
-        let e = try #require(client.sync(try Request("GET", "/status/503")).error)
+        let rq = try Request("GET", "/status/503")
+        let e = try #require(await blocking { client.sync(rq) }.error)
         #expect(e.json?.contains(#""timeout":null"#) == true)
         client.free()
     }
 
-    @Test func aDeadlineWithoutRetryBoundsTheOneAttempt() throws {
+    @Test func aDeadlineWithoutRetryBoundsTheOneAttempt() async throws {
         let client = try TestClient(config(envelope: Envelope.a, #""timeout_ms":20000"#, #""deadline_ms":300"#))
-        let e = try #require(client.sync(try Request("GET", "/slow?ms=5000")).error)
+        let rq = try Request("GET", "/slow?ms=5000")
+        let e = try #require(await blocking { client.sync(rq) }.error)
         #expect(e.isClient(NC_CLIENT_DEADLINE_EXCEEDED), "\(e)")
         #expect(timeoutField(e) == "deadline")
         // 0 on the request: no deadline, the total timeout (300 ms) fires instead.
         let r = try Request("GET", "/slow?ms=5000")
         #expect(nc_request_set_deadline_ms(r.handle, 0) == NC_OK)
         #expect(nc_request_set_timeout_ms(r.handle, 300) == NC_OK)
-        let e2 = try #require(client.sync(r).error)
+        let e2 = try #require(await blocking { client.sync(r) }.error)
         #expect(timeoutField(e2) == "total", "\(e2)")
         client.free()
     }

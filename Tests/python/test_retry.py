@@ -161,3 +161,11 @@ def test_asyncio_retries_and_cancels_during_a_wait(server, base):
             assert hits(server, key) == 1
 
     asyncio.run(main())
+
+
+def test_an_endpoint_takes_a_retry_policy(server, base):
+    with netcore.Client({"base_url": base, "envelope": {}}) as c:
+        c.define_endpoint("flaky", path="/flaky", retry=netcore.Retry(total=1, backoff="immediate"))
+        key = new_key()
+        assert c.call("flaky", key=key, fails=1).status == 200
+        assert hits(server, key) == 2

@@ -283,10 +283,11 @@ def endpoint_spec(*, method: str = "GET", path: str, encoding: Optional[str] = N
             raise error_for(Status.INVALID_ARGUMENT, function="define_endpoint",
                             message=f"timeout must be a non-negative number of seconds, got {timeout!r}")
         spec["timeout_ms"] = int(round(timeout * 1000))
-    from ._retry import retry_json
+    from ._retry import Retry
     for key, value in (("envelope", envelope), ("retry", retry), ("cache", cache), ("group", group)):
         if value is not None:
-            spec[key] = retry_json(value) if key == "retry" else value
+            # A Retry becomes its "retry" object; anything else is the library's to check.
+            spec[key] = value.to_json() if isinstance(value, Retry) else value
     return _dumps(spec)
 
 
