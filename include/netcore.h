@@ -141,6 +141,7 @@ typedef int32_t nc_domain;
 #define NC_CLIENT_HEADERS_TOO_LARGE  7 /* headers exceeded limits.max_header_count/_bytes */
 #define NC_CLIENT_INTERNAL           8 /* libcurl could not be set up (out of memory) */
 #define NC_CLIENT_ADAPTER_FAILED     9 /* a request adapter refused the request (Since: 0.3) */
+#define NC_CLIENT_DEADLINE_EXCEEDED  10 /* deadline_ms ran out across attempts and waits (Since: 0.3) */
 
 /* NC_DOMAIN_PARSE codes */
 #define NC_PARSE_INVALID_JSON    1 /* body is not JSON (message has line and column) */
@@ -298,7 +299,10 @@ NC_API int nc_error_is_auth_expired(const nc_error *error);
  * Renders every field of the error as one JSON object:
  * {"domain":"NCAPIErrorDomain","domain_code":4,"code":1001,"code_str":"1001",
  *  "message":"...","http_status":200,"trace_id":...,"data":...,"body":"...",
- *  "attempts":1,"retryable":false,"auth_expired":false}
+ *  "attempts":1,"retryable":false,"auth_expired":false,"timeout":null}
+ * "timeout" names the time limit that ended the request, else null: "connect"
+ * (connect_timeout_ms), "total" (timeout_ms), "idle" (idle_timeout_ms) — each
+ * NC_DOMAIN_TRANSPORT 28 — or "deadline" (NC_CLIENT_DEADLINE_EXCEEDED).
  *
  * Ownership: borrowed from `error`. Never NULL for a non-NULL error.
  * Thread:    any thread.
@@ -507,7 +511,8 @@ NC_API nc_status nc_request_set_body(nc_request *request, const void *bytes, siz
 /**
  * Sets this request's total timeout in milliseconds (0 = no limit), overriding
  * the client's timeout_ms. It bounds all redirect hops together (TRANSPORT 28
- * when it runs out).
+ * with "timeout": "total" in nc_error_json when it runs out); each attempt has
+ * its own, cut to what is left of the deadline (nc_request_set_deadline_ms).
  *
  * Ownership: `request` is borrowed.
  * Thread:    the thread that uses the builder.
@@ -569,10 +574,11 @@ NC_API nc_status nc_request_set_output_file(nc_request *request, const char *pat
  *   "headers"    object name -> value; win over the client's default headers
  *   "timeout_ms" 0-2147483647 (0 = no limit); default: the client's
  *   "envelope"   true/false; default: the client's
- *   "retry"      object (the keys of the configuration's "retry") or false,
+ *   "retry"      object (the keys of the configuration's "retry"), merged over the
+ *                client's policy, or false (one attempt); a request's
+ *                nc_request_set_retry_json merges over it
  *   "cache"      a cache policy name, "group": a cancellation group name:
- *                checked and stored; they take effect when retry, cache and groups
- *                ship.
+ *                checked and stored; they take effect when cache and groups ship.
  *
  * Resolution, at send: the endpoint's method; each placeholder replaced by the
  * param of that name (string, number or boolean), percent-encoded as one path
@@ -1072,8 +1078,8 @@ NC_API void nc_response_free(nc_response *response);
 /* Flags of nc_request_set_flags(). */
 #define NC_REQUEST_SKIP_ERROR_HANDLER 1  /* the client's error handler is not called for it */
 #define NC_REQUEST_NO_COALESCE        2  /* reserved: takes effect when coalescing lands */
-#define NC_REQUEST_NO_RETRY           4  /* reserved: takes effect when retry lands */
-#define NC_REQUEST_IDEMPOTENT         8  /* reserved: retried whatever the method, once retry lands */
+#define NC_REQUEST_NO_RETRY           4  /* one attempt, whatever the retry policy */
+#define NC_REQUEST_IDEMPOTENT         8  /* may be retried whatever its method (see "Retry") */
 #define NC_REQUEST_SKIP_AUTH          16 /* reserved: neither held by nor triggering a token refresh */
 
 /* Levels of nc_client_set_log_handler(). */
@@ -1086,9 +1092,9 @@ NC_API void nc_response_free(nc_response *response);
 
 /**
  * Sets the request's flags (a bitwise OR of NC_REQUEST_*; 0 clears them).
- * Today only NC_REQUEST_SKIP_ERROR_HANDLER has an effect; the other defined
- * flags are accepted and stored, and take effect as retry (NO_RETRY,
- * IDEMPOTENT), coalescing (NO_COALESCE) and token refresh (SKIP_AUTH) land.
+ * NC_REQUEST_SKIP_ERROR_HANDLER, NO_RETRY and IDEMPOTENT act today; NO_COALESCE
+ * and SKIP_AUTH are accepted and stored, and take effect as coalescing and token
+ * refresh land.
  *
  * Ownership: `request` is borrowed.
  * Thread:    the thread that owns the builder (one at a time).
@@ -1457,6 +1463,132 @@ NC_API const nc_error *nc_batch_error(const nc_batch *batch, size_t index);
  * Since:     0.3
  */
 NC_API void nc_batch_free(nc_batch *batch);
+
+/* ------------------------------------------------------------------------- */
+/* Retry and time limits                                                       */
+/* ------------------------------------------------------------------------- */
+
+/*
+ * Retry is off unless configured: without a "retry" key (docs/configuration.md)
+ * a request is sent once. With one, a failed attempt is sent again, after a wait,
+ * when all of these hold:
+ *   - fewer than "max_attempts" attempts were made (default 3, the first included);
+ *   - the error is retried: NC_DOMAIN_TRANSPORT DNS (6), connect (7), timeout (28),
+ *     TLS handshake (35), nothing received (52), connection reset or cut (18, 55,
+ *     56, 65), HTTP/2 (16, 92); NC_DOMAIN_HTTP with a status in "statuses" (default
+ *     408, 429, 500, 502, 503, 504). Never NC_DOMAIN_API, NC_DOMAIN_PARSE or
+ *     NC_DOMAIN_CLIENT errors, unless the retry handler says so;
+ *   - the method is in "methods" (default GET, HEAD, PUT, DELETE, OPTIONS), or the
+ *     request opted in: NC_REQUEST_IDEMPOTENT, or an "Idempotency-Key" header;
+ *   - the request did not set NC_REQUEST_NO_RETRY or a "retry" of false;
+ *   - the wait ends before the deadline (deadline_ms), if there is one; when it
+ *     would not, the request completes at once with NC_CLIENT_DEADLINE_EXCEEDED,
+ *     whose message names the last attempt's error.
+ * The wait: "backoff" "immediate" (0), "constant" ("initial_ms") or "exponential"
+ * (initial_ms * multiplier^(n-1) before retry n), at most "max_delay_ms", drawn
+ * uniformly from 0 up to it when "jitter" is true; a response's Retry-After
+ * (seconds or an HTTP-date) replaces it when "respect_retry_after" is true, capped
+ * by max_delay_ms. Each attempt ends with an "attempt_end" event and each retry
+ * is announced by a "retry" event with "delay_ms" and "reason"
+ * (nc_client_set_event_handler); nc_error_attempts() counts the attempts. Adapters,
+ * the token and signing run again before every attempt. nc_task_cancel() during
+ * a wait completes the request at once with NC_CLIENT_CANCELLED.
+ *
+ * libcurl itself never sends a request twice: a POST (or any method not listed
+ * above as idempotent) whose kept-alive connection closes without an answer fails
+ * with NC_DOMAIN_TRANSPORT 65 instead of being resent silently by libcurl (the
+ * server may have acted on it); the retry policy resends it only if it opted in.
+ */
+
+/**
+ * Sets this request's retry policy over the client's: `json` is a "retry" object
+ * (docs/configuration.md) whose keys replace the client's and whose absent keys
+ * keep the client's (the defaults when the client has no "retry"), `false` (one
+ * attempt), or `null` (back to the client's policy). An endpoint's "retry" applies
+ * first, then this. NC_REQUEST_NO_RETRY wins over all of them.
+ *
+ * Ownership: `json` is borrowed (`len` bytes, need not be NUL-terminated).
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request or json, not JSON, not
+ *   an object/false/null, an unknown key or a value out of range) and the request
+ *   is unchanged.
+ * Since: 0.3
+ */
+NC_API nc_status nc_request_set_retry_json(nc_request *request, const char *json, size_t len);
+
+/**
+ * Sets this request's deadline in milliseconds, overriding the client's
+ * deadline_ms: all its attempts and the waits between them end within it,
+ * counted from the start of its first attempt. Each attempt's total timeout is
+ * cut to what is left; a request that runs out completes with
+ * NC_CLIENT_DEADLINE_EXCEEDED ("timeout": "deadline" in nc_error_json), and a wait
+ * that would end past it is not begun. 0 = no deadline.
+ *
+ * Ownership: `request` is borrowed.
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, value outside
+ *   0…2147483647) and the request is unchanged.
+ * Since: 0.3
+ */
+NC_API nc_status nc_request_set_deadline_ms(nc_request *request, int64_t ms);
+
+/**
+ * Sets the time this request may take to connect (TCP and TLS), in milliseconds,
+ * overriding the client's connect_timeout_ms; 0 = libcurl's default (300 s). When
+ * it runs out: NC_DOMAIN_TRANSPORT 28 with "timeout": "connect".
+ *
+ * Ownership: `request` is borrowed.
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, value outside
+ *   0…2147483647) and the request is unchanged.
+ * Since: 0.3
+ */
+NC_API nc_status nc_request_set_connect_timeout_ms(nc_request *request, int64_t ms);
+
+/**
+ * Sets how long this request may go without receiving or sending a byte, in
+ * milliseconds, overriding the client's idle_timeout_ms (default 30000); 0 = no
+ * limit. libcurl checks it in whole seconds (CURLOPT_LOW_SPEED_TIME with a limit
+ * of 1 byte/s), so the value is rounded up to a second (1500 -> 2 s), and as it
+ * averages the speed over its last few seconds the error may come a few seconds
+ * later than that. When it fires: NC_DOMAIN_TRANSPORT 28 with "timeout": "idle".
+ *
+ * Ownership: `request` is borrowed.
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, value outside
+ *   0…2147483647) and the request is unchanged.
+ * Since: 0.3
+ */
+NC_API nc_status nc_request_set_idle_timeout_ms(nc_request *request, int64_t ms);
+
+/**
+ * The function of nc_client_set_retry_handler(): given a failed attempt's
+ * response (HTTP and API errors; else NULL), its error and its number (from 1),
+ * returns the wait in milliseconds before sending the request again (>= 0), -1 to
+ * stop (the request completes with this error), or -2 for the retry policy's own
+ * decision. Other negative values stop.
+ */
+typedef int64_t (*nc_retry_fn)(const nc_response *response, const nc_error *error, int32_t attempt,
+                               void *userdata);
+
+/**
+ * Installs the client's retry handler, asked first after every failed attempt of
+ * a request sent from now on that max_attempts allows to be followed by another
+ * (and that did not turn retry off). Its wait retries any error of any method
+ * (API and PARSE errors included); the deadline still applies. Installing one
+ * turns retry on for the client: its -2 answer uses the configured "retry", or the
+ * defaults when none is configured. The retry event's "reason" of a wait it chose
+ * starts with "retry handler".
+ *
+ * Ownership: `response` and `error` passed to `fn` are borrowed for the call.
+ *   `userdata` is passed through and never freed. `fn` NULL removes the handler.
+ * Thread:    any thread. `fn` runs on the thread driving the request (the transfer
+ *   thread, or the nc_client_send_sync caller's), as the hooks above do, and may
+ *   call what they may; keep it short.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client).
+ * Since: 0.3
+ */
+NC_API nc_status nc_client_set_retry_handler(nc_client *client, nc_retry_fn fn, void *userdata);
 
 /* ------------------------------------------------------------------------- */
 /* Event-loop integration ("callbacks": "queue")                               */

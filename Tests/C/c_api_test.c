@@ -797,11 +797,16 @@ static void test_misbehaving_servers(void) {
     resp = NULL, err = NULL;
 
     g_ctx = "a POST cut off inside its header block";
-    if (CHECK_INT(nc_request_new("POST", "/raw/truncated-headers?lines=3", &r), NC_OK)) {
+    /* On a fresh client: the raw routes above close their connections without
+       saying so, and a POST on such a dead kept-alive connection is (rightly)
+       TRANSPORT 65, "closed without an answer", not sent again by libcurl. */
+    nc_client *fresh = make_client(ENVELOPE_A, NULL);
+    if (fresh && CHECK_INT(nc_request_new("POST", "/raw/truncated-headers?lines=3", &r), NC_OK)) {
         CHECK_INT(nc_request_set_body(r, "{\"order\":42}", 12, "application/json"), NC_OK);
-        expect_failure(c, r, NC_DOMAIN_TRANSPORT, 18, "closed inside the response headers");
+        expect_failure(fresh, r, NC_DOMAIN_TRANSPORT, 18, "closed inside the response headers");
     }
     nc_request_free(r);
+    nc_client_free(fresh);
     r = NULL;
 
     g_ctx = "timeout_ms bounds all redirect hops together";

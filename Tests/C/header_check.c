@@ -160,6 +160,23 @@ struct nc_adapters_api_table nc_adapters_api_check_table = {
 };
 typedef char nc_check_adapter_codes[NC_CLIENT_ADAPTER_FAILED == 9 ? 1 : -1];
 
+/* Retry and time limits (0.3). */
+struct nc_retry_api_table {
+    nc_status (*request_set_retry_json)(nc_request *, const char *, size_t);
+    nc_status (*request_set_deadline_ms)(nc_request *, int64_t);
+    nc_status (*request_set_connect_timeout_ms)(nc_request *, int64_t);
+    nc_status (*request_set_idle_timeout_ms)(nc_request *, int64_t);
+    nc_status (*client_set_retry_handler)(nc_client *, nc_retry_fn, void *);
+};
+
+struct nc_retry_api_table nc_retry_api_check_table = {
+    nc_request_set_retry_json,      nc_request_set_deadline_ms,  nc_request_set_connect_timeout_ms,
+    nc_request_set_idle_timeout_ms, nc_client_set_retry_handler,
+};
+typedef int64_t (*nc_check_retry_fn)(const nc_response *, const nc_error *, int32_t, void *);
+typedef char nc_check_retry_fn_type[sizeof(nc_retry_fn) == sizeof(nc_check_retry_fn) ? 1 : -1];
+typedef char nc_check_deadline_code[NC_CLIENT_DEADLINE_EXCEEDED == 10 ? 1 : -1];
+
 /* Every constant is an integer constant expression of the documented value. */
 typedef char nc_check_version[(NC_VERSION_NUMBER >> 16) == NC_VERSION_MAJOR ? 1 : -1];
 typedef char nc_check_status[(NC_OK == 0 && NC_ERR_INVALID_ARGUMENT == 1 && NC_ERR_INVALID_STATE == 2 &&

@@ -5,7 +5,7 @@
 #      versioned NETCORE_0; SONAME libnetcore.so.0; no Swift runtime dependencies
 #   3. NC_VERSION_* of the header match the loaded library
 #   4. Tests/C/c_api_test.c against the loopback mock server
-#   5. every example: the demo (scripts/run-demo.sh), the quick start, endpoints, app_layer, batch
+#   5. every example: the demo (scripts/run-demo.sh), the quick start, endpoints, app_layer, batch, retry
 # Last line: "C: N passed, M failed"; exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -39,7 +39,7 @@ source Tests/Support/mock-server.sh
 trap 'mock_stop; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
-for f in "$LIB" build/bin/demo build/bin/quickstart build/bin/endpoints build/bin/app_layer build/bin/batch; do
+for f in "$LIB" build/bin/demo build/bin/quickstart build/bin/endpoints build/bin/app_layer build/bin/batch build/bin/retry; do
     if [[ ! -e $f ]]; then
         fail "$f exists" "run 'make examples' first"
         finish
@@ -216,6 +216,22 @@ if out=$(timeout 60 build/bin/batch "$base" 2>&1 {server_in}>&-) &&
     pass "examples: batch (settle in order, fail-fast cancels the rest)"
 else
     fail "examples: batch (exit $?)" "$out"
+fi
+expected_retry='GET /flaky
+  retry in 50 ms: HTTP 503
+  retry in 100 ms: HTTP 503
+  => 200 after 3 attempt(s)
+POST /flaky
+  => NCHTTPErrorDomain 503 after 1 attempt(s)
+POST /flaky
+  retry in 50 ms: HTTP 503
+  => 200 after 2 attempt(s)
+GET /flaky
+  => NCClientErrorDomain 10 after 1 attempt(s), timeout: deadline'
+if out=$(timeout 60 build/bin/retry "$base" 2>&1 {server_in}>&-) && [ "$out" = "$expected_retry" ]; then
+    pass "examples: retry (backoff events, POST sent once, Idempotency-Key, deadline)"
+else
+    fail "examples: retry (exit $?)" "$out"
 fi
 mock_stop
 

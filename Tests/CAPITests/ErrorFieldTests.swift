@@ -20,7 +20,7 @@ private func errorJSON(_ info: ErrorInfo) throws -> [String: Any] {
 
 private let errorJSONKeys: Set<String> = [
     "domain", "domain_code", "code", "code_str", "message", "http_status",
-    "trace_id", "data", "body", "attempts", "retryable", "auth_expired"
+    "trace_id", "data", "body", "attempts", "retryable", "auth_expired", "timeout"
 ]
 
 @Suite struct ErrorFieldTests {

@@ -41,6 +41,7 @@ import Testing
         case .headersTooLarge: return ("NC_CLIENT_HEADERS_TOO_LARGE", NC_CLIENT_HEADERS_TOO_LARGE)
         case .internalError: return ("NC_CLIENT_INTERNAL", NC_CLIENT_INTERNAL)
         case .adapterFailed: return ("NC_CLIENT_ADAPTER_FAILED", NC_CLIENT_ADAPTER_FAILED)
+        case .deadlineExceeded: return ("NC_CLIENT_DEADLINE_EXCEEDED", NC_CLIENT_DEADLINE_EXCEEDED)
         }
     }
 

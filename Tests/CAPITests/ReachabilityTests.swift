@@ -21,7 +21,6 @@ func flakyHits(_ key: String) -> Int {
     return attempt - 1
 }
 
-func uniqueKey() -> String { "r\(UInt64.random(in: 0..<UInt64.max))" }
 
 /// A configuration with "reachability": {...} and the default envelope.
 private func reachConfig(_ reachability: String, _ extra: String...) -> String {

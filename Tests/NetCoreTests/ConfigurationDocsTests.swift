@@ -162,13 +162,15 @@ import Testing
             case .headers: #expect(plain.headers.isEmpty && d == .emptyMap)
             case .credentialHeaders: #expect(d == .list(plain.credentialHeaders))
             case .compression: #expect(d == .boolean(plain.compression))
-            case .timeoutMs, .connectTimeoutMs, .limitsMaxConnectionsPerHost, .limitsMaxResponseBytes,
+            case .timeoutMs, .connectTimeoutMs, .idleTimeoutMs, .deadlineMs, .limitsMaxConnectionsPerHost,
+                .limitsMaxResponseBytes,
                 .limitsMaxRedirects, .limitsMaxHeaderCount, .limitsMaxHeaderBytes:
                 #expect(plain.integerValue(of: key).map(ConfigKeySpec.Default.integer) == d, "\(key)")
             case .envelope: #expect(plain.envelope == nil && d == .none)
             case .limits: #expect(d == .section)
             case .callbacks: #expect(d == .text(plain.callbacks.rawValue))
-            case .retry, .cache: #expect(d == .none)
+            case .retry: #expect(plain.retry == nil && d == .none)
+            case .cache: #expect(d == .none)
             case .endpoints: #expect(plain.endpoints.isEmpty && d == .emptyMap)
             case .commonParams: #expect(plain.commonParams == nil && d == .none)
             case .signing: #expect(plain.signing == nil && d == .none)

@@ -35,10 +35,19 @@ Routes (JSON is compact, Content-Type application/json; charset=utf-8)
                       and answers ok {"redirected":true,"hops":K0} (K0 = first n)
   /signed             checks X-Signature/X-Timestamp (secret "mock-signing-secret",
                       docs/signing.md): ok {"verified":true,"string_to_sign":S}, else 401
-  /gzip /etag /flaky?key=K&fails=F&status=S&retry_after=R /headers/many?n=N /cookie
+  /gzip /etag /headers/many?n=N /cookie
+  /flaky?key=K&fails=F&status=S&retry_after=R   the first F requests with key K
+                      answer S (default 503; with "Retry-After: R" when given: seconds
+                      or an HTTP-date), later ones ok {"attempt":n}
+  /drop?key=K         reads the request (and its body), then closes the connection
+                      without answering a byte (a POST the server may have acted on)
+  /stall?bytes=B&ms=N  200 with Content-Length B+1, B bytes of "x", then nothing
+                      for N ms (default 60000) and a close: a stalled body
   /_stats (GET counters, not counted), /_stats/reset (zero counters, not counted);
                       "connections" counts TCP connections accepted (the /_stats
                       call's own included)
+  /_hits?key=K        {"key":K,"hits":n}: how many requests (any route, any method)
+                      carried the query parameter key=K (not counted itself)
   anything else       404 {"error":"not found","path":P}
 Raw routes (bytes written as scripted, then the connection is closed)
   /raw/headers-http-lines?n=N&every=E   200 with N header lines "X-Line-i: v",
@@ -78,7 +87,7 @@ OCTET_TYPE = "application/octet-stream"
 PIECE = 64 * 1024
 PATTERN = b"0123456789abcdef" * (PIECE // 16)
 NO_BODY = (204, 304)
-UNCOUNTED = ("/_stats", "/_stats/reset")
+UNCOUNTED = ("/_stats", "/_stats/reset", "/_hits")
 
 
 def dumps(obj):
@@ -396,6 +405,32 @@ def route_flaky(h):
         h.send_json(200, ok({"attempt": n}))
 
 
+def route_drop(h):
+    """The request (body included) was read by dispatch(): close without a byte."""
+    h.headers_sent = True
+    h.close_connection = True
+    try:
+        h.connection.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+
+
+def route_stall(h):
+    b, ms = max(0, h.int_arg("bytes", 10)), h.int_arg("ms", 60000)
+    if not h.start(200, OCTET_TYPE, b + 1):
+        return
+    h.wfile.write(b"x" * b)
+    h.server.stopping.wait(ms / 1000.0)
+    h.close_connection = True  # the last byte never comes
+
+
+def route_hits(h):
+    key = h.arg("key", "")
+    with h.server.lock:
+        n = h.server.keyed.get(key, 0)
+    h.send_json(200, {"key": key, "hits": n})
+
+
 def route_headers_many(h):
     n = max(0, h.int_arg("n", 10))
     h.send_json(200, ok({"headers": n}), [(f"X-H-{i}", "v") for i in range(1, n + 1)])
@@ -468,7 +503,7 @@ ROUTES.update({
     "/gzip": route_gzip, "/etag": route_etag, "/flaky": route_flaky,
     "/headers/many": route_headers_many, "/cookie": route_cookie,
     "/_stats": route_stats, "/_stats/reset": route_stats_reset,
-    "/signed": route_signed,
+    "/signed": route_signed, "/drop": route_drop, "/stall": route_stall, "/_hits": route_hits,
 })
 
 
@@ -552,7 +587,7 @@ class Handler(BaseHTTPRequestHandler):
         self.route_path = path
         self.query = parse_qs(target.query, keep_blank_values=True)
         if path not in UNCOUNTED:
-            self.server.count(path)
+            self.server.count(path, self.arg("key"))
         try:
             self.body = self.read_body()
         except ValueError:
@@ -587,7 +622,7 @@ class MockHTTPServer(ThreadingHTTPServer):
         self.verbose = verbose
         self.stopping = threading.Event()
         self.lock = threading.Lock()
-        self.total, self.paths, self.flaky = 0, {}, {}
+        self.total, self.paths, self.flaky, self.keyed = 0, {}, {}, {}
         self.connections = 0
         super().__init__(address, Handler)
 
@@ -596,10 +631,12 @@ class MockHTTPServer(ThreadingHTTPServer):
         socketserver.TCPServer.server_bind(self)
         self.server_name, self.server_port = self.server_address[:2]
 
-    def count(self, path):
+    def count(self, path, key=None):
         with self.lock:
             self.total += 1
             self.paths[path] = self.paths.get(path, 0) + 1
+            if key is not None:
+                self.keyed[key] = self.keyed.get(key, 0) + 1
 
     def handle_error(self, request, client_address):
         if isinstance(sys.exc_info()[1], OSError):

@@ -76,6 +76,9 @@ private struct ConfigReader {
         case .compression: config.compression = try boolean(value, path)
         case .timeoutMs: config.timeoutMs = try integer(value, key)
         case .connectTimeoutMs: config.connectTimeoutMs = try integer(value, key)
+        case .idleTimeoutMs: config.idleTimeoutMs = try integer(value, key)
+        case .deadlineMs: config.deadlineMs = try integer(value, key)
+        case .retry: config.retry = try Configuration.parseRetry(value)
         case .envelope: config.envelope = value.pointee.type == JSON_NULL ? nil : try envelope(value)
         case .limits:
             try requireObject(value, path)
@@ -87,7 +90,7 @@ private struct ConfigReader {
         case .endpoints: config.endpoints = try endpoints(value)
         case .commonParams: config.commonParams = try Configuration.parseCommonParams(value)
         case .signing: config.signing = try Configuration.parseSigning(value)
-        case .retry, .cache:
+        case .cache:
             throw ConfigError(
                 message:
                     "Configuration key '\(path)' is not supported by libnetcore \(NetCoreVersion.string) yet; remove it."

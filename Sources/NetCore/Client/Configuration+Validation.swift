@@ -48,6 +48,8 @@ extension Configuration {
             try check(value, key.spec.swiftName, range)
         }
 
+        if let problem = retry?.problem() { throw fail(problem) }
+
         if let envelope {
             let fields: [(ConfigKey, String?)] = [
                 (.envelopeCode, envelope.codeField), (.envelopeSuccess, envelope.successField),
@@ -74,6 +76,8 @@ extension Configuration {
         switch key {
         case .timeoutMs: return timeoutMs
         case .connectTimeoutMs: return connectTimeoutMs
+        case .idleTimeoutMs: return idleTimeoutMs
+        case .deadlineMs: return deadlineMs
         case .limitsMaxConnectionsPerHost: return Int64(limits.maxConnectionsPerHost)
         case .limitsMaxResponseBytes: return Int64(limits.maxResponseBytes)
         case .limitsMaxRedirects: return Int64(limits.maxRedirects)

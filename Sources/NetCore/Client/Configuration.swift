@@ -17,6 +17,14 @@ public struct Configuration: Sendable {
     public var timeoutMs: Int64 = ConfigKey.timeoutMs.defaultInteger
     /// Time allowed to connect, ms; 0 = libcurl's default (300 s). Default 5000.
     public var connectTimeoutMs: Int64 = ConfigKey.connectTimeoutMs.defaultInteger
+    /// Longest stretch without a byte moving, ms (libcurl's low-speed check, in
+    /// whole seconds rounded up); 0 = none. Default 30000.
+    public var idleTimeoutMs: Int64 = ConfigKey.idleTimeoutMs.defaultInteger
+    /// Time for all the attempts of a request and the waits between them, ms from
+    /// the start of its first attempt; 0 = none. Default 0.
+    public var deadlineMs: Int64 = ConfigKey.deadlineMs.defaultInteger
+    /// The retry policy ("retry", RetryPolicy.swift); nil = one attempt. Default nil.
+    public var retry: RetryPolicy? = nil
     /// Ask for compressed responses ("Accept-Encoding: gzip, deflate") and
     /// decompress them. A request's own Accept-Encoding header wins. Default true.
     public var compression: Bool = ConfigKey.compression.defaultBoolean

@@ -16,6 +16,8 @@ enum ConfigKey: String, CaseIterable, Sendable {
     case compression
     case timeoutMs = "timeout_ms"
     case connectTimeoutMs = "connect_timeout_ms"
+    case idleTimeoutMs = "idle_timeout_ms"
+    case deadlineMs = "deadline_ms"
     case envelope
     case limits
     case callbacks
@@ -79,6 +81,14 @@ enum ConfigKey: String, CaseIterable, Sendable {
             return .init(
                 .integer(0...Int64(Int32.max)), .integer(5_000), "connectTimeoutMs",
                 "time to connect, ms; 0 = libcurl's default")
+        case .idleTimeoutMs:
+            return .init(
+                .integer(0...Int64(Int32.max)), .integer(30_000), "idleTimeoutMs",
+                "longest stretch without a byte, ms (whole seconds, rounded up); 0 = none")
+        case .deadlineMs:
+            return .init(
+                .integer(0...Int64(Int32.max)), .integer(0), "deadlineMs",
+                "time for all attempts of a request and the waits between them, ms; 0 = none")
         case .envelope:
             return .init(
                 .section(optional: true), .none, "envelope", "how to read the business envelope; null = raw mode")
@@ -89,7 +99,7 @@ enum ConfigKey: String, CaseIterable, Sendable {
                 .choice(Configuration.CallbackMode.allCases.map(\.rawValue)), .text("loop"), "callbacks",
                 "where completion callbacks run")
         case .retry:
-            return .init(.reserved, .none, "retry", "reserved (DESIGN.md §4); refused")
+            return .init(.object, .none, "retry", "retry policy (RetryPolicy.swift); absent = one attempt")
         case .cache:
             return .init(.reserved, .none, "cache", "reserved (DESIGN.md §4); refused")
         case .endpoints:

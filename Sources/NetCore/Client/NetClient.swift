@@ -131,7 +131,7 @@ public final class NetClient: @unchecked Sendable {
         return attachHooks(
             Transfer(
                 prepared: prepared, presetError: preset, loop: loop, foreign: foreign,
-                monitor: settings.monitor, policy: settings.policy,
+                monitor: settings.monitor, policy: settings.policy(for: prepared),
                 preparer: adapterRegistry.preparer(for: settings), gate: reachabilityGate.forTransfers,
                 deliver: completion), request)
     }
@@ -147,7 +147,7 @@ public final class NetClient: @unchecked Sendable {
     /// What decides after each attempt of a request sent from now on (retry, token
     /// refresh…: TransferPolicy.swift); nil: an attempt's result is the completion.
     var transferPolicy: (any TransferPolicy)? {
-        get { currentSettings.policy }
+        get { currentSettings.explicitPolicy }
         set { settingsLock.withLock { settings = settings.with(policy: newValue) } }
     }
 
@@ -164,6 +164,11 @@ public final class NetClient: @unchecked Sendable {
         guard loop.shutdown() else { return false }
         forgetHeldTransfers()
         return true
+    }
+
+    /// Installs a new settings snapshot made by `change` (for NetClient+Feature.swift files).
+    func changeSettings(_ change: (ClientSettings) -> ClientSettings) {
+        settingsLock.withLock { settings = change(settings) }
     }
 
     /// Installs a new settings snapshot made from a changed copy of the
@@ -187,6 +192,12 @@ final class ClientSettings: Sendable {
     let envelope: CompiledEnvelope?
     /// Installed on every transfer made from this snapshot (nil: none).
     let monitor: (any EventMonitor)?
+    /// A policy installed by hand (tests); nil: the one the configuration implies.
+    let explicitPolicy: (any TransferPolicy)?
+    /// nc_client_set_retry_handler's handler (NetClient+Retry.swift).
+    let retryHandler: RetryHandler?
+    /// What decides after each attempt: `explicitPolicy`, else retry when "retry"
+    /// is configured or a retry handler is set, else nil (one branch per attempt).
     let policy: (any TransferPolicy)?
     /// TLS and HTTP-version options of requests (ConnectionSettings.swift), and of
     /// the endpoints that change the TLS options, by name.
@@ -197,7 +208,7 @@ final class ClientSettings: Sendable {
     /// kept when they did not change (pooled handles then set nothing again).
     init(
         config: Configuration, monitor: (any EventMonitor)? = nil, policy: (any TransferPolicy)? = nil,
-        previous: ClientSettings? = nil
+        retryHandler: RetryHandler? = nil, previous: ClientSettings? = nil
     ) {
         self.config = config
         (connection, endpointConnections) = ConnectionSettings.make(for: config, reusing: previous)
@@ -205,16 +216,35 @@ final class ClientSettings: Sendable {
         baseURL = config.activeBaseURL
         credentialHeaderNames = config.credentialHeaderNames
         self.monitor = monitor
-        self.policy = policy
+        self.explicitPolicy = policy
+        self.retryHandler = retryHandler
+        self.policy =
+            policy
+            ?? (config.retry != nil || retryHandler != nil ? RetryTransferPolicy(handler: retryHandler) : nil)
     }
 
     func with(config: Configuration) -> ClientSettings {
-        ClientSettings(config: config, monitor: monitor, policy: policy, previous: self)
+        ClientSettings(
+            config: config, monitor: monitor, policy: explicitPolicy, retryHandler: retryHandler, previous: self)
     }
     func with(monitor: (any EventMonitor)?) -> ClientSettings {
-        ClientSettings(config: config, monitor: monitor, policy: policy, previous: self)
+        ClientSettings(
+            config: config, monitor: monitor, policy: explicitPolicy, retryHandler: retryHandler, previous: self)
     }
     func with(policy: (any TransferPolicy)?) -> ClientSettings {
-        ClientSettings(config: config, monitor: monitor, policy: policy, previous: self)
+        ClientSettings(config: config, monitor: monitor, policy: policy, retryHandler: retryHandler, previous: self)
+    }
+    func with(retryHandler: RetryHandler?) -> ClientSettings {
+        ClientSettings(
+            config: config, monitor: monitor, policy: explicitPolicy, retryHandler: retryHandler, previous: self)
+    }
+
+    /// The policy of a transfer resolved as `prepared`: the snapshot's, or retry
+    /// alone for a request that turned it on itself (nc_request_set_retry_json on
+    /// a client without "retry").
+    @inline(__always)
+    func policy(for prepared: PreparedRequest?) -> (any TransferPolicy)? {
+        if let policy { return policy }
+        return prepared?.resilience.retry != nil ? RetryTransferPolicy.standard : nil
     }
 }

@@ -5,8 +5,9 @@ import CJansson
 /// request settings it defaults to. Defined in the configuration ("endpoints") or
 /// at run time (`NetClient.define(_:)`, nc_client_define_endpoint()).
 ///
-/// `retry`, `cache` and `group` are checked and stored; they take effect when the
-/// retry, cache and group features land (DESIGN.md §3b).
+/// `retry` is merged over the client's retry policy for requests naming it;
+/// `cache` and `group` are checked and stored; they take effect when the cache and
+/// group features land (DESIGN.md §3b).
 public struct Endpoint: Sendable, Equatable {
     /// The catalog name ("user.get"): non-empty, no control characters.
     public let name: String
@@ -25,7 +26,8 @@ public struct Endpoint: Sendable, Equatable {
     public let timeoutMs: Int64?
     /// Envelope validation on/off; nil = the client's.
     public let envelope: Bool?
-    /// The "retry" value: stored until the retry feature lands.
+    /// The "retry" value: `false` (one attempt) or an object merged over the
+    /// client's policy (a request's own retry override is merged over it).
     public let retry: Retry?
     /// The cache policy name: stored until the cache feature lands.
     public let cache: String?
@@ -155,10 +157,7 @@ extension Endpoint {
         "method", "path", "encoding", "headers", "timeout_ms", "envelope", "retry", "cache", "group", "tls"
     ]
     /// The keys of a "retry" object (DESIGN.md §4).
-    static let retryKeys = [
-        "max_attempts", "backoff", "initial_ms", "multiplier", "max_delay_ms", "jitter",
-        "statuses", "methods", "respect_retry_after"
-    ]
+    static let retryKeys = RetryPolicy.keys
     /// The encodings a spec may name.
     static let encodingNames: [(String, ParameterEncoding)] = [("query", .query), ("form", .form), ("json", .json)]
 
@@ -235,7 +234,7 @@ extension Endpoint {
                 default: throw fail(key, "must be true or false, got \(JSON.typeName(v)).")
                 }
             case "retry":
-                retry = try parseRetry(v, fail)
+                retry = try parseRetry(v, label)
             case "cache":
                 cache = try string(key, v)
                 if cache?.isEmpty == true { throw fail(key, "must be a policy name, got \"\".") }
@@ -258,42 +257,28 @@ extension Endpoint {
         }
     }
 
-    /// `false`, or an object of the retry keys with their types.
+    /// `false`, or an object of the retry keys with their types (RetryPolicy+JSON.swift).
     private static func parseRetry(
         _ v: UnsafeMutablePointer<json_t>,
-        _ fail: (String, String) -> NetError
+        _ label: (String) -> String
     ) throws(NetError) -> Retry {
         if v.pointee.type == JSON_FALSE { return .disabled }
         guard v.pointee.type == JSON_OBJECT else {
-            throw fail("retry", "must be an object or false, got \(JSON.typeName(v)).")
+            throw NetError.invalidArgument("\(label("retry")) must be an object or false, got \(JSON.typeName(v)).")
         }
-        for (key, item) in JSON.members(v) {
-            let t = item.pointee.type
-            let ok: Bool
-            switch key {
-            case "max_attempts", "initial_ms", "max_delay_ms": ok = t == JSON_INTEGER && json_integer_value(item) >= 0
-            case "multiplier": ok = (t == JSON_INTEGER || t == JSON_REAL) && json_number_value(item) >= 1
-            case "backoff": ok = ["exponential", "constant"].contains(JSON.string(item) ?? "")
-            case "jitter", "respect_retry_after": ok = t == JSON_TRUE || t == JSON_FALSE
-            case "statuses": ok = t == JSON_ARRAY && allItems(item) { $0.pointee.type == JSON_INTEGER }
-            case "methods":
-                ok = t == JSON_ARRAY && allItems(item) { JSON.string($0).map(HTTPValidation.isToken) ?? false }
-            default: throw fail("retry.\(key)", "is unknown. Known: \(retryKeys.joined(separator: ", ")).")
-            }
-            guard ok else {
-                let want: String
-                switch key {
-                case "max_attempts", "initial_ms", "max_delay_ms": want = "a non-negative integer"
-                case "multiplier": want = "a number ≥ 1"
-                case "backoff": want = "\"exponential\" or \"constant\""
-                case "statuses": want = "an array of integers"
-                case "methods": want = "an array of HTTP methods"
-                default: want = "true or false"
-                }
-                throw fail("retry.\(key)", "must be \(want), got \(JSON.typeName(item)).")
-            }
-        }
+        _ = try RetryPolicy.parsePatch(v) { key in label(key.isEmpty ? "retry" : "retry.\(key)") }
         return .policy(json: JSONValue(borrowing: v).text)
+    }
+
+    /// `retry` as the override requests naming this endpoint start from.
+    var retryOverride: RetryOverride? {
+        switch retry {
+        case nil: return nil
+        case .disabled: return .disabled
+        case .policy(let json):
+            var text = json
+            return text.withUTF8 { try? RetryOverride.parse(json: UnsafeRawBufferPointer($0)) } ?? nil
+        }
     }
 
     /// Parses the spec JSON text of nc_client_define_endpoint().
@@ -312,9 +297,4 @@ extension Endpoint {
             key.isEmpty ? "Endpoint '\(name)': the spec" : "Endpoint '\(name)': key '\(key)'"
         }
     }
-}
-
-/// Whether every item of a JSON array satisfies `test`.
-private func allItems(_ array: UnsafeMutablePointer<json_t>, _ test: (UnsafeMutablePointer<json_t>) -> Bool) -> Bool {
-    (0..<json_array_size(array)).allSatisfy { i in json_array_get(array, i).map(test) ?? false }
 }

@@ -25,7 +25,8 @@ public struct EndpointCatalog: Sendable {
     /// of that name, percent-encoded as one path segment, and removed from the
     /// params; the remaining params, query, body and output file of the request;
     /// headers, timeout, envelope and encoding from the request where it sets
-    /// them, else the endpoint's.
+    /// them, else the endpoint's; the request's flags, redirect limit, time limits,
+    /// and its retry override merged over the endpoint's "retry".
     func resolve(_ request: Request) -> Result<Request, NetError> {
         guard let name = request.endpoint else { return .success(request) }
         guard let endpoint = endpoints[name] else {
@@ -80,8 +81,12 @@ public struct EndpointCatalog: Sendable {
             try out.setOutputPath(request.outputPath)
             // What the request sets wins over the endpoint's.
             try out.setGroup(request.group ?? endpoint.group)
-            out.maxRedirects = request.maxRedirects
             out.flags = request.flags
+            out.maxRedirects = request.maxRedirects
+            // Retry: the endpoint's "retry", then the request's own over it.
+            var resilience = request.resilience
+            if let own = endpoint.retryOverride { resilience.retry = own.then(request.resilience.retry) }
+            out.resilience = resilience
             return .success(out)
         } catch {
             return .failure(.invalidRequest("Endpoint '\(name)' gives a request that cannot be sent: \(error.message)"))

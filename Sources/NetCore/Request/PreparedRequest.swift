@@ -25,6 +25,11 @@ final class PreparedRequest: @unchecked Sendable {
     let body: NetBytes?
     let timeoutMs: Int64
     let connectTimeoutMs: Int64
+    /// Retry policy, idle timeout and deadline (Resilience.swift).
+    let resilience: Resilience
+    /// The method is not idempotent (POST, PATCH, …): libcurl must not send it
+    /// again on its own (ncbody.h; EasyHandle+Configure.swift).
+    let guardsResend: Bool
     let envelope: CompiledEnvelope?
     let limits: Configuration.Limits
     /// The merged headers the lines were built from (kept for redirects).
@@ -46,23 +51,25 @@ final class PreparedRequest: @unchecked Sendable {
         method: String, url: String, headers: HeaderFields, body: NetBytes?,
         timeoutMs: Int64, connectTimeoutMs: Int64, envelope: CompiledEnvelope?,
         limits: Configuration.Limits, credentialHeaders: Set<String>, compression: Bool,
-        outputPath: String?, connection: ConnectionSettings, group: String? = nil
+        outputPath: String?, connection: ConnectionSettings, resilience: Resilience, group: String? = nil
     ) {
         self.init(
             method: method, location: RequestURL(url), headers: headers, body: body,
             timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs, envelope: envelope,
             limits: limits, credentialHeaders: credentialHeaders, compression: compression,
-            outputPath: outputPath, connection: connection, group: group)
+            outputPath: outputPath, connection: connection, resilience: resilience, group: group)
     }
 
     private init(
         method: String, location: RequestURL, headers: HeaderFields, body: NetBytes?,
         timeoutMs: Int64, connectTimeoutMs: Int64, envelope: CompiledEnvelope?,
         limits: Configuration.Limits, credentialHeaders: Set<String>, compression: Bool,
-        outputPath: String?, connection: ConnectionSettings, group: String? = nil
+        outputPath: String?, connection: ConnectionSettings, resilience: Resilience, group: String? = nil
     ) {
         self.method = method
         self.connection = connection
+        self.resilience = resilience
+        self.guardsResend = !Request.Method(upperCased: method).isIdempotent
         self.outputPath = outputPath
         self.group = group
         self.compression = compression
@@ -128,7 +135,8 @@ final class PreparedRequest: @unchecked Sendable {
             timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs,
             envelope: envelope, limits: limits,
             credentialHeaders: crossOrigin ? [] : credentialHeaders,
-            compression: compression, outputPath: outputPath, connection: connection, group: group)
+            compression: compression, outputPath: outputPath, connection: connection, resilience: resilience,
+            group: group)
     }
 
     /// This request with `headers` in place of its own: what one attempt sends after
@@ -138,7 +146,8 @@ final class PreparedRequest: @unchecked Sendable {
             method: method, location: location, headers: headers, body: body,
             timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs,
             envelope: envelope, limits: limits, credentialHeaders: credentialHeaders,
-            compression: compression, outputPath: outputPath, connection: connection, group: group)
+            compression: compression, outputPath: outputPath, connection: connection, resilience: resilience,
+            group: group)
     }
 
     deinit {
@@ -207,11 +216,12 @@ final class PreparedRequest: @unchecked Sendable {
             PreparedRequest(
                 method: request.method.rawValue, url: url, headers: headers, body: body,
                 timeoutMs: request.timeoutMs ?? settings.config.timeoutMs,
-                connectTimeoutMs: settings.config.connectTimeoutMs,
+                connectTimeoutMs: request.connectTimeoutMs ?? settings.config.connectTimeoutMs,
                 envelope: envelope, limits: limits,
                 credentialHeaders: settings.credentialHeaderNames,
                 compression: settings.config.compression, outputPath: request.outputPath,
-                connection: connection ?? settings.connection, group: request.group))
+                connection: connection ?? settings.connection,
+                resilience: Resilience(request, settings, headers: headers), group: request.group))
     }
 
     static func resolvedEncoding(_ request: Request) -> ParameterEncoding {

@@ -25,6 +25,8 @@ public struct Request: Sendable {
         var endpoint: String? = nil
         var maxRedirects: Int? = nil
         var group: String? = nil
+        /// Retry, deadline and the other time limits (Request+Resilience.swift).
+        var resilience = RequestResilience()
         /// The resolved form of this value, filled by its first send (see PreparedCache).
         var prepared = PreparedCache()
 
@@ -48,6 +50,7 @@ public struct Request: Sendable {
             c.endpoint = endpoint
             c.maxRedirects = maxRedirects
             c.group = group
+            c.resilience = resilience
             return c
         }
     }
@@ -115,6 +118,12 @@ public struct Request: Sendable {
             throw NetError.invalidArgument("a group name must be non-empty, without control characters")
         }
         changing().group = name
+    }
+
+    /// Retry and time limits overriding the client's (Request+Resilience.swift).
+    var resilience: RequestResilience {
+        get { storage.resilience }
+        set { changing().resilience = newValue }
     }
 
     /// Per-request switches (RequestFlags, Request+Flags.swift).

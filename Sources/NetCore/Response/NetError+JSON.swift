@@ -30,6 +30,7 @@ extension NetError {
         set("attempts", json_integer(json_int_t(attempts)))
         set("retryable", isRetryable ? json_true() : json_false())
         set("auth_expired", isAuthExpired ? json_true() : json_false())
+        set("timeout", timeout.map { json_string($0.rawValue) } ?? json_null())
         return JSONValue.dump(o) ?? "{}"
     }
 }

@@ -30,6 +30,21 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
         case responseTooLarge = 5, shutdown = 6, headersTooLarge = 7, internalError = 8
         /// A request adapter refused the request (nothing was sent).
         case adapterFailed = 9
+        /// The request's deadline (deadline_ms) ran out, across its attempts and
+        /// the waits between them; the message names the last attempt's error.
+        case deadlineExceeded = 10
+    }
+
+    /// Which time limit ended the request (`nc_error_json`'s "timeout").
+    public enum TimeoutKind: String, Sendable, CaseIterable {
+        /// connect_timeout_ms: no connection (TCP and TLS) in time.
+        case connect
+        /// timeout_ms: the attempt, its redirects included, took too long.
+        case total
+        /// idle_timeout_ms: no byte moved for that long (libcurl's low-speed check).
+        case idle
+        /// deadline_ms: the request, across its attempts and waits, ran out of time.
+        case deadline
     }
 
     /// Codes of `Domain.parse` (NC_PARSE_*), append-only.
@@ -60,6 +75,9 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
     public var isRetryable: Bool = false
     /// Business code listed in envelope.auth_expired_codes.
     public var isAuthExpired: Bool = false
+    /// The time limit that ended the request, if one did (TRANSPORT 28 or CLIENT
+    /// deadlineExceeded); nil otherwise.
+    public var timeout: TimeoutKind? = nil
     /// The response that produced the error (HTTP, API and PARSE errors), kept so a
     /// Swift caller can still read its status, headers and body. Set by the Swift
     /// async API (`NetClient.send(_:) async`) and `Response.decode`; nil otherwise
@@ -106,6 +124,19 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
             .headersTooLarge,
             "The response headers exceeded limits.max_header_count (\(countLimit)) or limits.max_header_bytes (\(byteLimit)); the transfer was stopped."
         )
+    }
+
+    /// The deadline ran out after `attempts` attempts; `last` is the last one's error.
+    static func deadlineExceeded(deadlineMs: Int64, attempts: Int32, last: NetError) -> NetError {
+        var e = client(
+            .deadlineExceeded,
+            "The request's deadline (deadline_ms, \(deadlineMs) ms) ran out after \(attempts) attempt\(attempts == 1 ? "" : "s"); "
+                + "the last one failed: \(last.message)")
+        e.timeout = .deadline
+        e.attempts = attempts
+        e.httpStatus = last.httpStatus
+        e.body = last.body
+        return e
     }
 
     static func parse(_ code: ParseCode, _ message: String) -> NetError {

@@ -16,6 +16,7 @@ extension EasyHandle {
         errorBuffer[0] = 0
         arm(p.limits, outputFD: t.outputFD)
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_PRIVATE, me)
+        body.pointee.offset = 0   // a request sent again reads its body from the start
         // The same resolved request as this handle's last transfer (a request sent
         // again): every option below is still set, as libcurl keeps options
         // between transfers. Saves the setopts and libcurl's copy of the URL. (A
@@ -50,6 +51,10 @@ extension EasyHandle {
         }
         _ = ncshim_easy_setopt_long(h, CURLOPT_TIMEOUT_MS, Int(clamping: timeoutMs))
         _ = ncshim_easy_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, Int(clamping: p.connectTimeoutMs))
+        // idle_timeout_ms: less than 1 byte/s for that many seconds (libcurl's unit) fails
+        // with CURLE_OPERATION_TIMEDOUT; LOW_SPEED_LIMIT 0 turns the check off.
+        _ = ncshim_easy_setopt_long(h, CURLOPT_LOW_SPEED_LIMIT, p.resilience.idleSeconds > 0 ? 1 : 0)
+        _ = ncshim_easy_setopt_long(h, CURLOPT_LOW_SPEED_TIME, p.resilience.idleSeconds)
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_HTTPHEADER, p.headerList)
         if decodesContent != p.decodesContent {
             // Decompression is on when Accept-Encoding is sent; the header line itself
@@ -61,8 +66,19 @@ extension EasyHandle {
         // then the method of this transfer.
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_CUSTOMREQUEST, nil)
         _ = ncshim_easy_setopt_long(h, CURLOPT_HTTPGET, 1)
+        // A non-idempotent request libcurl must not resend by itself (ncbody.h): its
+        // body through the read callback (a resend needs a rewind, which is refused),
+        // or, without a body, on a connection of its own.
+        _ = ncshim_easy_setopt_long(h, CURLOPT_FRESH_CONNECT, p.guardsResend && (p.body?.count ?? 0) == 0 ? 1 : 0)
         if p.method == "HEAD" {
             _ = ncshim_easy_setopt_long(h, CURLOPT_NOBODY, 1)
+        } else if let bytes = p.body, p.guardsResend, bytes.count > 0 {
+            body.pointee.data = UnsafeRawPointer(bytes.pointer).assumingMemoryBound(to: CChar.self)
+            body.pointee.len = bytes.count
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_POSTFIELDS, nil)
+            _ = ncshim_easy_setopt_long(h, CURLOPT_POST, 1)
+            _ = ncshim_easy_setopt_off(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count))
+            if p.method != "POST" { _ = ncshim_easy_setopt_ptr(h, CURLOPT_CUSTOMREQUEST, p.methodC.pointer) }
         } else if let body = p.body {
             // POSTFIELDS makes libcurl send POST; any other method is named explicitly.
             _ = ncshim_easy_setopt_off(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))

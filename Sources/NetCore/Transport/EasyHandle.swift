@@ -10,6 +10,9 @@ final class EasyHandle {
     let handle: UnsafeMutableRawPointer
     let errorBuffer: UnsafeMutablePointer<CChar>
     let sink: UnsafeMutablePointer<ncsink>
+    /// The body reader of non-idempotent requests (ncbody.h): libcurl cannot
+    /// resend what it reads from here.
+    let body: UnsafeMutablePointer<ncbody>
     /// CURLOPT_ACCEPT_ENCODING is set (libcurl decompresses); changed only when a
     /// transfer needs the other state, since libcurl copies the string each time.
     var decodesContent = false
@@ -27,8 +30,14 @@ final class EasyHandle {
             curl_easy_cleanup(h)
             return nil
         }
+        guard let b = ncbody_new(h) else {
+            curl_easy_cleanup(h)
+            ncsink_free(s)
+            return nil
+        }
         handle = h
         sink = s
+        body = b
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         // Options that are the same for every transfer on this handle.
@@ -51,6 +60,7 @@ final class EasyHandle {
     deinit {
         curl_easy_cleanup(handle)
         ncsink_free(sink)
+        ncbody_free(body)
         errorBuffer.deallocate()
     }
 

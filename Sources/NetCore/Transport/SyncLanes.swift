@@ -130,11 +130,7 @@ extension TransferLoop {
                 return (nil, NetError.internalError("A transfer ended without its request.").attempted(t.attempt))
             }
             if let e = t.openOutput() { return (nil, e) }
-            var timeoutMs = p.timeoutMs
-            if t.redirects > 0, let left = t.remainingTimeoutMs(p, now: monotonicNanos()) {
-                if left == 0 { return (nil, t.timedOutBetweenHops(p)) }
-                timeoutMs = left
-            }
+            guard let timeoutMs = t.hopTimeoutMs(p) else { return (nil, t.outOfTime(p)) }
             t.easy = easy
             easy.configure(for: t, p, timeoutMs: timeoutMs)
             guard curl_multi_add_handle(lane.multi, easy.handle) == CURLM_OK else {

@@ -16,6 +16,9 @@ struct HopOutcome {
     var detail: String = ""
     /// errno of a failed write to the output file.
     var outputErrno: Int32 = 0
+    /// A hop that timed out had its connection ready (TCP and TLS done, the
+    /// request started): tells an idle timeout from a connect timeout.
+    var connected = false
     /// The response's status, and what was received (nil: out of memory).
     var status: Int = 0
     /// The last header block ended with its blank line: false when the connection
@@ -38,6 +41,21 @@ struct HopOutcome {
             detail = easy.errorDetail
             outputErrno = easy.outputErrno
             headerBlockEnded = easy.headerBlockEnded   // TransportErrors.headerLineTooLong
+            if code == CURLE_SEND_FAIL_REWIND {
+                // libcurl wanted to resend (ncbody.h) after a connection closed: if
+                // it closed inside a header block, that is what the caller hears.
+                headerBlockEnded = easy.headerBlockEnded || easy.sink.pointee.head_lines == 0
+                var status: Int = 0
+                _ = ncshim_easy_getinfo_long(easy.handle, CURLINFO_RESPONSE_CODE, &status)
+                self.status = status
+            }
+            if code == CURLE_OPERATION_TIMEDOUT {
+                var pretransfer: curl_off_t = 0
+                var sent: Int = 0
+                _ = ncshim_easy_getinfo_off(easy.handle, CURLINFO_PRETRANSFER_TIME_T, &pretransfer)
+                _ = ncshim_easy_getinfo_long(easy.handle, CURLINFO_REQUEST_SIZE, &sent)
+                connected = pretransfer > 0 || sent > 0
+            }
             return
         }
         var status: Int = 0
@@ -56,7 +74,7 @@ extension Transfer {
     func next(after outcome: consuming HopOutcome) -> TransferAction {
         guard case .ended(let response, let error) = hopResult(outcome) else { return .redirect }
         emitAttemptEnd(response, error)
-        guard let policy else { return .complete(response, error) }
+        guard let policy, error != nil || policy.decidesOnSuccess else { return .complete(response, error) }
         switch policy.next(after: self, response: response, error: error) {
         case .redirect: return .complete(response, error)
         case let action: return action
@@ -133,15 +151,15 @@ extension Transfer {
             if let e = TransportErrors.headerLineTooLong(o.code, inHeaders: !o.headerBlockEnded, p.limits) {
                 return e.attempted(sent)
             }
-            var detail = o.detail
-            if o.code == CURLE_OPERATION_TIMEDOUT && redirects > 0 && p.timeoutMs > 0 {
-                // This hop had only what was left of the attempt's total.
-                detail +=
-                    " (timeout_ms, \(p.timeoutMs) ms, bounds the request and its "
-                    + "\(redirects) redirect\(redirects == 1 ? "" : "s") followed together)"
+            if o.code == CURLE_SEND_FAIL_REWIND && !o.headerBlockEnded {
+                return TransportErrors.headersCutOff(
+                    status: o.status, method: p.method, url: String(cString: p.url.pointer)
+                ).attempted(sent)
             }
+            // Which limit it was: connect, total, idle or the deadline (Transfer+Timeouts.swift).
+            if o.code == CURLE_OPERATION_TIMEDOUT { return timedOut(o, p) }
             return TransportErrors.error(
-                code: o.code, detail: detail, method: p.method, url: String(cString: p.url.pointer)
+                code: o.code, detail: o.detail, method: p.method, url: String(cString: p.url.pointer)
             )
             .attempted(attemptsMade(thisOneSent: !TransportErrors.sentNothing(o.code)))
         }
@@ -189,7 +207,7 @@ extension Transfer {
     /// The error when the attempt's total timeout ran out between two hops (a
     /// redirect's next hop would start with nothing left): TRANSPORT 28.
     func timedOutBetweenHops(_ p: PreparedRequest) -> NetError {
-        TransportErrors.error(
+        var e = TransportErrors.error(
             code: CURLE_OPERATION_TIMEDOUT,
             detail:
                 "the total timeout_ms of \(p.timeoutMs) ms ran out after \(redirects) redirect\(redirects == 1 ? "" : "s") "
@@ -197,5 +215,7 @@ extension Transfer {
             method: p.method, url: String(cString: p.url.pointer)
         )
         .attempted(attemptsMade(thisOneSent: true))
+        e.timeout = .total
+        return e
     }
 }

@@ -522,11 +522,7 @@ final class TransferLoop: @unchecked Sendable {
             complete(t, nil, NetError.internalError("A transfer ended without its request.").attempted(t.attempt))
             return
         }
-        var timeoutMs = prepared.timeoutMs
-        if t.redirects > 0, let left = t.remainingTimeoutMs(prepared, now: monotonicNanos()) {
-            if left == 0 { complete(t, nil, t.timedOutBetweenHops(prepared)); return }
-            timeoutMs = left
-        }
+        guard let timeoutMs = t.hopTimeoutMs(prepared) else { complete(t, nil, t.outOfTime(prepared)); return }
         guard let easy = state.pointee.easyPool.take() ?? newEasyHandle() else {
             complete(
                 t, nil,

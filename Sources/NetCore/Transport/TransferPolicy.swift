@@ -7,8 +7,18 @@
 /// Called on the thread that drives the transfer (the client's loop thread, or the
 /// caller's thread for a synchronous send), with no lock held. Must not block.
 protocol TransferPolicy: AnyObject, Sendable {
+    /// Whether an attempt that succeeded is asked about too. False (retry, token
+    /// refresh: they act on failures): a success completes without calling
+    /// `next`, so a policy that is installed but not triggered costs a branch.
+    /// Default true.
+    var decidesOnSuccess: Bool { get }
+
     /// The action after attempt `transfer.attempt` ended with `response` / `error`.
     /// Answering `.redirect` is a mistake (it is the transfer's own decision) and
     /// completes with the result as it is.
     func next(after transfer: Transfer, response: Response?, error: NetError?) -> TransferAction
+}
+
+extension TransferPolicy {
+    var decidesOnSuccess: Bool { true }
 }

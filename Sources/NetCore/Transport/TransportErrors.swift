@@ -14,7 +14,8 @@ enum TransportErrors {
         CURLE_GOT_NOTHING.rawValue,   // server closed a reused connection
         CURLE_SEND_ERROR.rawValue,   // connection reset while sending
         CURLE_RECV_ERROR.rawValue,   // connection reset while receiving
-        CURLE_HTTP2.rawValue, CURLE_HTTP2_STREAM.rawValue
+        CURLE_HTTP2.rawValue, CURLE_HTTP2_STREAM.rawValue,
+        CURLE_SEND_FAIL_REWIND.rawValue   // a kept-alive connection closed unanswered (ncbody.h)
     ]
 
     /// Codes libcurl returns before it looks for a connection: the request was not
@@ -27,7 +28,7 @@ enum TransportErrors {
 
     static func error(code: CURLcode, detail: String, method: String, url: String) -> NetError {
         let base = String(cString: curl_easy_strerror(code))
-        let what = detail.isEmpty ? base : "\(base): \(detail)"
+        var what = detail.isEmpty ? base : "\(base): \(detail)"
         let advice: String
         switch code {
         case CURLE_COULDNT_CONNECT:
@@ -40,6 +41,15 @@ enum TransportErrors {
             // A TLS 1.3 server refuses a client certificate after the handshake: a
             // failed receive whose detail names the alert.
             advice = TransportErrors.advice(code, detail: detail) ?? "The connection broke; retry the request."
+        case CURLE_SEND_FAIL_REWIND:
+            // Only ncbody_seek refuses a rewind: libcurl wanted to send this request
+            // again by itself, on a new connection (see ncbody.h).
+            what =
+                "the kept-alive connection it was sent on closed without an answer, and libcurl was not "
+                + "let send it again by itself (CURLE_SEND_FAIL_REWIND)"
+            advice =
+                "The server may have acted on it. Send it again only if that is safe: a retry policy with "
+                + "NC_REQUEST_IDEMPOTENT or an Idempotency-Key header does so."
         case CURLE_TOO_MANY_REDIRECTS:
             advice = "The server redirects in a loop or more than limits.max_redirects times."
         default:

@@ -161,6 +161,29 @@ import Testing
         #expect(policy.asked.first?.1 == 503)
     }
 
+    final class FailuresOnlyPolicy: TransferPolicy, @unchecked Sendable {
+        var asked = 0
+        var decidesOnSuccess: Bool { false }
+        func next(after transfer: Transfer, response: Response?, error: NetError?) -> TransferAction {
+            asked += 1
+            return .relaunchAfter(ms: 1, reason: "failed")
+        }
+    }
+
+    @Test func aPolicyOfFailuresIsNotAskedAboutASuccess() throws {
+        let policy = FailuresOnlyPolicy()
+        let (c, t) = try transfer(policy: policy)
+        defer { c.shutdown() }
+        guard case .complete(_, nil) = t.next(after: outcome(200, #"{"code":0,"data":1}"#)) else {
+            Issue.record("expected the success"); return
+        }
+        #expect(policy.asked == 0)
+        guard case .relaunchAfter(1, "failed") = t.next(after: outcome(503, "busy")) else {
+            Issue.record("expected .relaunchAfter"); return
+        }
+        #expect(policy.asked == 1)
+    }
+
     @Test func aPolicyCannotAnswerRedirect() throws {
         let (c, t) = try transfer(policy: FixedPolicy(.redirect))
         defer { c.shutdown() }

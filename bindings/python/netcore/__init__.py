@@ -36,6 +36,7 @@ from __future__ import annotations
 from ._capi import C as _C, LIBRARY_PATH
 from ._adapters import Outgoing
 from .aio import AsyncClient
+from ._retry import Retry
 from .client import Callback, Client, Task
 from .errors import (
     APIError,
@@ -49,6 +50,7 @@ from .errors import (
     HTTPError,
     InternalError,
     AdapterFailed,
+    DeadlineExceeded,
     InvalidArgument,
     InvalidConfig,
     InvalidRequest,
@@ -86,6 +88,7 @@ __all__ = [
     "AsyncClient", "Client", "Task", "Callback", "Response", "Headers", "Redirect", "Outgoing",
     "Error", "ClientError", "Cancelled", "Unreachable", "InvalidRequest", "InvalidConfig",
     "ResponseTooLarge", "ShutDown", "HeadersTooLarge", "InternalError", "AdapterFailed",
+    "DeadlineExceeded", "Retry",
     "TransportError", "Timeout", "HTTPError", "APIError", "ParseError",
     "StatusError", "InvalidArgument", "InvalidState", "NoMemory", "Failed",
     "Domain", "ClientCode", "ParseCode", "Status",

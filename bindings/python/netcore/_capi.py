@@ -44,7 +44,7 @@ from typing import Any, Callable, Optional, Sequence, Tuple
 from ._library import load_library
 
 __all__ = [
-    "C", "COMPLETE_FN", "EVENT_FN", "ADAPTER_FN", "OutgoingHandle", "LIBRARY_PATH", "TABLE", "EXPECTED_MAJOR", "NC_OK",
+    "C", "COMPLETE_FN", "EVENT_FN", "ADAPTER_FN", "RETRY_FN", "OutgoingHandle", "LIBRARY_PATH", "TABLE", "EXPECTED_MAJOR", "NC_OK",
     "ClientHandle", "RequestHandle", "ResponseHandle", "ErrorHandle", "TaskHandle", "JsonRef",
     "bind", "check_version", "sized_bytes",
 ]
@@ -138,6 +138,9 @@ ADAPTER_FN = ctypes.CFUNCTYPE(c_int32, c_void_p, c_void_p)
 #: ``void (*nc_batch_fn)(const nc_batch *batch, void *userdata)``; the batch arrives
 #: as an int, borrowed for the call.
 BATCH_FN = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
+#: ``int64_t (*nc_retry_fn)(const nc_response *, const nc_error *, int32_t attempt,
+#: void *userdata)``: a wait in ms, -1 stop, -2 the policy's decision.
+RETRY_FN = ctypes.CFUNCTYPE(c_int64, c_void_p, c_void_p, c_int32, c_void_p)
 
 
 # --------------------------------------------------------------------------
@@ -227,6 +230,12 @@ TABLE: Tuple[Signature, ...] = (
     ("nc_client_set_event_handler", (ClientHandle, EVENT_FN, c_void_p), nc_status),
     ("nc_client_set_log_handler", (ClientHandle, c_int32, EVENT_FN, c_void_p), nc_status),
     ("nc_task_id", (TaskHandle,), ctypes.c_uint64),
+    # retry and time limits (0.3)
+    ("nc_request_set_retry_json", (RequestHandle, c_char_p, c_size_t), nc_status),
+    ("nc_request_set_deadline_ms", (RequestHandle, c_int64), nc_status),
+    ("nc_request_set_connect_timeout_ms", (RequestHandle, c_int64), nc_status),
+    ("nc_request_set_idle_timeout_ms", (RequestHandle, c_int64), nc_status),
+    ("nc_client_set_retry_handler", (ClientHandle, RETRY_FN, c_void_p), nc_status),
     ("nc_response_metrics_json", (ResponseHandle,), c_char_p),
     # endpoint catalog
     ("nc_client_define_endpoint", (ClientHandle, c_char_p, c_char_p), nc_status),

@@ -116,7 +116,8 @@ def build_request(method: str, path: str, *, params: Optional[Params] = None,
                   json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
                   timeout: Optional[float] = None, envelope: Optional[bool] = None,
                   output: Any = None, max_redirects: Optional[int] = None,
-                  group: Optional[str] = None) -> RequestHandle:
+                  group: Optional[str] = None,
+                  limits: Optional["RequestLimits"] = None) -> RequestHandle:
     """Create an ``nc_request`` for the arguments; the caller frees it.
 
     See :meth:`netcore.Client.request` for the meaning of each argument.
@@ -183,6 +184,8 @@ def build_request(method: str, path: str, *, params: Optional[Params] = None,
             check_call(C.nc_request_set_timeout_ms, handle, ms)
         if envelope is not None:
             check_call(C.nc_request_set_envelope, handle, 1 if envelope else 0)
+        if limits is not None:
+            limits.apply(handle)
         if max_redirects is not None:
             # 0: a 3xx is the response; -1: the client's limits.max_redirects
             # (follow_redirects=, resolved by _adapters.redirect_arg).
@@ -283,7 +286,57 @@ def endpoint_spec(*, method: str = "GET", path: str, encoding: Optional[str] = N
             raise error_for(Status.INVALID_ARGUMENT, function="define_endpoint",
                             message=f"timeout must be a non-negative number of seconds, got {timeout!r}")
         spec["timeout_ms"] = int(round(timeout * 1000))
+    from ._retry import Retry
     for key, value in (("envelope", envelope), ("retry", retry), ("cache", cache), ("group", group)):
         if value is not None:
-            spec[key] = value
+            # A Retry becomes its "retry" object; anything else is the library's to check.
+            spec[key] = value.to_json() if isinstance(value, Retry) else value
     return _dumps(spec)
+
+
+class RequestLimits:
+    """A request's retry policy and time limits (``retry=``, ``deadline=``,
+    ``connect_timeout=``, ``idle_timeout=`` of the request methods), checked before
+    the C builder exists and applied to it by :func:`build_request`."""
+
+    __slots__ = ("retry", "deadline_ms", "connect_ms", "idle_ms")
+
+    def __init__(self, retry: Any = None, deadline: Optional[float] = None,
+                 connect_timeout: Optional[float] = None, idle_timeout: Optional[float] = None,
+                 *, retry_given: bool = False) -> None:
+        from ._retry import retry_json
+        # False is "no retry"; None means "the client's", given explicitly or not.
+        self.retry = _dumps(retry_json(retry)) if retry_given else None
+        self.deadline_ms = _ms(deadline, "deadline")
+        self.connect_ms = _ms(connect_timeout, "connect_timeout")
+        self.idle_ms = _ms(idle_timeout, "idle_timeout")
+
+    @staticmethod
+    def of(retry: Any = None, deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
+           idle_timeout: Optional[float] = None) -> "Optional[RequestLimits]":
+        """The limits of these arguments, or ``None`` when none is given."""
+        if retry is None and deadline is None and connect_timeout is None and idle_timeout is None:
+            return None
+        return RequestLimits(retry, deadline, connect_timeout, idle_timeout, retry_given=retry is not None)
+
+    def apply(self, handle: RequestHandle) -> None:
+        if self.retry is not None:
+            check_call(C.nc_request_set_retry_json, handle, self.retry, len(self.retry),
+                       detail="invalid retry policy")
+        if self.deadline_ms is not None:
+            check_call(C.nc_request_set_deadline_ms, handle, self.deadline_ms)
+        if self.connect_ms is not None:
+            check_call(C.nc_request_set_connect_timeout_ms, handle, self.connect_ms)
+        if self.idle_ms is not None:
+            check_call(C.nc_request_set_idle_timeout_ms, handle, self.idle_ms)
+
+
+def _ms(seconds: Optional[float], what: str) -> Optional[int]:
+    """Seconds as the library's milliseconds: 0 stays 0 (no limit), anything above
+    is at least 1 ms; ``None`` stays ``None`` (the client's)."""
+    if seconds is None:
+        return None
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) \
+            or not 0 <= seconds <= 2147483.647:
+        raise ValueError(f"{what} must be a number of seconds from 0 to 2147483.647, got {seconds!r}")
+    return 0 if seconds == 0 else max(1, int(round(seconds * 1000)))

@@ -31,7 +31,8 @@ from ._capi import C, TaskHandle
 from ._core import ClientCore, Config, Pending, config_text, convert, data_key, dispatch, report
 from ._tls import _UNSET, Cert, Verify, connection_keys, with_connection_keys
 from ._adapters import apply_auth, configured_redirects, redirect_arg, without_redirects
-from ._request import HeadersArg, Params, build_request, endpoint_request, plain_request
+from ._retry import RetryArg, install_handler, retry_json
+from ._request import RequestLimits, HeadersArg, Params, build_request, endpoint_request, plain_request
 from .client import Callback, Client
 from .errors import Error, Status, error_for
 from .response import LIBRARY, Response
@@ -194,10 +195,13 @@ class AsyncClient:
                  auth: Any = None, follow_redirects: bool = True, verify: Verify = True,
                  cert: Optional[Cert] = None, proxy: Optional[str] = _UNSET,
                  http2: Optional[bool] = None,
-                 reachability: Optional[str] = None) -> None:
+                 reachability: Optional[str] = None, retry: RetryArg = None,
+                 retry_handler: Optional[Callable[..., Any]] = None) -> None:
+        force: Dict[str, Any] = {"callbacks": "queue"}
+        if retry is not None:
+            force["retry"] = retry_json(retry)
         text = _reach.with_reachability(
-            with_connection_keys(config_text(config, force={"callbacks": "queue"}),
-                                 connection_keys(verify, cert, proxy, http2)),
+            with_connection_keys(config_text(config, force=force), connection_keys(verify, cert, proxy, http2)),
             reachability)
         self._core = ClientCore(text if follow_redirects else without_redirects(text), on_error)
         self._core.reach_mode = _reach.configured_mode(text)
@@ -205,6 +209,8 @@ class AsyncClient:
         apply_auth(self._core, auth)
         _hooks.install(self._core, on_auth_expired=on_auth_expired, on_event=on_event,
                        event_hooks=event_hooks)
+        if retry_handler is not None:
+            install_handler(self._core, retry_handler)
         self._fd = int(C.nc_client_fd(self._core.handle()))
         if self._fd < 0:  # pragma: no cover - the library ignored "callbacks": "queue"
             self._core.free()
@@ -309,7 +315,9 @@ class AsyncClient:
                       json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
                       timeout: Optional[float] = None, envelope: Optional[bool] = None,
                       output: Any = None,
-                follow_redirects: Optional[bool] = None, group: Optional[str] = None) -> Response:
+                follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
+                deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
+                idle_timeout: Optional[float] = None) -> Response:
         """Send a request and await its response (``nc_client_send``; the completion
         is dispatched on the event loop).
 
@@ -326,14 +334,15 @@ class AsyncClient:
         pending = _FuturePending(fut, f"{method.upper()} {path}", data_key(core, envelope, output))
         if (params is None and json is None and data is None and headers is None
                 and timeout is None and envelope is None and output is None
-                and follow_redirects is None and group is None):
+                and follow_redirects is None and group is None and retry is None and deadline is None
+                and connect_timeout is None and idle_timeout is None):
             # nc_client_send copies the builder: the thread's cached one is reused.
             task = core.send(plain_request(method, path), pending)
         else:
             req = build_request(method, path, params=params, json=json, data=data,
                                 headers=headers, timeout=timeout, envelope=envelope,
                                 output=output, max_redirects=redirect_arg(self._core, follow_redirects),
-                                group=group)
+                                group=group, limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout))
             try:
                 task = core.send(req, pending)
             finally:
@@ -381,7 +390,9 @@ class AsyncClient:
              headers: Optional[HeadersArg] = None, timeout: Optional[float] = None,
              envelope: Optional[bool] = None, output: Any = None,
              follow_redirects: Optional[bool] = None,
-             group: Optional[str] = None) -> "asyncio.Future[Response]":
+             group: Optional[str] = None, retry: RetryArg = None,
+             deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
+             idle_timeout: Optional[float] = None) -> "asyncio.Future[Response]":
         """Start a request and return at once (``nc_client_send``), as
         :meth:`netcore.Client.send` does; call it from a coroutine or callback of the
         client's event loop.
@@ -406,7 +417,8 @@ class AsyncClient:
                                  callback)
         req = build_request(method, path, params=params, json=json, data=data, headers=headers,
                             timeout=timeout, envelope=envelope, output=output,
-                            max_redirects=redirect_arg(self._core, follow_redirects), group=group)
+                            max_redirects=redirect_arg(self._core, follow_redirects), group=group,
+                            limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout))
         try:
             task = core.send(req, pending)
         finally:

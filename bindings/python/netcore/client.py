@@ -11,7 +11,8 @@ from ._capi import C, NC_OK, ErrorHandle, ResponseHandle, TaskHandle
 from ._adapters import apply_auth, configured_redirects, redirect_arg, without_redirects
 from ._core import ClientCore, Config, Pending, config_text, convert, data_key, report
 from ._tls import _UNSET, Cert, Verify, connection_keys, with_connection_keys
-from ._request import HeadersArg, Params, build_request, cstr, endpoint_request, endpoint_spec, plain_request
+from ._retry import RetryArg, install_handler, retry_json
+from ._request import RequestLimits, HeadersArg, Params, build_request, cstr, endpoint_request, endpoint_spec, plain_request
 from .errors import Error, Status, check_call, error_for
 from .response import Response
 
@@ -121,6 +122,14 @@ class Client:
             0): a 3xx is the response. A request's own ``follow_redirects=`` wins.
         reachability: ``"auto"``, ``"online"`` or ``"offline"``: sets the
             configuration's ``"reachability"."mode"`` (see :attr:`reachability`).
+        retry: the client's retry policy: a :class:`netcore.Retry`, the library's
+            ``"retry"`` dict, or ``False``; it replaces the configuration's
+            ``"retry"``. Default: the configuration's (none: one attempt).
+        retry_handler: ``retry_handler(response, error, attempt)``, asked first
+            after each failed attempt: seconds to wait before retrying, ``False``
+            to stop, ``None`` for the policy's decision. It may retry what the
+            policy does not (an :class:`~netcore.APIError`, a POST); runs on the
+            transfer thread; what it raises is logged and counts as ``None``.
         on_error: optional hook called with the :class:`~netcore.Error` of every
             failed request (sync, callback or asyncio; cancellations included),
             on the thread that completes it, before the error is raised or passed
@@ -161,10 +170,11 @@ class Client:
                  auth: Any = None, follow_redirects: bool = True, verify: Verify = True,
                  cert: Optional[Cert] = None, proxy: Optional[str] = _UNSET,
                  http2: Optional[bool] = None,
-                 reachability: Optional[str] = None) -> None:
+                 reachability: Optional[str] = None, retry: RetryArg = None,
+                 retry_handler: Optional[Callable[..., Any]] = None) -> None:
+        base = self._config_text(config) if retry is None else config_text(config, {"retry": retry_json(retry)})
         text = _reach.with_reachability(
-            with_connection_keys(self._config_text(config), connection_keys(verify, cert, proxy, http2)),
-            reachability)
+            with_connection_keys(base, connection_keys(verify, cert, proxy, http2)), reachability)
         self._core = ClientCore(text if follow_redirects else without_redirects(text), on_error)
         self._core.reach_mode = _reach.configured_mode(text)
         self._core.redirect_limit = -1 if follow_redirects else configured_redirects(text)
@@ -172,6 +182,8 @@ class Client:
         apply_auth(self._core, auth)
         _hooks.install(self._core, on_auth_expired=on_auth_expired, on_event=on_event,
                        event_hooks=event_hooks)
+        if retry_handler is not None:
+            install_handler(self._core, retry_handler)
 
     @staticmethod
     def _config_text(config: Config) -> bytes:
@@ -298,7 +310,9 @@ class Client:
     def request(self, method: str, path: str, *, params: Optional[Params] = None,
                 json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
                 timeout: Optional[float] = None, envelope: Optional[bool] = None, output: Any = None,
-                follow_redirects: Optional[bool] = None, group: Optional[str] = None) -> Response:
+                follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
+                deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
+                idle_timeout: Optional[float] = None) -> Response:
         """Send a request and wait for it (``nc_client_send_sync``; the GIL is released
         while waiting).
 
@@ -325,6 +339,15 @@ class Client:
             follow_redirects: ``False``: follow no redirect, a 3xx is the response
                 (``nc_request_set_max_redirects`` 0); ``True``: the client's limit;
                 ``None``: the client's setting.
+            retry: this request's retry policy over the client's (a
+                :class:`netcore.Retry`, a ``"retry"`` dict whose keys replace the
+                client's, or ``False`` for one attempt); ``None``: the client's.
+            deadline: seconds for all attempts and the waits between them
+                (:class:`~netcore.DeadlineExceeded`); ``0``: none; ``None``: the
+                client's ``deadline_ms``.
+            connect_timeout, idle_timeout: seconds to connect, and without a byte
+                moving (whole seconds, rounded up); ``0``: no limit; ``None``: the
+                client's. A :class:`~netcore.Timeout` says which fired (``timeout``).
             output: a file path (str, bytes or os.PathLike): the body of a 2xx
                 response is streamed into it (created or truncated) instead of
                 memory, and ``Response.body`` is empty; raw mode; other statuses
@@ -351,12 +374,14 @@ class Client:
                                 "completion callback of the same client")
             task = self.send(method, path, params=params, json=json, data=data, headers=headers,
                              timeout=timeout, envelope=envelope, output=output,
-                             follow_redirects=follow_redirects, group=group)
+                             follow_redirects=follow_redirects, group=group, retry=retry,
+                             deadline=deadline, connect_timeout=connect_timeout, idle_timeout=idle_timeout)
             return task.result()
         resp_p, err_p = ResponseHandle(), ErrorHandle()
         if (params is None and json is None and data is None and headers is None
                 and timeout is None and envelope is None and output is None
-                and follow_redirects is None):
+                and follow_redirects is None and retry is None and deadline is None
+                and connect_timeout is None and idle_timeout is None):
             # The common plain call: the thread's cached builder (see plain_request),
             # and core.handle() inline.
             handle = core._handle
@@ -367,7 +392,8 @@ class Client:
         else:
             req = build_request(method, path, params=params, json=json, data=data,
                                 headers=headers, timeout=timeout, envelope=envelope,
-                                output=output, max_redirects=redirect_arg(self._core, follow_redirects))
+                                output=output, max_redirects=redirect_arg(self._core, follow_redirects),
+                                limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout))
             try:
                 status = C.nc_client_send_sync(core.handle(), req, ctypes.byref(resp_p),
                                                ctypes.byref(err_p))
@@ -413,7 +439,9 @@ class Client:
              params: Optional[Params] = None, json: Any = None, data: Any = None,
              headers: Optional[HeadersArg] = None, timeout: Optional[float] = None,
              envelope: Optional[bool] = None, output: Any = None,
-             follow_redirects: Optional[bool] = None, group: Optional[str] = None) -> Task:
+             follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
+             deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
+             idle_timeout: Optional[float] = None) -> Task:
         """Start a request and return at once (``nc_client_send``).
 
         ``callback(response, error)`` runs exactly once when the request ends — on
@@ -432,7 +460,7 @@ class Client:
         req = build_request(method, path, params=params, json=json, data=data,
                             headers=headers, timeout=timeout, envelope=envelope,
                             output=output, max_redirects=redirect_arg(self._core, follow_redirects),
-                            group=group)
+                            group=group, limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout))
         try:
             handle = self._core.send(req, _CallbackPending(task, callback))
         finally:
@@ -479,8 +507,9 @@ class Client:
         ``path`` may hold ``{placeholders}`` filled from the call's params;
         ``encoding`` is ``"query"``, ``"form"`` or ``"json"`` (default: query for
         GET/HEAD/DELETE/OPTIONS, form otherwise); ``timeout`` in seconds;
-        ``retry`` (a dict or ``False``), ``cache`` and ``group`` are checked and
-        stored until those features ship. Safe from any thread and from callbacks.
+        ``retry`` (a :class:`netcore.Retry`, a dict or ``False``) is merged over the
+        client's policy for calls of this endpoint; ``cache`` and ``group`` are checked
+        and stored until those features ship. Safe from any thread and from callbacks.
 
         Raises:
             InvalidArgument: a bad name or value (nothing changes).

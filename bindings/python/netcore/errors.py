@@ -17,7 +17,8 @@ Two families, kept apart on purpose:
       │   ├── ShutDown             6  the client was closed with the request in flight
       │   ├── HeadersTooLarge      7  limits.max_header_count / _bytes
       │   ├── InternalError        8  libcurl could not be set up
-      │   └── AdapterFailed        9  a request adapter refused the request
+      │   ├── AdapterFailed        9  a request adapter refused the request
+      │   └── DeadlineExceeded    10  deadline_ms ran out across attempts and waits
       ├── TransportError       NC_DOMAIN_TRANSPORT (code: the CURLcode)
       │   └── Timeout              28 CURLE_OPERATION_TIMEDOUT
       ├── HTTPError            NC_DOMAIN_HTTP      (code: the HTTP status)
@@ -55,6 +56,7 @@ __all__ = [
     "Domain", "ClientCode", "ParseCode", "Status",
     "Error", "ClientError", "Cancelled", "Unreachable", "InvalidRequest", "InvalidConfig",
     "ResponseTooLarge", "ShutDown", "HeadersTooLarge", "InternalError", "AdapterFailed",
+    "DeadlineExceeded",
     "TransportError", "Timeout", "HTTPError", "APIError", "ParseError",
     "StatusError", "InvalidArgument", "InvalidState", "NoMemory", "Failed",
 ]
@@ -82,6 +84,7 @@ class ClientCode(enum.IntEnum):
     HEADERS_TOO_LARGE = 7
     INTERNAL = 8
     ADAPTER_FAILED = 9
+    DEADLINE_EXCEEDED = 10
 
 
 class ParseCode(enum.IntEnum):
@@ -125,6 +128,9 @@ class Error(Exception):
             tried (0: never sent, e.g. a URL libcurl refuses).
         retryable: sending the same request again may succeed.
         auth_expired: the business code is one of ``envelope.auth_expired_codes``.
+        timeout: which time limit ended the request: ``"connect"``,
+            ``"total"``, ``"idle"`` (a :class:`Timeout`) or ``"deadline"`` (a
+            :class:`DeadlineExceeded`); ``None`` when none did.
         response: the :class:`~netcore.Response` when one was received (HTTP, API
             and parse errors of a received body), else ``None``.
         info: the whole ``nc_error_json()`` object, as a dict.
@@ -142,6 +148,7 @@ class Error(Exception):
     attempts: int
     retryable: bool
     auth_expired: bool
+    timeout: Optional[str]
     response: Optional["Response"]
     info: Dict[str, Any]
 
@@ -166,6 +173,7 @@ class Error(Exception):
         self.auth_expired = auth_expired
         self.response = response
         self.info = dict(info) if info is not None else {}
+        self.timeout: Optional[str] = self.info.get("timeout")
 
     @classmethod
     def from_info(cls, info: Mapping[str, Any], body: bytes = b"",
@@ -262,13 +270,21 @@ class AdapterFailed(ClientError):
     nothing was sent. The message is the adapter's."""
 
 
+class DeadlineExceeded(ClientError):
+    """The request's deadline (``deadline_ms``, ``deadline=``) ran out across its
+    attempts and the waits between them; the message names the last attempt's
+    error. ``timeout`` is ``"deadline"``."""
+
+
 class TransportError(Error):
     """NC_DOMAIN_TRANSPORT: the transfer failed; ``code`` is libcurl's CURLcode
     (6 cannot resolve, 7 cannot connect, 28 timeout, 35 TLS, 52 empty reply...)."""
 
 
 class Timeout(TransportError):
-    """The request's total or connect timeout expired (CURLcode 28)."""
+    """A time limit of the attempt expired (CURLcode 28); ``timeout`` says which:
+    ``"connect"`` (connect_timeout_ms), ``"total"`` (timeout_ms) or ``"idle"``
+    (idle_timeout_ms)."""
 
 
 class HTTPError(Error):
@@ -296,6 +312,7 @@ _CLIENT_CLASSES: Dict[int, Type[ClientError]] = {
     ClientCode.HEADERS_TOO_LARGE: HeadersTooLarge,
     ClientCode.INTERNAL: InternalError,
     ClientCode.ADAPTER_FAILED: AdapterFailed,
+    ClientCode.DEADLINE_EXCEEDED: DeadlineExceeded,
 }
 
 _DOMAIN_CLASSES: Dict[int, Type[Error]] = {

@@ -1,0 +1,36 @@
+/// The retry policy and time limits of one resolved request (PreparedRequest): the
+/// client's, with the endpoint's and the request's own over them, worked out once
+/// per resolved request (so once per unchanged request value and settings).
+struct Resilience: Sendable {
+    /// Longest stretch without a byte, ms; 0 = none (libcurl's low-speed check:
+    /// CURLOPT_LOW_SPEED_LIMIT 1 byte/s for `idleSeconds`).
+    var idleTimeoutMs: Int64 = 0
+    /// All attempts and the waits between them end by then, ms from the start of
+    /// the first attempt; 0 = none.
+    var deadlineMs: Int64 = 0
+    /// The policy in force; nil = one attempt.
+    var retry: RetryPolicy? = nil
+    /// NC_REQUEST_IDEMPOTENT or an Idempotency-Key header: any method may be retried.
+    var optedIn = false
+
+    init() {}
+
+    init(_ request: Request, _ settings: ClientSettings, headers: HeaderFields) {
+        let own = request.resilience
+        let config = settings.config
+        idleTimeoutMs = own.idleTimeoutMs ?? config.idleTimeoutMs
+        deadlineMs = own.deadlineMs ?? config.deadlineMs
+        if !request.flags.contains(.noRetry) {
+            // A retry handler alone turns retry on, over the default policy.
+            let base = config.retry ?? (settings.retryHandler != nil ? RetryPolicy() : nil)
+            retry = own.retry.map { $0.applied(to: base) } ?? base
+        }
+        optedIn = request.flags.contains(.idempotent) || headers.contains("Idempotency-Key")
+    }
+
+    /// `idleTimeoutMs` in libcurl's unit, whole seconds, rounded up (1500 ms → 2 s):
+    /// CURLOPT_LOW_SPEED_TIME takes seconds.
+    var idleSeconds: Int {
+        idleTimeoutMs <= 0 ? 0 : Int((idleTimeoutMs + 999) / 1000)
+    }
+}
