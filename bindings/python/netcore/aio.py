@@ -193,9 +193,9 @@ class AsyncClient:
                  event_hooks: Optional[Dict[str, Sequence[Callable[[Any], Any]]]] = None,
                  auth: Any = None, follow_redirects: bool = True, verify: Verify = True,
                  cert: Optional[Cert] = None, proxy: Optional[str] = _UNSET,
-                 http2: Optional[bool] = None) -> None:
+                 http2: Optional[bool] = None, coalesce: Optional[bool] = None) -> None:
         text = with_connection_keys(config_text(config, force={"callbacks": "queue"}),
-                                    connection_keys(verify, cert, proxy, http2))
+                                    connection_keys(verify, cert, proxy, http2, coalesce))
         self._core = ClientCore(text if follow_redirects else without_redirects(text), on_error)
         self._core.redirect_limit = -1 if follow_redirects else configured_redirects(text)
         apply_auth(self._core, auth)

@@ -133,6 +133,10 @@ class Client:
         proxy: a proxy URL for every request (``proxy.url``; wins over the
             environment); ``None`` or ``""``: no proxy at all.
         http2: ``True`` asks for HTTP/2 over https (``http_version`` ``"2"``).
+        coalesce: ``False`` sends every request on its own transfer
+            (``"coalesce"``). By default identical GET and HEAD requests in flight at
+            once (same URL, headers and options) share one transfer, and each gets
+            the same response or error; ``request()`` (synchronous) never shares.
 
     Raises:
         InvalidConfig: the configuration is wrong; the message names the key.
@@ -158,9 +162,9 @@ class Client:
                  event_hooks: Optional[Dict[str, Sequence[Callable[[Any], Any]]]] = None,
                  auth: Any = None, follow_redirects: bool = True, verify: Verify = True,
                  cert: Optional[Cert] = None, proxy: Optional[str] = _UNSET,
-                 http2: Optional[bool] = None) -> None:
+                 http2: Optional[bool] = None, coalesce: Optional[bool] = None) -> None:
         text = with_connection_keys(self._config_text(config),
-                                    connection_keys(verify, cert, proxy, http2))
+                                    connection_keys(verify, cert, proxy, http2, coalesce))
         self._core = ClientCore(text if follow_redirects else without_redirects(text), on_error)
         self._core.redirect_limit = -1 if follow_redirects else configured_redirects(text)
         self._finalizer = weakref.finalize(self, self._core.free_from_finalizer)
