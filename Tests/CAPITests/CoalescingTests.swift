@@ -52,6 +52,8 @@ private func sendAll(_ client: TestClient, _ request: Request, _ cs: [Collector]
     }
 }
 
+private func freeTasks(_ tasks: [OpaquePointer?]) { for t in tasks { nc_task_free(t) } }
+
 private func hits(_ server: MockServer, _ path: String) -> Int { serverStats(server).paths[path] ?? 0 }
 
 @Suite struct CoalescingTests {
@@ -73,7 +75,7 @@ private func hits(_ server: MockServer, _ path: String) -> Int { serverStats(ser
         #expect(hits(server, "/slow") == 1)
         client.free()
         #expect(cs.allSatisfy { $0.calls == 1 })
-        tasks.forEach { nc_task_free($0) }
+        freeTasks(tasks)
     }
 
     @Test func theFlagAndTheConfigurationTurnItOff() throws {
@@ -83,7 +85,7 @@ private func hits(_ server: MockServer, _ path: String) -> Int { serverStats(ser
         let flagged = try Request("GET", "/slow?ms=50")
         #expect(nc_request_set_flags(flagged.handle, UInt32(NC_REQUEST_NO_COALESCE)) == NC_OK)
         let cs = (0..<50).map { _ in Collector() }
-        sendAll(client, flagged, cs).forEach { nc_task_free($0) }
+        freeTasks(sendAll(client, flagged, cs))
         for c in cs { #expect(c.wait(timeout: 30)) }
         #expect(cs.allSatisfy(succeeded))
         #expect(hits(server, "/slow") == 50)
@@ -93,7 +95,7 @@ private func hits(_ server: MockServer, _ path: String) -> Int { serverStats(ser
         let off = try TestClient(config(base: server.baseURL, #""coalesce":false"#))
         let plain = try Request("GET", "/slow?ms=50&second=1")
         let more = (0..<50).map { _ in Collector() }
-        sendAll(off, plain, more).forEach { nc_task_free($0) }
+        freeTasks(sendAll(off, plain, more))
         for c in more { #expect(c.wait(timeout: 30)) }
         #expect(more.allSatisfy(succeeded))
         #expect(hits(server, "/slow") == 100)
@@ -125,7 +127,7 @@ private func hits(_ server: MockServer, _ path: String) -> Int { serverStats(ser
         var all: [Collector] = []
         for r in [a, b, c, d, raw] {
             let cs = (0..<5).map { _ in Collector() }
-            sendAll(client, r, cs).forEach { nc_task_free($0) }
+            freeTasks(sendAll(client, r, cs))
             all += cs
         }
         for x in all { #expect(x.wait(timeout: 20)) }
@@ -135,12 +137,12 @@ private func hits(_ server: MockServer, _ path: String) -> Int { serverStats(ser
         // POST is never shared, nor a GET writing to a file.
         let post = try Request("POST", "/slow?ms=300")
         let posts = (0..<10).map { _ in Collector() }
-        sendAll(client, post, posts).forEach { nc_task_free($0) }
+        freeTasks(sendAll(client, post, posts))
         for x in posts { #expect(x.wait(timeout: 20)) }
         #expect(posts.allSatisfy(succeeded))
         #expect(hits(server, "/slow") == 15)
         let dir = FileManager.default.temporaryDirectory.path
-        let files = (0..<4).map { i in try? Request("GET", "/slow?ms=300") }.compactMap { $0 }
+        let files = try (0..<4).map { _ in try Request("GET", "/slow?ms=300") }
         let saved = (0..<4).map { _ in Collector() }
         for (i, (f, c)) in zip(files, saved).enumerated() {
             #expect(nc_request_set_output_file(f.handle, "\(dir)/nc-coalesce-\(getpid())-\(i)") == NC_OK)
@@ -158,7 +160,7 @@ private func hits(_ server: MockServer, _ path: String) -> Int { serverStats(ser
         let client = try TestClient(config(base: server.baseURL, envelope: "null"))
         let head = try Request("HEAD", "/slow?ms=400")
         let cs = (0..<10).map { _ in Collector() }
-        sendAll(client, head, cs).forEach { nc_task_free($0) }
+        freeTasks(sendAll(client, head, cs))
         for c in cs { #expect(c.wait(timeout: 20)) }
         #expect(cs.allSatisfy { $0.calls == 1 && $0.outcome?.response?.status == 200 })
         #expect(hits(server, "/slow") == 1)
@@ -206,7 +208,7 @@ private func hits(_ server: MockServer, _ path: String) -> Int { serverStats(ser
         #expect(hits(server, "/slow") == 1)
         client.free()
         #expect(cs.allSatisfy { $0.calls == 1 })
-        tasks.forEach { nc_task_free($0) }
+        freeTasks(tasks)
     }
 
     @Test func cancellingTheFirstCallerLeavesTheTransferToTheOthers() throws {
@@ -222,7 +224,7 @@ private func hits(_ server: MockServer, _ path: String) -> Int { serverStats(ser
         #expect(cs.dropFirst().allSatisfy(succeeded))
         #expect(hits(server, "/slow") == 1)
         client.free()
-        tasks.forEach { nc_task_free($0) }
+        freeTasks(tasks)
     }
 
     @Test func cancellingEveryCallerCancelsTheTransfer() throws {
@@ -248,7 +250,7 @@ private func hits(_ server: MockServer, _ path: String) -> Int { serverStats(ser
         #expect(hits(server, "/slow") == 2)
         client.free()
         #expect(cs.allSatisfy { $0.calls == 1 })
-        tasks.forEach { nc_task_free($0) }
+        freeTasks(tasks)
     }
 
     @Test func aGroupCancelCountsEveryCallerOfTheGroupAndSparesTheOthers() throws {
@@ -260,8 +262,8 @@ private func hits(_ server: MockServer, _ path: String) -> Int { serverStats(ser
         let plain = try Request("GET", "/slow?ms=800")
         let inGroup = (0..<5).map { _ in Collector() }
         let others = (0..<4).map { _ in Collector() }
-        sendAll(client, grouped, inGroup).forEach { nc_task_free($0) }
-        sendAll(client, plain, others).forEach { nc_task_free($0) }
+        freeTasks(sendAll(client, grouped, inGroup))
+        freeTasks(sendAll(client, plain, others))
         #expect(waitForServer(server, path: "/slow", count: 1))
         var n = -1
         #expect(nc_client_cancel_group(client.handle, "screen", &n) == NC_OK)
@@ -273,7 +275,7 @@ private func hits(_ server: MockServer, _ path: String) -> Int { serverStats(ser
 
         // Every caller in the group: all counted, the transfer cancelled.
         let all = (0..<7).map { _ in Collector() }
-        sendAll(client, grouped, all).forEach { nc_task_free($0) }
+        freeTasks(sendAll(client, grouped, all))
         var m = -1
         #expect(nc_client_cancel_all(client.handle, &m) == NC_OK)
         #expect(m == 7)
@@ -304,7 +306,7 @@ private func hits(_ server: MockServer, _ path: String) -> Int { serverStats(ser
         #expect(hits(server, "/slow") == 1)
         client.free()
         #expect(cs.allSatisfy { $0.calls == 1 })
-        tasks.forEach { nc_task_free($0) }
+        freeTasks(tasks)
     }
 
     @Test func shutdownCompletesEveryCallerOnce() throws {
@@ -320,6 +322,6 @@ private func hits(_ server: MockServer, _ path: String) -> Int { serverStats(ser
         for (i, c) in cs.enumerated() where i != 1 {
             #expect(c.calls == 1 && c.outcome?.error?.isClient(NC_CLIENT_SHUTDOWN) == true, "caller \(i)")
         }
-        tasks.forEach { nc_task_free($0) }
+        freeTasks(tasks)
     }
 }

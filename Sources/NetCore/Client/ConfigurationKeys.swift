@@ -69,7 +69,8 @@ enum ConfigKey: String, CaseIterable, Sendable {
         case .compression:
             return .init(.boolean, .boolean(true), "compression", "ask for gzip/deflate and decompress")
         case .coalesce:
-            return .init(.boolean, .boolean(true), "coalesce", "identical GET/HEAD requests in flight share one transfer")
+            return .init(
+                .boolean, .boolean(true), "coalesce", "identical GET/HEAD requests in flight share one transfer")
         case .timeoutMs:
             return .init(
                 .integer(0...Int64(Int32.max)), .integer(15_000), "timeoutMs",

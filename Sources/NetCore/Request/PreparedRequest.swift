@@ -217,7 +217,8 @@ final class PreparedRequest: @unchecked Sendable {
         if let maxRedirects = request.maxRedirects { limits.maxRedirects = min(max(maxRedirects, 0), 100) }
         let coalesce =
             settings.config.coalesce && !request.flags.contains(.noCoalesce)
-            && CoalescingKey.eligible(method: request.method.rawValue, hasBody: body != nil, outputPath: request.outputPath)
+            && CoalescingKey.eligible(
+                method: request.method.rawValue, hasBody: body != nil, outputPath: request.outputPath)
         return .success(
             PreparedRequest(
                 method: request.method.rawValue, url: url, headers: headers, body: body,
