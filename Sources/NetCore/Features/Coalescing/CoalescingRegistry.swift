@@ -12,7 +12,8 @@
 /// loop never calls in here with its monitor held). No user code runs under it.
 final class CoalescingRegistry: @unchecked Sendable {
     private let lock = Lock()
-    private var running: [CoalescingKey: SharedTransfer] = [:]
+    // Guarded by `lock` (so the runtime's exclusivity checks are not needed).
+    @exclusivity(unchecked) private var running: [CoalescingKey: SharedTransfer] = [:]
     let loop: TransferLoop
 
     init(loop: TransferLoop) { self.loop = loop }
@@ -57,8 +58,10 @@ final class CoalescingRegistry: @unchecked Sendable {
 
     /// Nobody joins `entry` any more (it completes, or is being cancelled).
     fileprivate func close(_ entry: SharedTransfer) {
-        if !entry.closed, running[entry.key] === entry { running[entry.key] = nil }
+        if entry.closed { return }
         entry.closed = true
+        // One lookup: removed, and put back in the rare case it was another entry.
+        if let removed = running.removeValue(forKey: entry.key), removed !== entry { running[entry.key] = removed }
     }
 }
 
@@ -70,13 +73,13 @@ final class SharedTransfer: TransferOwner, @unchecked Sendable {
     private let registry: CoalescingRegistry
     /// The transfer the loop runs; nil once it completed (which breaks the cycle
     /// shared → owner → shared).
-    var shared: Transfer?
+    @exclusivity(unchecked) var shared: Transfer?
     /// The callers attached, in the order they came: `first` (nil once detached)
     /// and the followers. Kept apart so that leading allocates no array.
-    private var first: Transfer?
-    var followers: [Transfer] = []
+    @exclusivity(unchecked) private var first: Transfer?
+    @exclusivity(unchecked) var followers: [Transfer] = []
     /// No caller joins any more: completed, or every caller cancelled.
-    var closed = false
+    @exclusivity(unchecked) var closed = false
 
     init(key: CoalescingKey, registry: CoalescingRegistry, first: Transfer) {
         self.key = key
