@@ -879,6 +879,21 @@ typedef void (*nc_complete_fn)(const nc_response *response, const nc_error *erro
  *   NC_ERR_INVALID_STATE (client shutting down) — then `fn` is never called and
  *   *task_out is not written. A request that cannot be built (e.g. a relative path
  *   without base_url) is accepted and completes with NC_CLIENT_INVALID_REQUEST.
+ *
+ * Coalescing ("coalesce": true, the default): a GET or HEAD without a body or an
+ * output file that is identical to one in flight on this client — same method,
+ * final URL, header lines as resolved now (client defaults and the request's,
+ * Authorization included), envelope/raw mode, timeout, max_redirects and TLS
+ * options — shares its transfer instead of sending again. Each caller still has
+ * its own task and exactly one call of its own `fn`, with the same response and
+ * error, in the order the callers were sent, on the same thread. Headers added per
+ * attempt (nc_client_set_token, basic auth, signing, adapters) are the first
+ * caller's: they run on the shared transfer. nc_task_cancel() of one caller
+ * completes that caller at once with NC_CLIENT_CANCELLED; the transfer is
+ * cancelled only when every caller has cancelled. Callers of one transfer share
+ * its nc_task_id() and its events. A request sent after the transfer's completion
+ * was delivered starts a new one. NC_REQUEST_NO_COALESCE, "coalesce": false and
+ * nc_client_send_sync() never share.
  * Since:     0.1
  */
 NC_API nc_status nc_client_send(nc_client *client, const nc_request *request, nc_complete_fn fn,
@@ -888,7 +903,8 @@ NC_API nc_status nc_client_send(nc_client *client, const nc_request *request, nc
  * Sends `request` and blocks until it ends. The transfer runs on the calling
  * thread (no hand-off to the transfer thread), on a connection the client keeps
  * alive for later synchronous sends: threads sending at the same time each use a
- * connection of their own, which max_connections_per_host does not count.
+ * connection of their own, which max_connections_per_host does not count. It is
+ * never coalesced with requests in flight (see nc_client_send()).
  * nc_client_free() from another thread ends a send in progress with
  * NC_CLIENT_SHUTDOWN.
  *
@@ -914,6 +930,8 @@ NC_API nc_status nc_client_send_sync(nc_client *client, const nc_request *reques
  * running. In "callbacks":"queue" mode it returns without waiting: the
  * cancelled completion runs at the next nc_client_dispatch(). The task of a batch
  * (nc_batch_send) cancels every member still running; the batch's callback runs once.
+ * A caller of a coalesced transfer (nc_client_send()) is cancelled alone; the
+ * shared transfer is cancelled when its last caller is.
  *
  * Ownership: `task` is borrowed. NULL is a no-op.
  * Thread:    any thread, including from inside a completion callback.
@@ -1077,7 +1095,7 @@ NC_API void nc_response_free(nc_response *response);
 
 /* Flags of nc_request_set_flags(). */
 #define NC_REQUEST_SKIP_ERROR_HANDLER 1  /* the client's error handler is not called for it */
-#define NC_REQUEST_NO_COALESCE        2  /* reserved: takes effect when coalescing lands */
+#define NC_REQUEST_NO_COALESCE        2  /* never shares a transfer with identical requests in flight */
 #define NC_REQUEST_NO_RETRY           4  /* one attempt, whatever the retry policy */
 #define NC_REQUEST_IDEMPOTENT         8  /* may be retried whatever its method (see "Retry") */
 #define NC_REQUEST_SKIP_AUTH          16 /* reserved: neither held by nor triggering a token refresh */
@@ -1092,9 +1110,9 @@ NC_API void nc_response_free(nc_response *response);
 
 /**
  * Sets the request's flags (a bitwise OR of NC_REQUEST_*; 0 clears them).
- * NC_REQUEST_SKIP_ERROR_HANDLER, NO_RETRY and IDEMPOTENT act today; NO_COALESCE
- * and SKIP_AUTH are accepted and stored, and take effect as coalescing and token
- * refresh land.
+ * NC_REQUEST_SKIP_ERROR_HANDLER, NO_COALESCE (this request is its own transfer
+ * even when "coalesce" is on, see nc_client_send()), NO_RETRY and IDEMPOTENT act
+ * today; SKIP_AUTH is accepted and stored, and takes effect as token refresh lands.
  *
  * Ownership: `request` is borrowed.
  * Thread:    the thread that owns the builder (one at a time).
@@ -1256,6 +1274,9 @@ NC_API nc_status nc_request_set_group(nc_request *request, const char *group);
 /**
  * Cancels every request of `group` (see above) and writes how many this call
  * cancelled to `*cancelled_out` (each of those completes once with CANCELLED).
+ * Callers of a coalesced transfer (nc_client_send()) count one each and are
+ * matched by their own group; the transfer goes on while a caller outside the
+ * group remains.
  * From another thread it waits for the client's transfer thread to act (one pass
  * of its loop, microseconds); inside a callback it acts at once.
  *

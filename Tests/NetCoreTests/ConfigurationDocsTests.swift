@@ -162,6 +162,7 @@ import Testing
             case .headers: #expect(plain.headers.isEmpty && d == .emptyMap)
             case .credentialHeaders: #expect(d == .list(plain.credentialHeaders))
             case .compression: #expect(d == .boolean(plain.compression))
+            case .coalesce: #expect(d == .boolean(plain.coalesce))
             case .timeoutMs, .connectTimeoutMs, .idleTimeoutMs, .deadlineMs, .limitsMaxConnectionsPerHost,
                 .limitsMaxResponseBytes,
                 .limitsMaxRedirects, .limitsMaxHeaderCount, .limitsMaxHeaderBytes:

@@ -22,15 +22,19 @@ static const char *PEER_SYNC = "nc-sync";
 /* Bench configuration: envelope on, no per-host connection cap (the default is 8;
  * $BENCH_NC_MAX_CONNECTIONS_PER_HOST overrides the 0 = unlimited used here), bodies
  * up to 1 GiB (the 100 MB download), generous timeouts, and compression off so the
- * request bytes are the raw peer's (no Accept-Encoding; bench/README.md). */
+ * request bytes are the raw peer's (no Accept-Encoding; bench/README.md). Coalescing
+ * off: the concurrent workloads send one URL c times at once, which would share one
+ * transfer and measure nothing of the transport (--features coalesce turns it on). */
 static const char *CONFIG_FMT =
     "{\"envelope\":{},\"compression\":false,\"timeout_ms\":300000,\"connect_timeout_ms\":10000,"
+    "\"coalesce\":%s,"
     "\"limits\":{\"max_connections_per_host\":%ld,\"max_response_bytes\":1073741824}%s}";
 
 /* --features LIST (or $BENCH_NC_FEATURES; comma-separated) turns features on, to measure what they cost
  * against the same peer with none: "events" installs an event handler that only
  * counts, "signing" adds an HMAC signing config (every request signed), "retry" a
- * retry policy that the bench's successful requests never trigger. */
+ * retry policy that the bench's successful requests never trigger, "coalesce"
+ * turns in-flight coalescing on (the library's default; see CONFIG_FMT). */
 static const char *SIGNING_CONFIG = ",\"signing\":{\"secret\":\"bench-secret\",\"header\":\"X-"
                                     "Signature\",\"timestamp_header\":\"X-Timestamp\"}";
 /* "sameheaders": the two headers signing adds, as fixed client headers (what libcurl
@@ -317,7 +321,8 @@ int main(int argc, char **argv) {
     char config[1024], extra[512];
     snprintf(extra, sizeof extra, "%s%s%s", feature_on("signing") ? SIGNING_CONFIG : "",
              feature_on("sameheaders") ? SAME_HEADERS_CONFIG : "", feature_on("retry") ? RETRY_CONFIG : "");
-    snprintf(config, sizeof config, CONFIG_FMT, mc && *mc ? atol(mc) : 0L, extra);
+    snprintf(config, sizeof config, CONFIG_FMT, feature_on("coalesce") ? "true" : "false",
+             mc && *mc ? atol(mc) : 0L, extra);
     nc_client *client = NULL;
     nc_error *err = NULL;
     if (nc_client_new(config, &client, &err) != NC_OK) {

@@ -388,7 +388,8 @@ def run_netcore(is_async):
         import netcore_adapter as nca
     except ImportError as e:
         return skip(f"netcore binding unavailable: {e}")
-    config = {"envelope": {}, "compression": False, "timeout_ms": 300000,
+    # coalescing off, as the C peer: the concurrent workloads send one URL at once
+    config = {"envelope": {}, "compression": False, "coalesce": False, "timeout_ms": 300000,
               "limits": {"max_connections_per_host":
                          int(os.environ.get("BENCH_NC_MAX_CONNECTIONS_PER_HOST") or 0),
                          "max_response_bytes": 1 << 30}}

@@ -74,6 +74,7 @@ private struct ConfigReader {
         case .headers: config.headers = try headers(value)
         case .credentialHeaders: config.credentialHeaders = try headerNames(value, path)
         case .compression: config.compression = try boolean(value, path)
+        case .coalesce: config.coalesce = try boolean(value, path)
         case .timeoutMs: config.timeoutMs = try integer(value, key)
         case .connectTimeoutMs: config.connectTimeoutMs = try integer(value, key)
         case .idleTimeoutMs: config.idleTimeoutMs = try integer(value, key)

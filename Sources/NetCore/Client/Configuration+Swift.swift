@@ -30,6 +30,7 @@ extension Configuration {
         headers: HeaderFields = Configuration().headers,
         credentialHeaders: [String] = Configuration().credentialHeaders,
         compression: Bool = Configuration().compression,
+        coalesce: Bool = Configuration().coalesce,
         envelope: EnvelopeSchema? = Configuration().envelope,
         timeoutMs: Int64 = Configuration().timeoutMs,
         connectTimeoutMs: Int64 = Configuration().connectTimeoutMs,
@@ -46,6 +47,7 @@ extension Configuration {
         self.headers = headers
         self.credentialHeaders = credentialHeaders
         self.compression = compression
+        self.coalesce = coalesce
         self.envelope = envelope
         self.timeoutMs = timeoutMs
         self.connectTimeoutMs = connectTimeoutMs

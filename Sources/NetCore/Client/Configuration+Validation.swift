@@ -84,7 +84,7 @@ extension Configuration {
         case .limitsMaxHeaderCount: return Int64(limits.maxHeaderCount)
         case .limitsMaxHeaderBytes: return Int64(limits.maxHeaderBytes)
         case .reachabilityWaitForNetworkMs: return reachability.waitForNetworkMs
-        case .baseURL, .environments, .environment, .headers, .credentialHeaders, .compression,
+        case .baseURL, .environments, .environment, .headers, .credentialHeaders, .compression, .coalesce,
             .envelope, .limits, .callbacks, .retry, .cache, .endpoints, .commonParams, .signing,
             .envelopeCode, .envelopeOkCodes, .envelopeSuccess, .envelopeStatus, .envelopeOkStatus,
             .envelopeMessage, .envelopeData, .envelopeTraceID, .envelopeAuthExpiredCodes,

@@ -28,6 +28,10 @@ public struct Configuration: Sendable {
     /// Ask for compressed responses ("Accept-Encoding: gzip, deflate") and
     /// decompress them. A request's own Accept-Encoding header wins. Default true.
     public var compression: Bool = ConfigKey.compression.defaultBoolean
+    /// Identical GET/HEAD requests in flight at once share one transfer, each
+    /// caller getting its own completion (NetClient+Coalescing.swift); off per
+    /// request with `RequestFlags.noCoalesce`. Default true.
+    public var coalesce: Bool = ConfigKey.coalesce.defaultBoolean
     /// Envelope schema; nil = raw mode. Default nil (key absent or null).
     public var envelope: EnvelopeSchema? = nil
     public var limits = Limits()

@@ -14,6 +14,7 @@ enum ConfigKey: String, CaseIterable, Sendable {
     case headers
     case credentialHeaders = "credential_headers"
     case compression
+    case coalesce
     case timeoutMs = "timeout_ms"
     case connectTimeoutMs = "connect_timeout_ms"
     case idleTimeoutMs = "idle_timeout_ms"
@@ -73,6 +74,9 @@ enum ConfigKey: String, CaseIterable, Sendable {
                 .headerNames, .list([]), "credentialHeaders", "extra headers dropped on a redirect to another origin")
         case .compression:
             return .init(.boolean, .boolean(true), "compression", "ask for gzip/deflate and decompress")
+        case .coalesce:
+            return .init(
+                .boolean, .boolean(true), "coalesce", "identical GET/HEAD requests in flight share one transfer")
         case .timeoutMs:
             return .init(
                 .integer(0...Int64(Int32.max)), .integer(15_000), "timeoutMs",

@@ -45,7 +45,7 @@ extension NetClient {
         await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
                 t.waiter = continuation   // before submit(), whose lock publishes it
-                if !self.loop.submit(t) {
+                if !self.submit(t) {
                     // Shutting down: the completion will never run.
                     t.loop.monitor.withLock { t.published = .failure(.shutdown) }
                     continuation.resume()

@@ -12,6 +12,8 @@ public final class NetClient: @unchecked Sendable {
     let adapterRegistry = AdapterRegistry()
     /// The reachability mode and wait (NetClient+Reachability.swift).
     let reachabilityGate: ReachabilityGate
+    /// Transfers shared by identical requests in flight (Features/Coalescing).
+    let coalescing: CoalescingRegistry
 
     /// Creates a client and starts its transfer thread. The configuration is checked
     /// as the JSON form is (`Configuration.validate()`): a bad value throws
@@ -32,6 +34,7 @@ public final class NetClient: @unchecked Sendable {
         self.hooks = ClientHooks(loop: loop)
         self.reachabilityGate = ReachabilityGate(
             mode: configuration.reachability.mode, waitForNetworkMs: configuration.reachability.waitForNetworkMs)
+        self.coalescing = CoalescingRegistry(loop: loop)
         self.settings = ClientSettings(config: configuration)
     }
 
@@ -85,7 +88,7 @@ public final class NetClient: @unchecked Sendable {
     /// `completion` never runs).
     public func send(_ request: Request, completion: @escaping @Sendable (Response?, NetError?) -> Void) -> Transfer? {
         let t = transfer(request) { _, response, error in completion(response, error) }
-        return loop.submit(t) ? t : nil
+        return submit(t) ? t : nil
     }
 
     /// `send(_:completion:)` for language boundaries: `completion` should capture
@@ -97,7 +100,7 @@ public final class NetClient: @unchecked Sendable {
         completion: @escaping Transfer.Deliver
     ) -> Transfer? {
         let t = transfer(request, foreign: foreign, completion)
-        return loop.submit(t) ? t : nil
+        return submit(t) ? t : nil
     }
 
     /// Why a synchronous send could not start.
@@ -108,7 +111,8 @@ public final class NetClient: @unchecked Sendable {
     }
 
     /// Sends and waits. The result's response is set whenever one was received.
-    /// It runs on the calling thread (see TransferLoop+Sync.swift).
+    /// It runs on the calling thread (see TransferLoop+Sync.swift). It neither
+    /// joins nor leads a coalesced transfer (NetClient+Coalescing.swift).
     public func sendSync(_ request: Request) -> Result<(Response?, NetError?), SyncRefusal> {
         if loop.isCallbackThread { return .failure(.insideCallback) }
         let t = transfer(request) { _, _, _ in }

@@ -46,26 +46,41 @@ final class PreparedRequest: @unchecked Sendable {
     /// TLS and HTTP-version options: the client's, or its endpoint's (ConnectionSettings.swift).
     let connection: ConnectionSettings
     private let compression: Bool
+    /// What identical requests in flight share a transfer by (Features/Coalescing);
+    /// nil: this one never shares (coalescing off, NC_REQUEST_NO_COALESCE, not a
+    /// GET/HEAD, a body or an output file). Made in `make` only: redirected and
+    /// adapted forms are what a transfer sends, never what it is looked up by.
+    let coalescingKey: CoalescingKey?
 
     private convenience init(
         method: String, url: String, headers: HeaderFields, body: NetBytes?,
         timeoutMs: Int64, connectTimeoutMs: Int64, envelope: CompiledEnvelope?,
         limits: Configuration.Limits, credentialHeaders: Set<String>, compression: Bool,
-        outputPath: String?, connection: ConnectionSettings, resilience: Resilience, group: String? = nil
+        outputPath: String?, connection: ConnectionSettings, resilience: Resilience, group: String? = nil,
+        coalesce: Bool = false
     ) {
         self.init(
             method: method, location: RequestURL(url), headers: headers, body: body,
             timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs, envelope: envelope,
             limits: limits, credentialHeaders: credentialHeaders, compression: compression,
-            outputPath: outputPath, connection: connection, resilience: resilience, group: group)
+            outputPath: outputPath, connection: connection, resilience: resilience, group: group,
+            coalesce: coalesce)
     }
 
     private init(
         method: String, location: RequestURL, headers: HeaderFields, body: NetBytes?,
         timeoutMs: Int64, connectTimeoutMs: Int64, envelope: CompiledEnvelope?,
         limits: Configuration.Limits, credentialHeaders: Set<String>, compression: Bool,
-        outputPath: String?, connection: ConnectionSettings, resilience: Resilience, group: String? = nil
+        outputPath: String?, connection: ConnectionSettings, resilience: Resilience, group: String? = nil,
+        coalesce: Bool = false
     ) {
+        // Decided by `make` (`CoalescingKey.eligible`); the key is built from what is sent.
+        self.coalescingKey =
+            coalesce
+            ? CoalescingKey(
+                method: method, url: location.text, headers: headers, envelope: envelope != nil,
+                compression: compression, limits: limits, timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs,
+                connection: connection) : nil
         self.method = method
         self.connection = connection
         self.resilience = resilience
@@ -212,6 +227,10 @@ final class PreparedRequest: @unchecked Sendable {
             (request.envelope ?? true) && request.outputPath == nil ? settings.envelope : nil
         var limits = settings.config.limits
         if let maxRedirects = request.maxRedirects { limits.maxRedirects = min(max(maxRedirects, 0), 100) }
+        let coalesce =
+            settings.config.coalesce && !request.flags.contains(.noCoalesce)
+            && CoalescingKey.eligible(
+                method: request.method.rawValue, hasBody: body != nil, outputPath: request.outputPath)
         return .success(
             PreparedRequest(
                 method: request.method.rawValue, url: url, headers: headers, body: body,
@@ -221,7 +240,8 @@ final class PreparedRequest: @unchecked Sendable {
                 credentialHeaders: settings.credentialHeaderNames,
                 compression: settings.config.compression, outputPath: request.outputPath,
                 connection: connection ?? settings.connection,
-                resilience: Resilience(request, settings, headers: headers), group: request.group))
+                resilience: Resilience(request, settings, headers: headers), group: request.group,
+                coalesce: coalesce))
     }
 
     static func resolvedEncoding(_ request: Request) -> ParameterEncoding {

@@ -1,14 +1,14 @@
-/// Per-request switches (nc_request_set_flags). Only `skipErrorHandler` has an
-/// effect today; the others are accepted and stored, and take effect as retry
-/// (`noRetry`, `idempotent`), coalescing (`noCoalesce`) and token refresh
-/// (`skipAuth`) land.
+/// Per-request switches (nc_request_set_flags). `skipErrorHandler` and
+/// `noCoalesce` have an effect today; the others are accepted and stored, and take
+/// effect as retry (`noRetry`, `idempotent`) and token refresh (`skipAuth`) land.
 public struct RequestFlags: OptionSet, Sendable, Hashable {
     public let rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// The client's error handler is not called for this request's failure.
     public static let skipErrorHandler = RequestFlags(rawValue: 1)
-    /// Never shares a transfer with an identical request in flight (coalescing).
+    /// Never shares a transfer with an identical request in flight (coalescing,
+    /// NetClient+Coalescing.swift): sent on its own even when `coalesce` is on.
     public static let noCoalesce = RequestFlags(rawValue: 2)
     /// One attempt whatever the client's retry policy.
     public static let noRetry = RequestFlags(rawValue: 4)

@@ -73,6 +73,10 @@ public final class Transfer: @unchecked Sendable {
     var resumeRequested = false
     /// The lane a parked synchronous send waits on (woken by resume).
     var parkedLane: SyncLane?
+    /// Set when callers and transfers are not one to one (TransferOwner.swift): on
+    /// a caller's transfer that the loop does not run, and on the shared transfer
+    /// it does run. nil for every other transfer.
+    var owner: (any TransferOwner)?
 
     // Driving thread only.
     var easy: EasyHandle?

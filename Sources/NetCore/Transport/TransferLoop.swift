@@ -36,6 +36,9 @@ final class TransferLoop: @unchecked Sendable {
     @exclusivity(unchecked) private var pending: [Transfer] = []
     @exclusivity(unchecked) private var cancels: [Transfer] = []
     @exclusivity(unchecked) private var unparks: [Transfer] = []
+    /// Transfers the loop does not run that their owner ended (TransferOwner.swift),
+    /// each with its `result` set, for the loop thread to complete.
+    @exclusivity(unchecked) private var detached: [Transfer] = []
     /// cancelMatching() calls from other threads, for the loop thread to run.
     @exclusivity(unchecked) private var sweeps: [Sweep] = []
     /// Jobs of tasks that prefer the client's executor (NetClient+Executor.swift).
@@ -121,6 +124,34 @@ final class TransferLoop: @unchecked Sendable {
         return true
     }
 
+    /// Queues `shared` (its `owner` set) on behalf of `caller`, a transfer the loop
+    /// will not run: the caller takes the shared transfer's id and `owner`, so its
+    /// cancels go to the owner (TransferOwner.swift). False, with nothing queued,
+    /// if the client is shutting down or `caller` was already asked to cancel (a
+    /// Swift task cancelled before its send: submit it alone).
+    func submit(_ shared: Transfer, for caller: Transfer) -> Bool {
+        monitor.lock()
+        defer { monitor.unlock() }
+        guard lifecycle.load(ordering: .relaxed).acceptsWork, !caller.cancelRequested else { return false }
+        shared.id = nextID()
+        caller.id = shared.id
+        caller.owner = shared.owner
+        pending.append(shared)
+        wake()
+        return true
+    }
+
+    /// Gives `caller` (a transfer the loop will not run) the id and owner of
+    /// `shared`, which runs already. False if `caller` was already asked to cancel.
+    func attach(_ caller: Transfer, to shared: Transfer) -> Bool {
+        monitor.withLock {
+            if caller.cancelRequested { return false }
+            caller.id = shared.id
+            caller.owner = shared.owner
+            return true
+        }
+    }
+
     /// Queues a job of a task that prefers this client's executor
     /// (NetClient+Executor.swift), from any thread (the loop thread included).
     /// Jobs run on the loop thread at the start of each pass, before new
@@ -189,6 +220,16 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     func cancel(_ t: Transfer) {
+        if let owner = monitor.withLock({ t.owner }) {
+            cancelCaller(t, owner, now: true)
+            if onLoopThread || mode == .queue || (completions?.isDrainingThread ?? false) { return }
+            monitor.lock()
+            doneWaiters += 1
+            while !t.done { monitor.wait() }
+            doneWaiters -= 1
+            monitor.unlock()
+            return
+        }
         if onLoopThread { cancelOnLoopThread(t); return }
         // In queue mode the completion runs at the next dispatch(): do not wait.
         // Inside dispatch() the transfer may be the one running: do not wait.
@@ -200,6 +241,55 @@ final class TransferLoop: @unchecked Sendable {
         doneWaiters += 1
         while !t.done { monitor.wait() }
         doneWaiters -= 1
+    }
+
+    /// Cancels caller `t` of a shared transfer as its owner says. `now`: on the
+    /// loop thread, complete at once (nc_task_cancel from a callback); otherwise
+    /// only queue the work (never run a completion on the calling thread). While
+    /// shutting down nothing is done: the shared transfer completes every caller.
+    private func cancelCaller(_ t: Transfer, _ owner: any TransferOwner, now: Bool) {
+        guard lifecycle.load(ordering: .relaxed).acceptsWork else { return }
+        let answer = owner.cancel(caller: t)
+        for d in answer.detached { completeDetached(d, nil, .cancelled, now: now) }
+        if let shared = answer.shared {
+            if now && onLoopThread {
+                cancelOnLoopThread(shared)
+            } else {
+                monitor.withLock { enqueueCancel(shared) }
+            }
+        }
+    }
+
+    /// Completes `t`, a transfer the loop does not run, exactly once on the thread
+    /// completions run on: the loop thread (at once when `now` and called there),
+    /// or the next `dispatch()` in queue mode. Once the loop takes no more work it
+    /// completes here, on the calling thread (nothing else would).
+    func completeDetached(_ t: Transfer, _ response: Response?, _ error: NetError?, now: Bool) {
+        if now && onLoopThread {
+            finishDetached(t, response, error)
+            return
+        }
+        monitor.lock()
+        if lifecycle.load(ordering: .relaxed).acceptsWork {
+            t.result = (response, error)
+            detached.append(t)
+            wake()
+            monitor.unlock()
+            return
+        }
+        monitor.unlock()
+        finishDetached(t, response, error)
+    }
+
+    private func finishDetached(_ t: Transfer, _ response: Response?, _ error: NetError?) {
+        if let completions {
+            t.result = (response, error)
+            completions.push(t)
+            return
+        }
+        t.result = (nil, nil)
+        t.deliver(t, response, error)
+        markDone(t)
     }
 
     /// One cancelMatching() call waiting for the loop thread.
@@ -236,16 +326,43 @@ final class TransferLoop: @unchecked Sendable {
         var n = 0
         // Not started yet: flagged, completed as cancelled when the loop takes them.
         var running: [Transfer] = []
+        var ownedPending: [Transfer] = []
         monitor.withLock {
-            for t in pending where !t.cancelRequested && match(t) {
-                t.cancelRequested = true
-                n += 1
+            for t in pending where !t.cancelRequested {
+                if t.owner != nil {
+                    ownedPending.append(t)   // its callers are matched, below, without the monitor
+                } else if match(t) {
+                    t.cancelRequested = true
+                    n += 1
+                }
+            }
+        }
+        for t in ownedPending {
+            guard let answer = t.owner?.cancelCallers(of: t, where: match) else { continue }
+            n += completeCancelled(answer)
+            if answer.shared != nil {
+                let claimed: Bool = monitor.withLock {
+                    if t.done || t.cancelRequested { return false }
+                    t.cancelRequested = true
+                    return true
+                }
+                if claimed { n += answer.last }
             }
         }
         running.append(contentsOf: state.pointee.active)
         running.append(contentsOf: state.pointee.timers.items)
         running.append(contentsOf: state.pointee.parked)
-        for t in running where match(t) {
+        for t in running {
+            // A shared transfer counts its callers, which its owner matches.
+            var last = 1
+            if let owner = t.owner {
+                let answer = owner.cancelCallers(of: t, where: match)
+                n += completeCancelled(answer)
+                guard answer.shared != nil else { continue }
+                last = answer.last
+            } else if !match(t) {
+                continue
+            }
             let claimed: Bool = monitor.withLock {
                 if t.done || t.cancelRequested { return false }
                 t.cancelRequested = true
@@ -253,9 +370,15 @@ final class TransferLoop: @unchecked Sendable {
             }
             guard claimed, (t.easy != nil && t.activeSlot >= 0) || t.waiting != .none else { continue }
             cancelNow(t)
-            n += 1
+            n += last
         }
         return n
+    }
+
+    /// Loop thread: completes the callers an owner detached, with CANCELLED; how many.
+    private func completeCancelled(_ answer: OwnedCancel) -> Int {
+        for d in answer.detached { completeDetached(d, nil, .cancelled, now: true) }
+        return answer.detached.count
     }
 
     /// Loop thread: runs the sweeps other threads asked for and wakes them.
@@ -281,7 +404,14 @@ final class TransferLoop: @unchecked Sendable {
     /// calling thread. For callers that hold a lock the completion may need, such
     /// as a Swift task-cancellation handler (see NetClient+Async.swift). Idempotent.
     func requestCancel(_ t: Transfer) {
-        monitor.withLock { enqueueCancel(t) }
+        monitor.lock()
+        if let owner = t.owner {
+            monitor.unlock()
+            cancelCaller(t, owner, now: false)
+            return
+        }
+        enqueueCancel(t)
+        monitor.unlock()
     }
 
     /// Queues `t` for the loop's cancel pass, once. Call with the monitor held.
@@ -340,6 +470,7 @@ final class TransferLoop: @unchecked Sendable {
         let leftJobs: [(UnownedJob, UnownedTaskExecutor)] = monitor.withLock {
             pending.removeAll()
             cancels.removeAll()
+            detached.removeAll()
             unparks.removeAll()
             for s in sweeps { s.finished = true }
             sweeps.removeAll()
@@ -375,6 +506,7 @@ final class TransferLoop: @unchecked Sendable {
         var newOnes: [Transfer] = []
         var cancelled: [Transfer] = []
         var resumed: [Transfer] = []
+        var ended: [Transfer] = []
         var askedSweeps: [Sweep] = []
         while true {
             monitor.lock()
@@ -390,6 +522,7 @@ final class TransferLoop: @unchecked Sendable {
             swap(&cancelled, &cancels)
             if !sweeps.isEmpty { swap(&askedSweeps, &sweeps) }
             if !unparks.isEmpty { swap(&resumed, &unparks) }
+            if !detached.isEmpty { swap(&ended, &detached) }
             let phase = lifecycle.load(ordering: .relaxed)
             // Cancels asked for before now; later ones arrive through `cancels`.
             for t in newOnes where t.cancelRequested { t.cancelledBeforeStart = true }
@@ -400,6 +533,10 @@ final class TransferLoop: @unchecked Sendable {
             newOnes.removeAll(keepingCapacity: true)
             for t in cancelled { cancelNow(t) }
             cancelled.removeAll(keepingCapacity: true)
+            if !ended.isEmpty {
+                for t in ended { finishDetached(t, t.result.0, t.result.1) }
+                ended.removeAll()
+            }
             if !askedSweeps.isEmpty {
                 runSweeps(askedSweeps)
                 askedSweeps.removeAll()
@@ -439,6 +576,7 @@ final class TransferLoop: @unchecked Sendable {
             monitor.lock()
             let idle =
                 pending.isEmpty && cancels.isEmpty && unparks.isEmpty && jobs.isEmpty && sweeps.isEmpty
+                && detached.isEmpty
                 && lifecycle.load(ordering: .relaxed).acceptsWork
             if idle {
                 polling = true
@@ -667,7 +805,7 @@ final class TransferLoop: @unchecked Sendable {
         markDone(t)
     }
 
-    private func markDone(_ t: Transfer) {
+    func markDone(_ t: Transfer) {
         monitor.lock()
         t.done = true
         if doneWaiters > 0 { monitor.broadcast() }

@@ -48,7 +48,8 @@ final class ScriptedPolicy: TransferPolicy, @unchecked Sendable {
     let server = MockServer.shared
 
     func client(_ policy: ScriptedPolicy?, _ monitor: RecordingMonitor, extra: String = "") throws -> NetClient {
-        let c = try NetClient(json: #"{"base_url":"\#(server.baseURL)","envelope":{}\#(extra)}"#)
+        // Identical requests are separate transfers here: the loop is under test, not coalescing.
+        let c = try NetClient(json: #"{"base_url":"\#(server.baseURL)","envelope":{},"coalesce":false\#(extra)}"#)
         c.transferPolicy = policy
         c.eventMonitor = monitor
         return c

@@ -33,7 +33,8 @@ def _path(value: Any, name: str) -> str:
 
 
 def connection_keys(verify: Verify = True, cert: Optional[Cert] = None,
-                    proxy: Optional[str] = _UNSET, http2: Optional[bool] = None) -> Dict[str, Any]:
+                    proxy: Optional[str] = _UNSET, http2: Optional[bool] = None,
+                    coalesce: Optional[bool] = None) -> Dict[str, Any]:
     """The configuration members the keyword arguments stand for ({} for the defaults).
 
     verify: ``True`` (the default): the system CA store; a path: a CA bundle file
@@ -46,6 +47,8 @@ def connection_keys(verify: Verify = True, cert: Optional[Cert] = None,
         proxy whatever the environment says. Not given: the environment's.
     http2: ``True``: ``http_version`` ``"2"`` (HTTP/2 over https when the server
         offers it); ``False``: ``"1.1"``.
+    coalesce: ``"coalesce"`` (identical GET/HEAD requests in flight share one
+        transfer; default ``True``). The core checks its type.
     """
     tls: Dict[str, Any] = {}
     if verify is False:
@@ -72,6 +75,8 @@ def connection_keys(verify: Verify = True, cert: Optional[Cert] = None,
         out["proxy"] = {"url": proxy or ""}
     if http2 is not None:
         out["http_version"] = "2" if http2 else "1.1"
+    if coalesce is not None:
+        out["coalesce"] = coalesce
     return out
 
 

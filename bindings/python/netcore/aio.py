@@ -196,12 +196,13 @@ class AsyncClient:
                  cert: Optional[Cert] = None, proxy: Optional[str] = _UNSET,
                  http2: Optional[bool] = None,
                  reachability: Optional[str] = None, retry: RetryArg = None,
-                 retry_handler: Optional[Callable[..., Any]] = None) -> None:
+                 retry_handler: Optional[Callable[..., Any]] = None, coalesce: Optional[bool] = None) -> None:
         force: Dict[str, Any] = {"callbacks": "queue"}
         if retry is not None:
             force["retry"] = retry_json(retry)
         text = _reach.with_reachability(
-            with_connection_keys(config_text(config, force=force), connection_keys(verify, cert, proxy, http2)),
+            with_connection_keys(config_text(config, force=force),
+                                 connection_keys(verify, cert, proxy, http2, coalesce)),
             reachability)
         self._core = ClientCore(text if follow_redirects else without_redirects(text), on_error)
         self._core.reach_mode = _reach.configured_mode(text)

@@ -144,6 +144,10 @@ class Client:
         proxy: a proxy URL for every request (``proxy.url``; wins over the
             environment); ``None`` or ``""``: no proxy at all.
         http2: ``True`` asks for HTTP/2 over https (``http_version`` ``"2"``).
+        coalesce: ``False`` sends every request on its own transfer
+            (``"coalesce"``). By default identical GET and HEAD requests in flight at
+            once (same URL, headers and options) share one transfer, and each gets
+            the same response or error; ``request()`` (synchronous) never shares.
 
     Raises:
         InvalidConfig: the configuration is wrong; the message names the key.
@@ -171,10 +175,10 @@ class Client:
                  cert: Optional[Cert] = None, proxy: Optional[str] = _UNSET,
                  http2: Optional[bool] = None,
                  reachability: Optional[str] = None, retry: RetryArg = None,
-                 retry_handler: Optional[Callable[..., Any]] = None) -> None:
+                 retry_handler: Optional[Callable[..., Any]] = None, coalesce: Optional[bool] = None) -> None:
         base = self._config_text(config) if retry is None else config_text(config, {"retry": retry_json(retry)})
         text = _reach.with_reachability(
-            with_connection_keys(base, connection_keys(verify, cert, proxy, http2)), reachability)
+            with_connection_keys(base, connection_keys(verify, cert, proxy, http2, coalesce)), reachability)
         self._core = ClientCore(text if follow_redirects else without_redirects(text), on_error)
         self._core.reach_mode = _reach.configured_mode(text)
         self._core.redirect_limit = -1 if follow_redirects else configured_redirects(text)

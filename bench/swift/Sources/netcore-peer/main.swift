@@ -15,10 +15,11 @@ let args = BenchArgs()
 // so it runs on the transfer thread instead of Swift's global pool.
 let peer = args.executor ? "nc-swift-exec" : "nc-swift-async"
 // Same bench configuration as the C peer: no per-host connection cap (0, or
-// $BENCH_NC_MAX_CONNECTIONS_PER_HOST), bodies up to 1 GiB, compression off.
+// $BENCH_NC_MAX_CONNECTIONS_PER_HOST), bodies up to 1 GiB, compression off,
+// coalescing off (its tasks send one URL at once: bench/README.md).
 let maxConn = getenv("BENCH_NC_MAX_CONNECTIONS_PER_HOST").flatMap { Int(String(cString: $0)) } ?? 0
 let config = """
-    {"envelope":{},"compression":false,"timeout_ms":300000,"connect_timeout_ms":10000,
+    {"envelope":{},"compression":false,"coalesce":false,"timeout_ms":300000,"connect_timeout_ms":10000,
      "limits":{"max_connections_per_host":\(maxConn),"max_response_bytes":1073741824}}
     """
 let client: NetClient

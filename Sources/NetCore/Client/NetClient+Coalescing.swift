@@ -1,0 +1,19 @@
+/// In-flight coalescing (Features/Coalescing): identical GETs and HEADs in
+/// flight at once share one transfer, each caller getting its own completion.
+/// On by default (`Configuration.coalesce`, config "coalesce"); off for one request
+/// with `RequestFlags.noCoalesce`. A request is eligible when its resolved form
+/// has a `CoalescingKey` (PreparedRequest.make decides, once per request value).
+///
+/// Synchronous sends (`sendSync`) neither join nor lead: they run on the caller's
+/// own lane, and a caller that blocks must never wait on a transfer whose other
+/// callers' code runs on the loop thread (or in `dispatch()`, which the blocked
+/// thread may be the one to run).
+extension NetClient {
+    /// Queues `t`, joining the transfer in flight for an identical request when
+    /// there is one. One branch for a request that is not eligible.
+    @inline(__always)
+    func submit(_ t: Transfer) -> Bool {
+        if let key = t.original?.coalescingKey { return coalescing.submit(t, key) }
+        return loop.submit(t)
+    }
+}
