@@ -132,16 +132,17 @@ typedef int32_t nc_domain;
 #define NC_DOMAIN_PARSE     5 /* library-defined codes NC_PARSE_* */
 
 /* NC_DOMAIN_CLIENT codes */
-#define NC_CLIENT_CANCELLED          1 /* nc_task_cancel() was called */
-#define NC_CLIENT_UNREACHABLE        2 /* network known to be unreachable: failed fast */
-#define NC_CLIENT_INVALID_REQUEST    3 /* the request cannot be sent (e.g. relative path, no base_url) */
-#define NC_CLIENT_INVALID_CONFIG     4 /* nc_client_new(): the configuration is wrong */
-#define NC_CLIENT_RESPONSE_TOO_LARGE 5 /* body exceeded limits.max_response_bytes */
-#define NC_CLIENT_SHUTDOWN           6 /* nc_client_free() ended the request */
-#define NC_CLIENT_HEADERS_TOO_LARGE  7 /* headers exceeded limits.max_header_count/_bytes */
-#define NC_CLIENT_INTERNAL           8 /* libcurl could not be set up (out of memory) */
-#define NC_CLIENT_ADAPTER_FAILED     9 /* a request adapter refused the request (Since: 0.3) */
-#define NC_CLIENT_DEADLINE_EXCEEDED  10 /* deadline_ms ran out across attempts and waits (Since: 0.3) */
+#define NC_CLIENT_CANCELLED           1 /* nc_task_cancel() was called */
+#define NC_CLIENT_UNREACHABLE         2 /* network known to be unreachable: failed fast */
+#define NC_CLIENT_INVALID_REQUEST     3 /* the request cannot be sent (e.g. relative path, no base_url) */
+#define NC_CLIENT_INVALID_CONFIG      4  /* nc_client_new(): the configuration is wrong */
+#define NC_CLIENT_RESPONSE_TOO_LARGE  5  /* body exceeded limits.max_response_bytes */
+#define NC_CLIENT_SHUTDOWN            6  /* nc_client_free() ended the request */
+#define NC_CLIENT_HEADERS_TOO_LARGE   7  /* headers exceeded limits.max_header_count/_bytes */
+#define NC_CLIENT_INTERNAL            8  /* libcurl could not be set up (out of memory) */
+#define NC_CLIENT_ADAPTER_FAILED      9  /* a request adapter refused the request (Since: 0.3) */
+#define NC_CLIENT_DEADLINE_EXCEEDED   10 /* deadline_ms ran out across attempts and waits (Since: 0.3) */
+#define NC_CLIENT_AUTH_REFRESH_FAILED 11 /* the token refresh it waited for failed (Since: 0.3) */
 
 /* NC_DOMAIN_PARSE codes */
 #define NC_PARSE_INVALID_JSON    1 /* body is not JSON (message has line and column) */
@@ -1094,11 +1095,11 @@ NC_API void nc_response_free(nc_response *response);
  */
 
 /* Flags of nc_request_set_flags(). */
-#define NC_REQUEST_SKIP_ERROR_HANDLER 1  /* the client's error handler is not called for it */
-#define NC_REQUEST_NO_COALESCE        2  /* never shares a transfer with identical requests in flight */
-#define NC_REQUEST_NO_RETRY           4  /* one attempt, whatever the retry policy */
-#define NC_REQUEST_IDEMPOTENT         8  /* may be retried whatever its method (see "Retry") */
-#define NC_REQUEST_SKIP_AUTH          16 /* reserved: neither held by nor triggering a token refresh */
+#define NC_REQUEST_SKIP_ERROR_HANDLER 1 /* the client's error handler is not called for it */
+#define NC_REQUEST_NO_COALESCE        2 /* never shares a transfer with identical requests in flight */
+#define NC_REQUEST_NO_RETRY           4 /* one attempt, whatever the retry policy */
+#define NC_REQUEST_IDEMPOTENT         8 /* may be retried whatever its method (see "Retry") */
+#define NC_REQUEST_SKIP_AUTH          16 /* neither held by nor triggering a token refresh (the refresh call) */
 
 /* Levels of nc_client_set_log_handler(). */
 #define NC_LOG_OFF   0
@@ -1110,9 +1111,9 @@ NC_API void nc_response_free(nc_response *response);
 
 /**
  * Sets the request's flags (a bitwise OR of NC_REQUEST_*; 0 clears them).
- * NC_REQUEST_SKIP_ERROR_HANDLER, NO_COALESCE (this request is its own transfer
- * even when "coalesce" is on, see nc_client_send()), NO_RETRY and IDEMPOTENT act
- * today; SKIP_AUTH is accepted and stored, and takes effect as token refresh lands.
+ * Every flag acts: SKIP_ERROR_HANDLER, NO_COALESCE (this request is its own
+ * transfer even when "coalesce" is on, see nc_client_send()), NO_RETRY and
+ * IDEMPOTENT (see "Retry"), SKIP_AUTH (see "Token refresh").
  *
  * Ownership: `request` is borrowed.
  * Thread:    the thread that owns the builder (one at a time).
@@ -1610,6 +1611,67 @@ typedef int64_t (*nc_retry_fn)(const nc_response *response, const nc_error *erro
  * Since: 0.3
  */
 NC_API nc_status nc_client_set_retry_handler(nc_client *client, nc_retry_fn fn, void *userdata);
+
+/* ------------------------------------------------------------------------- */
+/* Token refresh                                                               */
+/* ------------------------------------------------------------------------- */
+/*
+ * Single flight: when requests fail because the login expired (a code of
+ * envelope.auth_expired_codes, or HTTP 401), the refresher runs once however many
+ * failed. While it runs, the expired requests and every request about to be sent
+ * wait (nothing goes out with the old token); nc_client_refresh_done() with a new
+ * token installs it (as nc_client_set_token) and sends each waiting request again,
+ * once — a request that expires again after that replay completes with its error.
+ * nc_client_refresh_done(c, NULL, message) ends them all with NC_DOMAIN_CLIENT /
+ * NC_CLIENT_AUTH_REFRESH_FAILED and the message, and the auth-expired handler fires
+ * (once). A request that carried an older token than the one in use when it
+ * expired is sent again at once, without a refresh. "auth":
+ * {"max_refreshes_per_minute": N} (default 3) bounds refresh storms: past it an
+ * expiry completes with its own error. Requests flagged NC_REQUEST_SKIP_AUTH (the
+ * refresh call itself) neither wait nor trigger a refresh. With a refresher set,
+ * the auth-expired handler fires only for expiries no refresh answers (a failed
+ * refresh, the rate limit, a second expiry after a replay). Waiting requests end
+ * at once on nc_task_cancel(), a group cancel, their deadline or nc_client_free();
+ * they wait for the answer otherwise (there is no refresh timeout: answer with a
+ * failure when your refresh call fails).
+ */
+
+/**
+ * The refresher: asked to get a new token because `error` (borrowed for the call)
+ * expired a request. Answer with nc_client_refresh_done(), from inside the call or
+ * later, from any thread — typically from the completion of a refresh request sent
+ * with NC_REQUEST_SKIP_AUTH. It runs on the thread that saw the expiry (the transfer
+ * thread; inside nc_client_dispatch() in queue mode; a synchronous caller's thread):
+ * it must not block.
+ */
+typedef void (*nc_refresh_fn)(nc_client *client, const nc_error *error, void *userdata);
+
+/**
+ * Installs the token refresher (NULL removes it: expired requests then complete
+ * with their error). Requests sent from now on use it.
+ *
+ * Ownership: `client` is borrowed; `userdata` is passed back as is.
+ * Thread:    any thread, callbacks included.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_set_token_refresher(nc_client *client, nc_refresh_fn fn, void *userdata);
+
+/**
+ * Answers the running refresh: `token` (UTF-8, copied) is the new bearer token and
+ * every waiting request is sent again with it; NULL: the refresh failed and every
+ * waiting request completes with NC_CLIENT_AUTH_REFRESH_FAILED and `message`
+ * (copied; NULL: a generic one).
+ *
+ * Ownership: `client` is borrowed; `token` and `message` are read during the call.
+ * Thread:    any thread, callbacks included (also inside the refresher).
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client, a token that is empty or
+ *   has control characters, invalid UTF-8) and nothing changes;
+ *   NC_ERR_INVALID_STATE when no refresh is running (nothing asked for one, or it
+ *   was answered already).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_refresh_done(nc_client *client, const char *token, const char *message);
 
 /* ------------------------------------------------------------------------- */
 /* Event-loop integration ("callbacks": "queue")                               */

@@ -42,6 +42,7 @@ import Testing
         case .internalError: return ("NC_CLIENT_INTERNAL", NC_CLIENT_INTERNAL)
         case .adapterFailed: return ("NC_CLIENT_ADAPTER_FAILED", NC_CLIENT_ADAPTER_FAILED)
         case .deadlineExceeded: return ("NC_CLIENT_DEADLINE_EXCEEDED", NC_CLIENT_DEADLINE_EXCEEDED)
+        case .authRefreshFailed: return ("NC_CLIENT_AUTH_REFRESH_FAILED", NC_CLIENT_AUTH_REFRESH_FAILED)
         }
     }
 

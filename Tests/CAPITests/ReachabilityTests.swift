@@ -21,7 +21,6 @@ func flakyHits(_ key: String) -> Int {
     return attempt - 1
 }
 
-
 /// A configuration with "reachability": {...} and the default envelope.
 private func reachConfig(_ reachability: String, _ extra: String...) -> String {
     var members = [#""reachability":\#(reachability)"#]

@@ -197,6 +197,9 @@ import Testing
             case .reachability: #expect(d == .section)
             case .reachabilityMode: #expect(d == .text(plain.reachability.mode.name))
             case .reachabilityWaitForNetworkMs: #expect(d == .integer(plain.reachability.waitForNetworkMs))
+            case .auth: #expect(d == .section)
+            case .authToken: #expect(plain.auth.token == nil && d == .none)
+            case .authMaxRefreshesPerMinute: #expect(d == .integer(plain.auth.maxRefreshesPerMinute))
             }
         }
         let parsed = try Configuration.parse(json: "{}").get()

@@ -33,6 +33,8 @@ Routes (JSON is compact, Content-Type application/json; charset=utf-8)
   /redirect?to=U&status=302, /redirect/chain?n=K, /redirect/loop
   /redirect/slow-chain?n=K&ms=N   waits N ms, then 302 to n=K-1; n=0 waits N ms
                       and answers ok {"redirected":true,"hops":K0} (K0 = first n)
+  /auth/check?valid=T&ms=N&http=1   200 with "Authorization: Bearer T", else code 401001
+                      (HTTP 401 with http=1), after N ms (token refresh)
   /signed             checks X-Signature/X-Timestamp (secret "mock-signing-secret",
                       docs/signing.md): ok {"verified":true,"string_to_sign":S}, else 401
   /gzip /etag /headers/many?n=N /cookie
@@ -290,6 +292,19 @@ def route_profile(h):
                           "traceId": "trace-auth", "data": None})
 
 
+def route_auth_check(h):
+    """GET /auth/check?valid=T&ms=N&http=1: after N ms, 200 with the ok envelope when
+    the request carries "Authorization: Bearer T", else the business code 401001
+    (HTTP 200) — or HTTP 401 with http=1 (token refresh tests)."""
+    time.sleep(min(max(0, h.int_arg("ms", 0)), 60000) / 1000.0)
+    if h.headers.get("Authorization", "") == "Bearer " + h.arg("valid", ""):
+        h.send_json(200, ok({"authorized": True}))
+    elif h.arg("http", "") == "1":
+        h.send_json(401, {"code": 401001, "msg": "token expired", "traceId": "trace-refresh", "data": None})
+    else:
+        h.send_json(200, {"code": 401001, "msg": "token expired", "traceId": "trace-refresh", "data": None})
+
+
 def route_user(h):
     """GET /users/<id>: user 7 is Ada; any other id is a business error 404001."""
     uid = h.route_path[len("/users/"):]
@@ -503,7 +518,7 @@ ROUTES.update({
     "/gzip": route_gzip, "/etag": route_etag, "/flaky": route_flaky,
     "/headers/many": route_headers_many, "/cookie": route_cookie,
     "/_stats": route_stats, "/_stats/reset": route_stats_reset,
-    "/signed": route_signed, "/drop": route_drop, "/stall": route_stall, "/_hits": route_hits,
+    "/auth/check": route_auth_check, "/signed": route_signed, "/drop": route_drop, "/stall": route_stall, "/_hits": route_hits,
 })
 
 

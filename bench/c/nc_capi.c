@@ -320,7 +320,8 @@ int main(int argc, char **argv) {
     const char *mc = getenv("BENCH_NC_MAX_CONNECTIONS_PER_HOST");
     char config[1024], extra[512];
     snprintf(extra, sizeof extra, "%s%s%s", feature_on("signing") ? SIGNING_CONFIG : "",
-             feature_on("sameheaders") ? SAME_HEADERS_CONFIG : "", feature_on("retry") ? RETRY_CONFIG : "");
+             feature_on("sameheaders") ? SAME_HEADERS_CONFIG : "",
+             feature_on("retry") ? RETRY_CONFIG : "");
     snprintf(config, sizeof config, CONFIG_FMT, feature_on("coalesce") ? "true" : "false",
              mc && *mc ? atol(mc) : 0L, extra);
     nc_client *client = NULL;

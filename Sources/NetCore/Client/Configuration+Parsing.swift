@@ -155,6 +155,21 @@ private struct ConfigReader {
         case .reachabilityMode:
             config.reachability.mode = ReachabilityMode(name: try choice(value, key)) ?? config.reachability.mode
         case .reachabilityWaitForNetworkMs: config.reachability.waitForNetworkMs = try integer(value, key)
+        case .auth:
+            try requireObject(value, path)
+            config.auth = Configuration.Auth()
+            try applyMembers(of: value, in: .auth, to: &config)
+        case .authToken:
+            let token = try optionalString(value, path)
+            if let token, token.isEmpty || !HTTPValidation.isHeaderValue(token) {
+                // The value is never echoed: it is a secret.
+                throw ConfigError(
+                    message:
+                        "Configuration key 'auth.token' must be a non-empty string without CR, LF or control characters, or null."
+                )
+            }
+            config.auth.token = token
+        case .authMaxRefreshesPerMinute: config.auth.maxRefreshesPerMinute = try integer(value, key)
         }
     }
 

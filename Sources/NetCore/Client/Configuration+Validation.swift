@@ -84,12 +84,14 @@ extension Configuration {
         case .limitsMaxHeaderCount: return Int64(limits.maxHeaderCount)
         case .limitsMaxHeaderBytes: return Int64(limits.maxHeaderBytes)
         case .reachabilityWaitForNetworkMs: return reachability.waitForNetworkMs
+        case .authMaxRefreshesPerMinute: return auth.maxRefreshesPerMinute
         case .baseURL, .environments, .environment, .headers, .credentialHeaders, .compression, .coalesce,
             .envelope, .limits, .callbacks, .retry, .cache, .endpoints, .commonParams, .signing,
             .envelopeCode, .envelopeOkCodes, .envelopeSuccess, .envelopeStatus, .envelopeOkStatus,
             .envelopeMessage, .envelopeData, .envelopeTraceID, .envelopeAuthExpiredCodes,
             .tls, .proxy, .httpVersion, .tlsCAFile, .tlsCAPath, .tlsClientCert, .tlsClientKey,
-            .tlsPinnedPublicKeys, .tlsMinVersion, .proxyURL, .proxyNoProxy, .reachability, .reachabilityMode:
+            .tlsPinnedPublicKeys, .tlsMinVersion, .proxyURL, .proxyNoProxy, .reachability, .reachabilityMode,
+            .auth, .authToken:
             return nil
         }
     }

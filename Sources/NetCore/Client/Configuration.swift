@@ -55,6 +55,8 @@ public struct Configuration: Sendable {
     public var httpVersion: HTTPVersion = .http1_1
     /// Fail fast when no route leaves the machine ("reachability", Features/Reachability/).
     public var reachability = Reachability()
+    /// The bearer token and its refresh ("auth", TokenRefresher.swift).
+    public var auth = Auth()
 
     public struct Limits: Sendable {
         /// CURLMOPT_MAX_HOST_CONNECTIONS; 0 = unlimited. Default 8.
@@ -77,6 +79,16 @@ public struct Configuration: Sendable {
         /// How long an unreachable request waits for the network (or a change of
         /// mode) before it fails, ms; 0 = it fails at once. Default 0.
         public var waitForNetworkMs: Int64 = ConfigKey.reachabilityWaitForNetworkMs.defaultInteger
+        public init() {}
+    }
+
+    /// "auth": the bearer token sent from the start, and how many token refreshes a
+    /// minute are allowed (TokenRefresher.swift).
+    public struct Auth: Sendable {
+        /// Sent as `Authorization: Bearer …` from the start (as `NetClient.setToken`). Default nil.
+        public var token: String? = nil
+        /// Refreshes allowed a minute; past it an expiry is the answer. Default 3.
+        public var maxRefreshesPerMinute: Int64 = ConfigKey.authMaxRefreshesPerMinute.defaultInteger
         public init() {}
     }
 

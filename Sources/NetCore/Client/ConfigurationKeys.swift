@@ -57,6 +57,10 @@ enum ConfigKey: String, CaseIterable, Sendable {
     case reachability
     case reachabilityMode = "reachability.mode"
     case reachabilityWaitForNetworkMs = "reachability.wait_for_network_ms"
+    // The token and its refresh (NetClient+Adapters.swift, Features/Auth/).
+    case auth
+    case authToken = "auth.token"
+    case authMaxRefreshesPerMinute = "auth.max_refreshes_per_minute"
 
     /// The table.
     var spec: ConfigKeySpec {
@@ -186,6 +190,14 @@ enum ConfigKey: String, CaseIterable, Sendable {
             return .init(
                 .integer(0...Int64(Int32.max)), .integer(0), "reachability.waitForNetworkMs",
                 "how long an unreachable request waits for the network, ms; 0 = fail at once")
+        case .auth:
+            return .init(.section(optional: false), .section, "auth", "the bearer token and its refresh")
+        case .authToken:
+            return .init(.name, .none, "auth.token", "bearer token sent from the start (as nc_client_set_token)")
+        case .authMaxRefreshesPerMinute:
+            return .init(
+                .integer(0...1000), .integer(3), "auth.maxRefreshesPerMinute",
+                "token refreshes allowed a minute; past it an expiry is the answer")
         }
     }
 

@@ -14,6 +14,8 @@ public final class NetClient: @unchecked Sendable {
     let reachabilityGate: ReachabilityGate
     /// Transfers shared by identical requests in flight (Features/Coalescing).
     let coalescing: CoalescingRegistry
+    /// Single-flight token refresh (NetClient+Refresh.swift, Features/Auth/).
+    let tokenRefresher: TokenRefresher
 
     /// Creates a client and starts its transfer thread. The configuration is checked
     /// as the JSON form is (`Configuration.validate()`): a bad value throws
@@ -35,7 +37,15 @@ public final class NetClient: @unchecked Sendable {
         self.reachabilityGate = ReachabilityGate(
             mode: configuration.reachability.mode, waitForNetworkMs: configuration.reachability.waitForNetworkMs)
         self.coalescing = CoalescingRegistry(loop: loop)
+        let registry = adapterRegistry
+        self.tokenRefresher = TokenRefresher(currentAuthorization: { registry.snapshot().authorization })
         self.settings = ClientSettings(config: configuration)
+        // Weak: the client owns the refresher.
+        tokenRefresher.bind { [weak self] token throws(NetError) in try self?.setToken(token) }
+        if let token = configuration.auth.token {
+            try setToken(token)
+        }
+        tokenRefresher.install(nil, maxPerMinute: Int(configuration.auth.maxRefreshesPerMinute))
     }
 
     /// Creates a client from the JSON configuration of nc_client_new().
@@ -135,8 +145,9 @@ public final class NetClient: @unchecked Sendable {
         return attachHooks(
             Transfer(
                 prepared: prepared, presetError: preset, loop: loop, foreign: foreign,
-                monitor: settings.monitor, policy: settings.policy(for: prepared),
-                preparer: adapterRegistry.preparer(for: settings), gate: reachabilityGate.forTransfers,
+                monitor: settings.monitor, policy: tokenRefresher.policy(wrapping: settings.policy(for: prepared)),
+                preparer: adapterRegistry.preparer(for: settings),
+                gate: tokenRefresher.gate(wrapping: reachabilityGate.forTransfers),
                 deliver: completion), request)
     }
 

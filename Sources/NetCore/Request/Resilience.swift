@@ -12,6 +12,9 @@ struct Resilience: Sendable {
     var retry: RetryPolicy? = nil
     /// NC_REQUEST_IDEMPOTENT or an Idempotency-Key header: any method may be retried.
     var optedIn = false
+    /// NC_REQUEST_SKIP_AUTH: a token refresh neither holds nor is started by it
+    /// (the refresh call itself; Features/Auth/TokenRefresher.swift).
+    var skipsAuth = false
 
     init() {}
 
@@ -26,6 +29,7 @@ struct Resilience: Sendable {
             retry = own.retry.map { $0.applied(to: base) } ?? base
         }
         optedIn = request.flags.contains(.idempotent) || headers.contains("Idempotency-Key")
+        skipsAuth = request.flags.contains(.skipAuth)
     }
 
     /// `idleTimeoutMs` in libcurl's unit, whole seconds, rounded up (1500 ms → 2 s):

@@ -33,6 +33,8 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
         /// The request's deadline (deadline_ms) ran out, across its attempts and
         /// the waits between them; the message names the last attempt's error.
         case deadlineExceeded = 10
+        /// The token refresh a request waited for failed (TokenRefresher.swift).
+        case authRefreshFailed = 11
     }
 
     /// Which time limit ended the request (`nc_error_json`'s "timeout").

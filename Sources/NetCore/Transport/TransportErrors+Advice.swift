@@ -30,7 +30,8 @@ extension TransportErrors {
             return
                 "The server's public key matches none of tls.pinned_public_keys: the server changed its key, or a pin is wrong (docs/tls.md shows how to compute one)."
         case CURLE_SSL_CONNECT_ERROR, CURLE_RECV_ERROR, CURLE_SEND_ERROR:
-            if d.containsASCII("wrong version number") || d.containsASCII("packet length too long") || d.containsASCII("http request")
+            if d.containsASCII("wrong version number") || d.containsASCII("packet length too long")
+                || d.containsASCII("http request")
             {
                 return
                     "The server did not answer in TLS: this https:// URL probably names a plain-HTTP port. Use http://, or the server's TLS port."

@@ -141,6 +141,8 @@ BATCH_FN = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
 #: ``int64_t (*nc_retry_fn)(const nc_response *, const nc_error *, int32_t attempt,
 #: void *userdata)``: a wait in ms, -1 stop, -2 the policy's decision.
 RETRY_FN = ctypes.CFUNCTYPE(c_int64, c_void_p, c_void_p, c_int32, c_void_p)
+#: ``void (*nc_refresh_fn)(nc_client *, const nc_error *, void *userdata)``.
+REFRESH_FN = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_void_p)
 
 
 # --------------------------------------------------------------------------
@@ -236,6 +238,9 @@ TABLE: Tuple[Signature, ...] = (
     ("nc_request_set_connect_timeout_ms", (RequestHandle, c_int64), nc_status),
     ("nc_request_set_idle_timeout_ms", (RequestHandle, c_int64), nc_status),
     ("nc_client_set_retry_handler", (ClientHandle, RETRY_FN, c_void_p), nc_status),
+    # token refresh
+    ("nc_client_set_token_refresher", (ClientHandle, REFRESH_FN, c_void_p), nc_status),
+    ("nc_client_refresh_done", (ClientHandle, c_char_p, c_char_p), nc_status),
     ("nc_response_metrics_json", (ResponseHandle,), c_char_p),
     # endpoint catalog
     ("nc_client_define_endpoint", (ClientHandle, c_char_p, c_char_p), nc_status),

@@ -31,6 +31,7 @@ from ._capi import C, TaskHandle
 from ._core import ClientCore, Config, Pending, config_text, convert, data_key, dispatch, report
 from ._tls import _UNSET, Cert, Verify, connection_keys, with_connection_keys
 from ._adapters import apply_auth, configured_redirects, redirect_arg, without_redirects
+from . import _refresh
 from ._retry import RetryArg, install_handler, retry_json
 from ._request import RequestLimits, HeadersArg, Params, build_request, endpoint_request, plain_request
 from .client import Callback, Client
@@ -196,7 +197,8 @@ class AsyncClient:
                  cert: Optional[Cert] = None, proxy: Optional[str] = _UNSET,
                  http2: Optional[bool] = None,
                  reachability: Optional[str] = None, retry: RetryArg = None,
-                 retry_handler: Optional[Callable[..., Any]] = None, coalesce: Optional[bool] = None) -> None:
+                 retry_handler: Optional[Callable[..., Any]] = None, coalesce: Optional[bool] = None,
+                 refresher: Optional[Callable[..., Any]] = None) -> None:
         force: Dict[str, Any] = {"callbacks": "queue"}
         if retry is not None:
             force["retry"] = retry_json(retry)
@@ -212,6 +214,8 @@ class AsyncClient:
                        event_hooks=event_hooks)
         if retry_handler is not None:
             install_handler(self._core, retry_handler)
+        if refresher is not None:
+            _refresh.install(self._core, refresher, (lambda core=self._core: core.loop))
         self._fd = int(C.nc_client_fd(self._core.handle()))
         if self._fd < 0:  # pragma: no cover - the library ignored "callbacks": "queue"
             self._core.free()

@@ -11,6 +11,7 @@ from ._capi import C, NC_OK, ErrorHandle, ResponseHandle, TaskHandle
 from ._adapters import apply_auth, configured_redirects, redirect_arg, without_redirects
 from ._core import ClientCore, Config, Pending, config_text, convert, data_key, report
 from ._tls import _UNSET, Cert, Verify, connection_keys, with_connection_keys
+from . import _refresh
 from ._retry import RetryArg, install_handler, retry_json
 from ._request import RequestLimits, HeadersArg, Params, build_request, cstr, endpoint_request, endpoint_spec, plain_request
 from .errors import Error, Status, check_call, error_for
@@ -130,6 +131,15 @@ class Client:
             to stop, ``None`` for the policy's decision. It may retry what the
             policy does not (an :class:`~netcore.APIError`, a POST); runs on the
             transfer thread; what it raises is logged and counts as ``None``.
+        refresher: ``refresher(error) -> str``: called once when requests find the
+            login expired (``auth_expired_codes`` or HTTP 401), however many; it
+            gets the new token (send the refresh call with another client: this
+            one's requests wait) and returns it; meanwhile every request waits,
+            then the expired ones are sent again once with it. Raising (or returning
+            no token) fails them with :class:`~netcore.AuthRefreshFailed`. Runs on a
+            thread of its own. On :class:`AsyncClient`: an ``async def``, run as a
+            task on the event loop. At most ``auth.max_refreshes_per_minute`` (3)
+            refreshes a minute.
         on_error: optional hook called with the :class:`~netcore.Error` of every
             failed request (sync, callback or asyncio; cancellations included),
             on the thread that completes it, before the error is raised or passed
@@ -175,7 +185,8 @@ class Client:
                  cert: Optional[Cert] = None, proxy: Optional[str] = _UNSET,
                  http2: Optional[bool] = None,
                  reachability: Optional[str] = None, retry: RetryArg = None,
-                 retry_handler: Optional[Callable[..., Any]] = None, coalesce: Optional[bool] = None) -> None:
+                 retry_handler: Optional[Callable[..., Any]] = None, coalesce: Optional[bool] = None,
+                 refresher: Optional[Callable[..., Any]] = None) -> None:
         base = self._config_text(config) if retry is None else config_text(config, {"retry": retry_json(retry)})
         text = _reach.with_reachability(
             with_connection_keys(base, connection_keys(verify, cert, proxy, http2, coalesce)), reachability)
@@ -188,6 +199,8 @@ class Client:
                        event_hooks=event_hooks)
         if retry_handler is not None:
             install_handler(self._core, retry_handler)
+        if refresher is not None:
+            _refresh.install(self._core, refresher, None)
 
     @staticmethod
     def _config_text(config: Config) -> bytes:

@@ -18,7 +18,8 @@ Two families, kept apart on purpose:
       │   ├── HeadersTooLarge      7  limits.max_header_count / _bytes
       │   ├── InternalError        8  libcurl could not be set up
       │   ├── AdapterFailed        9  a request adapter refused the request
-      │   └── DeadlineExceeded    10  deadline_ms ran out across attempts and waits
+      │   ├── DeadlineExceeded    10  deadline_ms ran out across attempts and waits
+      │   └── AuthRefreshFailed   11  the token refresh it waited for failed
       ├── TransportError       NC_DOMAIN_TRANSPORT (code: the CURLcode)
       │   └── Timeout              28 CURLE_OPERATION_TIMEDOUT
       ├── HTTPError            NC_DOMAIN_HTTP      (code: the HTTP status)
@@ -56,7 +57,7 @@ __all__ = [
     "Domain", "ClientCode", "ParseCode", "Status",
     "Error", "ClientError", "Cancelled", "Unreachable", "InvalidRequest", "InvalidConfig",
     "ResponseTooLarge", "ShutDown", "HeadersTooLarge", "InternalError", "AdapterFailed",
-    "DeadlineExceeded",
+    "DeadlineExceeded", "AuthRefreshFailed",
     "TransportError", "Timeout", "HTTPError", "APIError", "ParseError",
     "StatusError", "InvalidArgument", "InvalidState", "NoMemory", "Failed",
 ]
@@ -85,6 +86,7 @@ class ClientCode(enum.IntEnum):
     INTERNAL = 8
     ADAPTER_FAILED = 9
     DEADLINE_EXCEEDED = 10
+    AUTH_REFRESH_FAILED = 11
 
 
 class ParseCode(enum.IntEnum):
@@ -276,6 +278,11 @@ class DeadlineExceeded(ClientError):
     error. ``timeout`` is ``"deadline"``."""
 
 
+class AuthRefreshFailed(ClientError):
+    """The token refresh the request waited for failed (``refresher=`` raised or
+    returned no token); the message is the refresh's."""
+
+
 class TransportError(Error):
     """NC_DOMAIN_TRANSPORT: the transfer failed; ``code`` is libcurl's CURLcode
     (6 cannot resolve, 7 cannot connect, 28 timeout, 35 TLS, 52 empty reply...)."""
@@ -313,6 +320,7 @@ _CLIENT_CLASSES: Dict[int, Type[ClientError]] = {
     ClientCode.INTERNAL: InternalError,
     ClientCode.ADAPTER_FAILED: AdapterFailed,
     ClientCode.DEADLINE_EXCEEDED: DeadlineExceeded,
+    ClientCode.AUTH_REFRESH_FAILED: AuthRefreshFailed,
 }
 
 _DOMAIN_CLASSES: Dict[int, Type[Error]] = {

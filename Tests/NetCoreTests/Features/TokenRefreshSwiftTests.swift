@@ -1,0 +1,57 @@
+import MockServerSupport
+import Synchronization
+import Testing
+
+@testable import NetCore
+
+/// `NetClient.refresher` (an async closure) against the loopback server's
+/// /auth/check: one refresh for concurrent expired sends, each sent again with the
+/// new token; a throwing refresher fails them with AUTH_REFRESH_FAILED.
+@Suite struct TokenRefreshSwiftTests {
+    let server = MockServer.shared
+
+    func client() throws -> NetClient {
+        try NetClient(
+            json: #"{"base_url":"\#(server.baseURL)","envelope":{"auth_expired_codes":[401001]},"#
+                + #""coalesce":false,"reachability":{"mode":"online"},"auth":{"token":"stale"}}"#)
+    }
+
+    @Test func anAsyncRefresherAnswersOnceForConcurrentSends() async throws {
+        let c = try client()
+        defer { c.shutdown() }
+        let calls = Atomic<Int>(0)
+        c.refresher = { error in
+            calls.add(1, ordering: .relaxed)
+            #expect(error.code == 401001)
+            try await Task.sleep(for: .milliseconds(20))
+            return "fresh"
+        }
+        #expect(c.refresher != nil)
+        let request = try Request(method: "GET", target: "/auth/check?valid=fresh&ms=50")
+        let statuses = try await withThrowingTaskGroup(of: Int32.self) { group in
+            for _ in 0..<8 { group.addTask { try await c.send(request).status } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: Int32(200), count: 8))
+        #expect(calls.load(ordering: .relaxed) == 1)
+        #expect(c.token == "fresh")
+    }
+
+    @Test func aThrowingRefresherFailsTheWaitingSends() async throws {
+        struct Revoked: Error, CustomStringConvertible { var description: String { "revoked" } }
+        let c = try client()
+        defer { c.shutdown() }
+        c.refresher = { _ in throw Revoked() }
+        do throws(NetError) {
+            _ = try await c.send(try Request(method: "GET", target: "/auth/check?valid=fresh"))
+            Issue.record("expected AUTH_REFRESH_FAILED")
+        } catch {
+            #expect(error.domain == .client && error.code == NetError.ClientCode.authRefreshFailed.rawValue)
+            #expect(error.message.contains("revoked"))
+        }
+        // Answering when nothing runs is refused.
+        #expect(throws: NetClient.RefreshDoneRefusal.self) { try c.refreshDone(token: "x") }
+        c.refresher = nil
+        #expect(c.refresher == nil)
+    }
+}
