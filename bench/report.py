@@ -172,6 +172,10 @@ for key, label in (("w1-seq", "1"), ("w2-c16", "16"), ("w2-c64", "64"), ("w2-c25
 for key, label in (("w1-seq", "1"), ("w2-c16", "16"), ("w2-c64", "64"), ("w2-c256", "256")):
     target(f"C API CPU/request ×raw, concurrency {label}", ratio(key, "nc-capi", "cpu_us_per_req"), 1.10, "<=",
            na(key, "nc-capi"))
+# Issue 14: with a retry policy configured that never triggers (nc-capi-retry).
+for key, label in (("w1-seq", "1"), ("w2-c16", "16"), ("w2-c64", "64")):
+    target(f"C API + retry configured (never triggered) ×raw, concurrency {label}",
+           ratio(key, "nc-capi-retry", "rps"), 0.97, ">=", na(key, "nc-capi-retry"))
 # Issue 13: with an event handler and a signing config installed (nc-capi-hooks).
 for key, label in (("w1-seq", "1"), ("w2-c16", "16"), ("w2-c64", "64")):
     target(f"C API + event handler + signing ×raw, concurrency {label}", ratio(key, "nc-capi-hooks", "rps"), 0.95,
