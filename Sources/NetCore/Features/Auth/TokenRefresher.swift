@@ -33,9 +33,11 @@ final class TokenRefresher: @unchecked Sendable {
     /// Transfers parked or held for the running refresh.
     private var waiters: [Transfer] = []
     /// Transfers whose refresh failed, with the failure's message: ended by the gate.
-    private var failedWaiters: [ObjectIdentifier: String] = [:]
+    /// (Keyed by the transfer's id: ids are never reused, unlike object addresses,
+    /// so an entry left by a transfer cancelled while it waited matches no other.)
+    private var failedWaiters: [UInt64: String] = [:]
     /// Transfers sent again after a refresh: a second expiry completes them.
-    private var replayed: Set<ObjectIdentifier> = []
+    private var replayed: Set<UInt64> = []
     /// When the refreshes of the last minute started (monotonic ns).
     private var recent: [UInt64] = []
     /// `auth.max_refreshes_per_minute`.
@@ -109,10 +111,10 @@ final class TokenRefresher: @unchecked Sendable {
             waiters.removeAll()
             for t in all {
                 if token == nil {
-                    failedWaiters[ObjectIdentifier(t)] =
+                    failedWaiters[t.id] =
                         message.map { "The token refresh failed: \($0)" } ?? "The token refresh failed."
                 } else {
-                    replayed.insert(ObjectIdentifier(t))
+                    replayed.insert(t.id)
                 }
             }
             return all
@@ -131,7 +133,7 @@ final class TokenRefresher: @unchecked Sendable {
             case own, park, replay
             case start(Start)
         }
-        let id = ObjectIdentifier(t)
+        let id = t.id
         let now = monotonicNanos()
         let step: Step = lock.withLock {
             // Sent again once after a refresh and expired again: its own error.
@@ -174,7 +176,7 @@ final class TokenRefresher: @unchecked Sendable {
 
     fileprivate func admit(_ t: Transfer) -> AttemptAdmission? {
         lock.withLock {
-            if let message = failedWaiters.removeValue(forKey: ObjectIdentifier(t)) {
+            if let message = failedWaiters.removeValue(forKey: t.id) {
                 return .fail(NetError.authRefreshFailed(message))
             }
             if refreshing {
@@ -188,8 +190,8 @@ final class TokenRefresher: @unchecked Sendable {
     /// A transfer that ends while known here is forgotten (Policy and Gate call it).
     fileprivate func forget(_ t: Transfer) {
         lock.withLock {
-            _ = replayed.remove(ObjectIdentifier(t))
-            _ = failedWaiters.removeValue(forKey: ObjectIdentifier(t))
+            _ = replayed.remove(t.id)
+            _ = failedWaiters.removeValue(forKey: t.id)
         }
     }
 
