@@ -171,11 +171,8 @@ public func nc_client_set_basic_auth(
 
 @c @implementation
 public func nc_request_set_max_redirects(_ request: OpaquePointer?, _ max: Int32) -> nc_status {
-    guard let box = borrow(request, as: RequestBox.self), max >= -1, max <= 100 else { return NC_ERR_INVALID_ARGUMENT }
-    var copy = box.current.request
-    copy.maxRedirects = max < 0 ? nil : Int(max)
-    box.current = RequestBox.Snapshot(copy)
-    return NC_OK
+    guard max >= -1, max <= 100 else { return NC_ERR_INVALID_ARGUMENT }
+    return edit(request) { (r: inout Request) throws(NetError) in r.maxRedirects = max < 0 ? nil : Int(max) }
 }
 
 @c @implementation

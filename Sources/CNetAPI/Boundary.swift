@@ -41,6 +41,21 @@ func release<T: AnyObject>(_ handle: OpaquePointer?, as: T.Type) {
     Unmanaged<T>.fromOpaque(UnsafeRawPointer(handle)).release()
 }
 
+/// Applies one change to an nc_request builder (every nc_request_set_*): any
+/// refusal is NC_ERR_INVALID_ARGUMENT and leaves the builder unchanged.
+@inline(__always)
+func edit(_ request: OpaquePointer?, _ change: (inout Request) throws(NetError) -> Void) -> nc_status {
+    guard let box = borrow(request, as: RequestBox.self) else { return NC_ERR_INVALID_ARGUMENT }
+    var copy = box.current.request
+    do throws(NetError) {
+        try change(&copy)
+    } catch {
+        return NC_ERR_INVALID_ARGUMENT
+    }
+    box.current = RequestBox.Snapshot(copy)
+    return NC_OK
+}
+
 /// A jansson value owned by NetCore, as the header's `json_t *`.
 @inline(__always)
 func jsonPointer(_ p: OpaquePointer?) -> UnsafeMutablePointer<json_t>? {

@@ -6,20 +6,12 @@ import NetCore
 
 @c @implementation
 public func nc_request_set_group(_ request: OpaquePointer?, _ group: UnsafePointer<CChar>?) -> nc_status {
-    guard let box = borrow(request, as: RequestBox.self) else { return NC_ERR_INVALID_ARGUMENT }
     var name: String? = nil
     if let group {
         guard let t = text(group) else { return NC_ERR_INVALID_ARGUMENT }
         name = t
     }
-    var copy = box.current.request
-    do throws(NetError) {
-        try copy.setGroup(name)
-    } catch {
-        return NC_ERR_INVALID_ARGUMENT
-    }
-    box.current = RequestBox.Snapshot(copy)
-    return NC_OK
+    return edit(request) { (r: inout Request) throws(NetError) in try r.setGroup(name) }
 }
 
 @c @implementation

@@ -14,11 +14,7 @@ private struct CHook<F>: @unchecked Sendable {
 public func nc_request_set_flags(_ request: OpaquePointer?, _ flags: UInt32) -> nc_status {
     let value = RequestFlags(rawValue: flags)
     guard RequestFlags.all.isSuperset(of: value) else { return NC_ERR_INVALID_ARGUMENT }
-    guard let box = borrow(request, as: RequestBox.self) else { return NC_ERR_INVALID_ARGUMENT }
-    var copy = box.current.request
-    copy.flags = value
-    box.current = RequestBox.Snapshot(copy)
-    return NC_OK
+    return edit(request) { (r: inout Request) throws(NetError) in r.flags = value }
 }
 
 /// A Swift failure handler calling `fn` with borrowed handles.

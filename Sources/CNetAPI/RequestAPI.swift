@@ -34,20 +34,6 @@ public func nc_request_free(_ request: OpaquePointer?) {
     release(request, as: RequestBox.self)
 }
 
-/// Applies one builder change; any refusal is NC_ERR_INVALID_ARGUMENT and changes nothing.
-@inline(__always)
-private func edit(_ request: OpaquePointer?, _ change: (inout Request) throws(NetError) -> Void) -> nc_status {
-    guard let box = borrow(request, as: RequestBox.self) else { return NC_ERR_INVALID_ARGUMENT }
-    var copy = box.current.request
-    do throws(NetError) {
-        try change(&copy)
-    } catch {
-        return NC_ERR_INVALID_ARGUMENT
-    }
-    box.current = RequestBox.Snapshot(copy)
-    return NC_OK
-}
-
 @c @implementation
 public func nc_request_set_header(
     _ request: OpaquePointer?, _ name: UnsafePointer<CChar>?,

@@ -5,20 +5,6 @@ import NetCore
 // timeouts, and the client's retry handler. Each converts and forwards to
 // Request+Resilience.swift / NetClient+Retry.swift.
 
-/// Applies one builder change; any refusal is NC_ERR_INVALID_ARGUMENT and changes nothing.
-@inline(__always)
-private func edit(_ request: OpaquePointer?, _ change: (inout Request) throws(NetError) -> Void) -> nc_status {
-    guard let box = borrow(request, as: RequestBox.self) else { return NC_ERR_INVALID_ARGUMENT }
-    var copy = box.current.request
-    do throws(NetError) {
-        try change(&copy)
-    } catch {
-        return NC_ERR_INVALID_ARGUMENT
-    }
-    box.current = RequestBox.Snapshot(copy)
-    return NC_OK
-}
-
 @c @implementation
 public func nc_request_set_retry_json(_ request: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ len: Int)
     -> nc_status

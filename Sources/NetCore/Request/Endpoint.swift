@@ -5,9 +5,9 @@ import CJansson
 /// request settings it defaults to. Defined in the configuration ("endpoints") or
 /// at run time (`NetClient.define(_:)`, nc_client_define_endpoint()).
 ///
-/// `retry` is merged over the client's retry policy for requests naming it;
-/// `cache` and `group` are checked and stored; they take effect when the cache and
-/// group features land (DESIGN.md §3b).
+/// `retry` is merged over the client's retry policy for requests naming it, and
+/// `group` is the cancellation group of those that name none; `cache` is checked and
+/// stored, and takes effect when the cache lands (DESIGN.md §3b).
 public struct Endpoint: Sendable, Equatable {
     /// The catalog name ("user.get"): non-empty, no control characters.
     public let name: String
@@ -31,7 +31,7 @@ public struct Endpoint: Sendable, Equatable {
     public let retry: Retry?
     /// The cache policy name: stored until the cache feature lands.
     public let cache: String?
-    /// The cancellation group: stored until the group feature lands.
+    /// The cancellation group of requests naming this endpoint and no group of their own.
     public let group: String?
     /// The CA file and pins of this endpoint's requests, in place of the client's
     /// ("tls": {"ca_file", "pinned_public_keys"}); nil: the client's.

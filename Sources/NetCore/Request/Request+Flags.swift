@@ -1,6 +1,6 @@
-/// Per-request switches (nc_request_set_flags). `skipErrorHandler` and
-/// `noCoalesce` have an effect today; the others are accepted and stored, and take
-/// effect as retry (`noRetry`, `idempotent`) and token refresh (`skipAuth`) land.
+/// Per-request switches (nc_request_set_flags): `skipErrorHandler` (hooks),
+/// `noCoalesce` (coalescing), `noRetry` and `idempotent` (retry), `skipAuth` (token
+/// refresh).
 public struct RequestFlags: OptionSet, Sendable, Hashable {
     public let rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue }

@@ -27,24 +27,20 @@ enum RequestSigning {
             return .invalidRequest("The URL of \(request.method) could not be parsed to sign the request.")
         }
         let ts = String(timestamp)
-        var message = [UInt8]()
-        message.reserveCapacity(request.method.utf8.count + path.utf8.count + query.utf8.count + 64 + 24)
-        message.append(contentsOf: request.method.utf8)
-        message.append(UInt8(ascii: "\n"))
-        message.append(contentsOf: path.utf8)
-        message.append(UInt8(ascii: "\n"))
-        appendSortedQuery(query, to: &message)
-        message.append(UInt8(ascii: "\n"))
+        let bodyHash: [UInt8]
         if let body = request.body, body.count > 0 {
             guard let hash = sha256(body.bytes) else {
                 return .internalError("The request could not be signed (libcrypto failed).")
             }
-            appendHex(hash, to: &message)
+            var hex = [UInt8]()
+            hex.reserveCapacity(64)
+            appendHex(hash, to: &hex)
+            bodyHash = hex
         } else {
-            message.append(contentsOf: emptyBodySHA256Hex.utf8)
+            bodyHash = emptyBodySHA256HexBytes
         }
-        message.append(UInt8(ascii: "\n"))
-        message.append(contentsOf: ts.utf8)
+        let message = stringToSignBytes(
+            method: request.method, path: path, query: query, bodySHA256: bodyHash, timestamp: ts)
         guard let mac = key.sign(message) else {
             return .internalError("The request could not be signed (libcrypto failed).")
         }
@@ -63,14 +59,35 @@ enum RequestSigning {
 
     /// hex(sha256("")): the body hash of a request without a body.
     static let emptyBodySHA256Hex = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    private static let emptyBodySHA256HexBytes = Array(emptyBodySHA256Hex.utf8)
 
-    /// The string signed: the five parts joined by "\n".
+    /// The string signed: the five parts joined by "\n" (docs/signing.md).
     static func stringToSign(
         method: String, path: String, query: String, bodySHA256: String,
         timestamp: String
     ) -> String {
-        // The same bytes sign() builds in place.
-        method + "\n" + path + "\n" + sortedQuery(query) + "\n" + bodySHA256 + "\n" + timestamp
+        String(
+            decoding: stringToSignBytes(
+                method: method, path: path, query: query, bodySHA256: Array(bodySHA256.utf8), timestamp: timestamp),
+            as: UTF8.self)
+    }
+
+    /// `stringToSign` as the bytes `sign` hands to the HMAC, built in one buffer.
+    static func stringToSignBytes(
+        method: String, path: String, query: String, bodySHA256: [UInt8], timestamp: String
+    ) -> [UInt8] {
+        var message = [UInt8]()
+        message.reserveCapacity(method.utf8.count + path.utf8.count + query.utf8.count + bodySHA256.count + 24)
+        message.append(contentsOf: method.utf8)
+        message.append(UInt8(ascii: "\n"))
+        message.append(contentsOf: path.utf8)
+        message.append(UInt8(ascii: "\n"))
+        appendSortedQuery(query, to: &message)
+        message.append(UInt8(ascii: "\n"))
+        message.append(contentsOf: bodySHA256)
+        message.append(UInt8(ascii: "\n"))
+        message.append(contentsOf: timestamp.utf8)
+        return message
     }
 
     /// The query's pairs as sent (empty pieces dropped), sorted bytewise by name,

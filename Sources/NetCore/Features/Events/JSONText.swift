@@ -89,19 +89,6 @@ struct JSONText: ~Copyable {
         if v { append("true") } else { append("false") }
     }
 
-    /// A member whose value is already JSON text.
-    mutating func raw(_ k: StaticString, _ json: String) {
-        key(k)
-        for b in json.utf8 { byte(b) }
-    }
-
-    /// A member whose value is the JSON text `other` wrote (consumed).
-    mutating func raw(_ k: StaticString, _ other: consuming JSONText) {
-        key(k)
-        other.byte(UInt8(ascii: "}"))
-        bytes(other.base, other.count)
-    }
-
     /// Opens a nested object as member `k`; close it with `endObject()`.
     mutating func beginObject(_ k: StaticString) {
         key(k)
