@@ -51,6 +51,7 @@ Routes (JSON is compact, Content-Type application/json; charset=utf-8)
   /_hits?key=K        {"key":K,"hits":n}: how many requests (any route, any method)
                       carried the query parameter key=K (not counted itself)
   anything else       404 {"error":"not found","path":P}
+  mock_routes_*.py    more routes, one module a feature (see load_route_modules)
 Raw routes (bytes written as scripted, then the connection is closed)
   /raw/headers-http-lines?n=N&every=E   200 with N header lines "X-Line-i: v",
                       every E-th one "HTTP/1.1 200 OK: line i" instead (a header
@@ -521,6 +522,25 @@ ROUTES.update({
     "/auth/check": route_auth_check, "/signed": route_signed, "/drop": route_drop, "/stall": route_stall, "/_hits": route_hits,
 })
 
+
+def load_route_modules():
+    """Routes of one feature may live in their own module beside this file:
+    mock_routes_<feature>.py defines ROUTES = {path: handler(h)} and a docstring
+    listing them. Loaded in name order; a path defined twice is an error."""
+    import importlib.util
+    import pathlib
+    here = pathlib.Path(__file__).resolve().parent
+    for file in sorted(here.glob("mock_routes_*.py")):
+        spec = importlib.util.spec_from_file_location(file.stem, file)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        clash = set(module.ROUTES) & set(ROUTES)
+        if clash:
+            raise SystemExit(f"{file.name}: routes already defined: {sorted(clash)}")
+        ROUTES.update(module.ROUTES)
+
+
+load_route_modules()
 
 # --- HTTP plumbing -----------------------------------------------------------
 
