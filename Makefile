@@ -25,7 +25,7 @@ SWIFT_RELEASE_FLAGS := -c release --product netcore -Xswiftc -static-stdlib \
 	-Xlinker --version-script=$(CURDIR)/include/netcore.map -Xlinker -soname=$(SONAME) \
 	-Xcc -gdwarf-4
 
-.PHONY: install uninstall test-install deps lib examples demo test test-swift test-c test-python test-tsan test-asan valgrind bench \
+.PHONY: install uninstall test-install deps lib examples demo test test-swift test-c test-python test-tsan test-asan valgrind bench bench-appmix \
 	format lint format-deps clean
 
 deps:
@@ -66,6 +66,10 @@ test-python: lib
 # Benchmarks against raw libcurl and peers (not part of `make test`; bench/README.md).
 bench: deps
 	@bench/run.sh
+
+# Workload 8 alone: the app-mix benchmark (bench/appmix.sh).
+bench-appmix: lib
+	@bench/appmix.sh
 
 # Sanitizers and valgrind (not part of `make test`).
 test-tsan: deps

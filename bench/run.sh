@@ -16,7 +16,8 @@
 #   BENCH_ROUNDS=N       run each (workload, peer) N times, interleaved; the median is kept
 #                        (full mode runs the short workloads — 1, 2, 3 at 1/100 KB — at
 #                        least 3 times: their single runs are noisy)
-#   BENCH_WORKLOADS=...  comma list of w1,w2,w3,w4,w5,w6,w7 (default: all)
+#   BENCH_WORKLOADS=...  comma list of w1,w2,w3,w4,w5,w6,w7,w8 (default: all; w8 is the
+#                        app-mix workload, bench/appmix.sh, with its own server and table)
 #   BENCH_PEERS=...      comma list of peer names (default: all; see bench/README.md)
 #   BENCH_SKIP_INSTALL=1 do not apt-get / pip install (fail instead when missing)
 #   BENCH_NO_BUILD=1     reuse build/lib and build/bench/bin as they are (harness work)
@@ -79,7 +80,9 @@ else
   cc $CFLAGS_BENCH -o "$BIN/raw_curl" bench/c/raw_curl.c $(pkg-config --cflags --libs libcurl jansson)
   cc $CFLAGS_BENCH -Iinclude -o "$BIN/nc_capi" bench/c/nc_capi.c \
      -L"$ROOT/build/lib" -Wl,-rpath,"$ROOT/build/lib" -lnetcore $(pkg-config --libs jansson) -lpthread
-  echo "built $BIN/raw_curl $BIN/nc_capi"
+  cc $CFLAGS_BENCH -Iinclude -o "$BIN/appmix" bench/c/appmix.c \
+     -L"$ROOT/build/lib" -Wl,-rpath,"$ROOT/build/lib" -lnetcore $(pkg-config --cflags --libs libcurl jansson) -lpthread
+  echo "built $BIN/raw_curl $BIN/nc_capi $BIN/appmix"
 
   say "Swift peers (first build takes minutes)"
   SWIFT_BUILD=(swift build -c release --package-path bench/swift --scratch-path bench/swift/.build)
@@ -214,11 +217,18 @@ echo "slow server $SLOW_PID on 127.0.0.1:$SLOW_PORT"
 # ---------------------------------------------------------------- workloads
 say "workloads ($([ "$QUICK" = 1 ] && echo quick || echo full) mode; client pinned: $PINNED)"
 RAW_JSONL=$OUT/results.jsonl
-"${CLIENT_PIN[@]}" "$VENV/bin/python" bench/driver.py \
+WORKLOADS=${BENCH_WORKLOADS:-w1,w2,w3,w4,w5,w6,w7,w8}
+DRIVER_WORKLOADS=$(echo "$WORKLOADS" | tr ',' '\n' | grep -vx w8 | paste -sd, -)
+[ -n "$DRIVER_WORKLOADS" ] && "${CLIENT_PIN[@]}" "$VENV/bin/python" bench/driver.py \
   --bin "$BIN" --venv "$VENV" --base "http://127.0.0.1:$PORT" --slow "http://127.0.0.1:$SLOW_PORT" \
   --tmp "$RUNDIR/tmp" --out "$RAW_JSONL" --quick "$QUICK" --rounds "${BENCH_ROUNDS:-1}" \
-  --workloads "${BENCH_WORKLOADS:-w1,w2,w3,w4,w5,w6,w7}" --peers "${BENCH_PEERS:-all}" \
+  --workloads "$DRIVER_WORKLOADS" --peers "${BENCH_PEERS:-all}" \
   --notes "$NOTES" --pinned "$PINNED"
+if echo "$WORKLOADS" | tr ',' '\n' | grep -qx w8; then
+  say "workload 8: app-mix (bench/appmix.sh)"
+  APPMIX_N=$([ "$QUICK" = 1 ] && echo 6000 || echo 30000) bench/appmix.sh
+fi
+[ -n "$DRIVER_WORKLOADS" ] || exit 0
 
 say "report"
 # The tables are derived: build/bench/latest.* (a complete full-mode run: every

@@ -319,9 +319,11 @@ int main(int argc, char **argv) {
     const char *peer = sync ? PEER_SYNC : PEER_CB;
     const char *mc = getenv("BENCH_NC_MAX_CONNECTIONS_PER_HOST");
     char config[1024], extra[512];
-    snprintf(extra, sizeof extra, "%s%s%s", feature_on("signing") ? SIGNING_CONFIG : "",
+    /* $BENCH_NC_EXTRA_CONFIG: more top-level keys (",\"idle_timeout_ms\":0"), to measure a default. */
+    const char *more = getenv("BENCH_NC_EXTRA_CONFIG");
+    snprintf(extra, sizeof extra, "%s%s%s%s", feature_on("signing") ? SIGNING_CONFIG : "",
              feature_on("sameheaders") ? SAME_HEADERS_CONFIG : "",
-             feature_on("retry") ? RETRY_CONFIG : "");
+             feature_on("retry") ? RETRY_CONFIG : "", more ? more : "");
     snprintf(config, sizeof config, CONFIG_FMT, feature_on("coalesce") ? "true" : "false",
              mc && *mc ? atol(mc) : 0L, extra);
     nc_client *client = NULL;
