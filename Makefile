@@ -2,6 +2,7 @@
 #   make demo   build libnetcore.so and run the C demo against the loopback mock API
 #   make test   every test suite: Swift core, C API (Swift), C header/ABI/examples, Python
 #   make bench  benchmarks vs raw libcurl and peers (bench/README.md)
+#   make docs   the HTML reference of the C API from the header (doxygen): build/docs/html
 #   make format / make lint   swift format (.swift-format) and clang-format (.clang-format)
 #   make install [PREFIX=] [DESTDIR=]   library, header, netcore.pc, CMake package; make uninstall
 SHELL := /bin/bash
@@ -173,6 +174,11 @@ NC_SIZE_FLAGS ?= -Xswiftc -use-ld=lld -Xlinker --icf=all \
 	$(if $(shell [ "$(GLIBC_MINOR)" -ge 36 ] 2>/dev/null && echo y),-Xlinker -z -Xlinker pack-relative-relocs)
 endif
 SWIFT_RELEASE_FLAGS += $(NC_SIZE_FLAGS)
+
+# make docs: the C API reference (scripts/docs.sh; installs doxygen when missing).
+.PHONY: docs
+docs:
+	@scripts/docs.sh
 
 # make size-report: the library linked with a map (in .build-size/, apart from .build/),
 # its size as built and as installed (stripped), and the bytes per origin.

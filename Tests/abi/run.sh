@@ -2,7 +2,8 @@
 # The ABI suite (docs/abi.md), run after `make lib`:
 #   1. include/netcore.exports is sorted and equals both the library's exported
 #      symbols (nm -D) and the NC_API functions of include/netcore.h
-#   2. every NC_API function's comment has a "Since: MAJOR.MINOR" line
+#   2. every NC_API function's comment has the four beats — a description, then
+#      "Ownership:", "Thread:", "Returns:" lines — and a "Since: MAJOR.MINOR" line
 #   3. the ABI compared with the checked-in baseline (scripts/abi.sh check: abidiff)
 #   4. that comparison fails on a changed signature, a renumbered constant and a
 #      removed function, and passes additions (header copies in a temp dir)
@@ -71,7 +72,8 @@ fi
 
 # --- 2. Since lines ------------------------------------------------------------------
 
-# The doc comment right above each NC_API declaration must say "Since: M.m".
+# The doc comment right above each NC_API declaration: what it does, Ownership:,
+# Thread:, Returns: and Since: M.m (a header copy without them fails: docs/abi.md).
 out=$(python3 - "$HEADER" <<'EOF'
 import re, sys
 lines = open(sys.argv[1]).read().split("\n")
@@ -86,14 +88,21 @@ for k, line in enumerate(lines):
     start = end
     while start > 0 and "/**" not in lines[start]:
         start -= 1
-    if not any(re.match(r"\s*\*\s*Since:\s+\d+\.\d+\s*$", l) for l in lines[start:end]):
+    body = lines[start:end]
+    if not any(re.match(r"\s*\*\s*Since:\s+\d+\.\d+\s*$", l) for l in body):
         print(f"{name}: no 'Since: M.m' line in its comment")
+    for beat in ("Ownership:", "Thread:", "Returns:"):
+        if not any(re.match(r"\s*\*\s*" + beat, l) for l in body):
+            print(f"{name}: no '{beat}' line in its comment (the four beats: what, ownership, thread, returns)")
+    text = [l for l in body if l.strip() not in ("/**", "*", "")]
+    if not text or re.match(r"\s*\*\s*(Ownership|Thread|Returns|Since):", text[0]):
+        print(f"{name}: its comment does not start by saying what it does")
 EOF
 )
 if [[ -z $out ]]; then
-  pass "every NC_API function's comment has a Since: line"
+  pass "every NC_API function's comment has the four beats and a Since: line"
 else
-  fail "every NC_API function's comment has a Since: line" "$out"
+  fail "every NC_API function's comment has the four beats and a Since: line" "$out"
 fi
 
 # --- 3. the baseline -----------------------------------------------------------------
