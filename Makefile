@@ -3,6 +3,7 @@
 #   make test   every test suite: Swift core, C API (Swift), C header/ABI/examples, Python
 #   make bench  benchmarks vs raw libcurl and peers (bench/README.md)
 #   make format / make lint   swift format (.swift-format) and clang-format (.clang-format)
+#   make fault  the fault-injection suite, every case (docs/RELIABILITY.md; its fast part is in make test)
 #   make install [PREFIX=] [DESTDIR=]   library, header, netcore.pc, CMake package; make uninstall
 SHELL := /bin/bash
 .DEFAULT_GOAL := lib
@@ -19,13 +20,13 @@ EXAMPLES := $(patsubst examples/c/%.c,$(BUILD)/bin/%,$(wildcard examples/c/*.c))
 # What `make format` rewrites and `make lint` checks (not part of `make test`).
 SWIFT_FORMAT_DIRS := Sources Tests bench/swift/Sources
 C_FORMAT_FILES := $(wildcard Sources/CCurlShim/*.c Sources/CCurlShim/include/*.h Sources/CJansson/*.h \
-	include/*.h examples/c/*.c Tests/C/*.c bench/c/*.c bench/c/*.h)
+	include/*.h examples/c/*.c Tests/C/*.c Tests/fault/*.c Tests/fuzz/*.c bench/c/*.c bench/c/*.h)
 
 SWIFT_RELEASE_FLAGS := -c release --product netcore -Xswiftc -static-stdlib \
 	-Xlinker --version-script=$(CURDIR)/include/netcore.map -Xlinker -soname=$(SONAME) \
 	-Xcc -gdwarf-4
 
-.PHONY: install uninstall test-install deps lib examples demo test test-swift test-c test-python test-tsan test-asan valgrind bench \
+.PHONY: install uninstall test-install deps lib examples demo test test-swift test-c test-python test-tsan test-asan valgrind bench fault \
 	format lint format-deps clean
 
 deps:
@@ -62,6 +63,11 @@ test-c: examples
 
 test-python: lib
 	@Tests/python/run.sh
+
+# The fault-injection suite (Tests/fault, docs/RELIABILITY.md): every case, async
+# and sync; `make test` runs the fast part (async, the default limits' cases left out).
+fault: lib
+	@Tests/fault/run.sh --full
 
 # Benchmarks against raw libcurl and peers (not part of `make test`; bench/README.md).
 bench: deps

@@ -141,6 +141,9 @@ extension Transfer {
                 .attempted(sent)
         case Int32(NCSINK_NO_MEMORY):
             return NetError.internalError("Out of memory while receiving the response.").attempted(sent)
+        case Int32(NCSINK_BAD_FRAMING):
+            return TransportErrors.conflictingLength(method: p.method, url: String(cString: p.url.pointer))
+                .attempted(sent)
         case Int32(NCSINK_FILE_ERROR):
             return TransportErrors.error(
                 code: CURLE_WRITE_ERROR,

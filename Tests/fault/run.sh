@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The fault-injection suite (issue 16 §3; docs/RELIABILITY.md): builds
+# Tests/fault/fault_driver.c against build/lib, starts two mock servers (the
+# second is "another port") and the TLS test server, and runs the table.
+#
+#   Tests/fault/run.sh            the fast part (part of `make test`)
+#   Tests/fault/run.sh --full     `make fault`: every case, async and sync
+#   extra arguments go to the driver (--only NAME, --markdown)
+#   NC_WRAPPER="valgrind …"       runs the driver under a wrapper (make valgrind)
+# Last line: "fault: N passed, M failed"; exits non-zero on any failure.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+
+args=()
+for a in "$@"; do
+    if [[ $a == --full ]]; then args+=(--full --sync); else args+=("$a"); fi
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/netcore-fault.XXXXXX")
+pids=()
+keep=()
+cleanup() {
+    for fd in "${keep[@]}"; do eval "exec $fd>&-"; done
+    for pid in "${pids[@]}"; do
+        for _ in {1..30}; do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# start NAME COMMAND...: runs COMMAND with --exit-on-stdin-eof, its stdin a FIFO
+# only this script holds open (if the script dies the server sees EOF and exits);
+# its first stdout line goes to $tmp/NAME.out.
+start() {
+    local name=$1 fd
+    shift
+    mkfifo "$tmp/$name.in"
+    "$@" --exit-on-stdin-eof <"$tmp/$name.in" >"$tmp/$name.out" 2>"$tmp/$name.err" &
+    pids+=($!)
+    exec {fd}>"$tmp/$name.in"
+    keep+=("$fd")
+    for _ in {1..300}; do
+        [[ -s $tmp/$name.out ]] && return 0
+        kill -0 "${pids[-1]}" 2>/dev/null || break
+        sleep 0.05
+    done
+    echo "FAIL - $name did not start: $(cat "$tmp/$name.err")"
+    return 1
+}
+
+LIB=build/lib/libnetcore.so.0
+[[ -e $LIB ]] || { echo "FAIL - $LIB missing: run 'make lib' first"; echo "fault: 0 passed, 1 failed"; exit 1; }
+if ! gcc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude -g -o "$tmp/fault_driver" Tests/fault/fault_driver.c \
+    -L build/lib "-Wl,-rpath,$PWD/build/lib" -lnetcore -ljansson -pthread; then
+    echo "fault: 0 passed, 1 failed"
+    exit 1
+fi
+
+start mock python3 Tests/Support/mock_server.py || exit 1
+start other python3 Tests/Support/mock_server.py || exit 1
+tls=()
+if command -v openssl >/dev/null && start tls python3 Tests/Support/tls_server.py; then
+    tls=(--tls "$tmp/tls.out")
+else
+    echo "skip - no openssl or TLS server: the TLS cases are skipped"
+fi
+port=$(awk '{print $2; exit}' "$tmp/mock.out")
+other=$(awk '{print $2; exit}' "$tmp/other.out")
+
+# The driver's stdin is not a server's FIFO; its own failures set the exit code.
+${NC_WRAPPER:-} "$tmp/fault_driver" --base "http://127.0.0.1:$port/api" --other "http://127.0.0.1:$other/api" \
+    "${tls[@]}" "${args[@]}" </dev/null
+rc=$?
+exit $rc
