@@ -16,45 +16,14 @@ for a in "$@"; do
     if [[ $a == --full ]]; then args+=(--full --sync); else args+=("$a"); fi
 done
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/netcore-fault.XXXXXX")
-pids=()
-keep=()
-cleanup() {
-    for fd in "${keep[@]}"; do eval "exec $fd>&-"; done
-    for pid in "${pids[@]}"; do
-        for _ in {1..30}; do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        kill "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+source Tests/fault/servers.sh
 
-# start NAME COMMAND...: runs COMMAND with --exit-on-stdin-eof, its stdin a FIFO
-# only this script holds open (if the script dies the server sees EOF and exits);
-# its first stdout line goes to $tmp/NAME.out.
-start() {
-    local name=$1 fd
-    shift
-    mkfifo "$tmp/$name.in"
-    "$@" --exit-on-stdin-eof <"$tmp/$name.in" >"$tmp/$name.out" 2>"$tmp/$name.err" &
-    pids+=($!)
-    exec {fd}>"$tmp/$name.in"
-    keep+=("$fd")
-    for _ in {1..300}; do
-        [[ -s $tmp/$name.out ]] && return 0
-        kill -0 "${pids[-1]}" 2>/dev/null || break
-        sleep 0.05
-    done
-    echo "FAIL - $name did not start: $(cat "$tmp/$name.err")"
-    return 1
-}
-
-LIB=build/lib/libnetcore.so.0
+LIBDIR=${NC_LIBDIR:-build/lib}
+LIB=$LIBDIR/libnetcore.so
 [[ -e $LIB ]] || { echo "FAIL - $LIB missing: run 'make lib' first"; echo "fault: 0 passed, 1 failed"; exit 1; }
-if ! gcc -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude -g -o "$tmp/fault_driver" Tests/fault/fault_driver.c \
-    -L build/lib "-Wl,-rpath,$PWD/build/lib" -lnetcore -ljansson -pthread; then
+# NC_CC / NC_CFLAGS / NC_LIBDIR: another compiler, flags or library (make test-ubsan).
+if ! ${NC_CC:-gcc} -std=c99 -Wall -Wextra -pedantic -Werror -Iinclude -g ${NC_CFLAGS:-} -o "$tmp/fault_driver" \
+    Tests/fault/fault_driver.c -L "$LIBDIR" "-Wl,-rpath,$PWD/$LIBDIR" -lnetcore -ljansson -pthread; then
     echo "fault: 0 passed, 1 failed"
     exit 1
 fi
