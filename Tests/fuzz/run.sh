@@ -5,7 +5,8 @@
 # and C, AddressSanitizer), runs it FUZZ_SECONDS (default 60) on a copy of its seed
 # corpus (Tests/fuzz/corpus/<target>, committed; new inputs stay in the copy), and
 # prints executions and crashes per target. Crash inputs are kept in FUZZ_OUT
-# (default build/fuzz). Exits non-zero when a target crashed.
+# (default build/fuzz). FUZZ_ONLY="response config" runs only those targets.
+# Exits non-zero when a target crashed.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 source Tests/fault/servers.sh
@@ -25,6 +26,7 @@ printf '| target | seconds | executions | crashes |\n|---|---|---|---|\n' >"$OUT
 for src in Tests/fuzz/fuzz_*.c; do
     name=$(basename "$src" .c)
     target=${name#fuzz_}
+    [[ -z ${FUZZ_ONLY:-} || " $FUZZ_ONLY " == *" $target "* ]] || continue
     if ! "$CLANG" -g -O1 -fsanitize=fuzzer,address -Iinclude -o "$OUT/$name" "$src" -Wl,--no-warn-mismatch \
         -L "$LIBDIR" "-Wl,-rpath,$PWD/$LIBDIR" -lnetcore -ljansson -pthread; then
         echo "FAIL - $name does not build"
