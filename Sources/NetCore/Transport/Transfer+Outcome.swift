@@ -127,6 +127,9 @@ extension Transfer {
             e.attempts = attempt
             error = e
         }
+        // The classifier's only CLIENT error is running out of memory while parsing:
+        // like every CLIENT error it comes without a response.
+        if error?.domain == .client { return .ended(nil, error) }
         return .ended(response, error)
     }
 
