@@ -4,6 +4,9 @@
 #   make bench  benchmarks vs raw libcurl and peers (bench/README.md)
 #   make docs   the HTML reference of the C API from the header (doxygen): build/docs/html
 #   make format / make lint   swift format (.swift-format) and clang-format (.clang-format)
+#   make fault  the fault-injection suite, every case (docs/RELIABILITY.md; its fast part is in make test)
+#   make test-asan / test-tsan / test-ubsan / valgrind / alloc-fail / fuzz / race-1m   reliability tools
+#               (docs/RELIABILITY.md; none is part of make test)
 #   make install [PREFIX=] [DESTDIR=]   library, header, netcore.pc, CMake package; make uninstall
 SHELL := /bin/bash
 .DEFAULT_GOAL := lib
@@ -20,13 +23,14 @@ EXAMPLES := $(patsubst examples/c/%.c,$(BUILD)/bin/%,$(wildcard examples/c/*.c))
 # What `make format` rewrites and `make lint` checks (not part of `make test`).
 SWIFT_FORMAT_DIRS := Sources Tests bench/swift/Sources
 C_FORMAT_FILES := $(wildcard Sources/CCurlShim/*.c Sources/CCurlShim/include/*.h Sources/CJansson/*.h \
-	include/*.h examples/c/*.c Tests/C/*.c bench/c/*.c bench/c/*.h)
+	include/*.h examples/c/*.c Tests/C/*.c Tests/fault/*.c Tests/fuzz/*.c bench/c/*.c bench/c/*.h)
 
 SWIFT_RELEASE_FLAGS := -c release --product netcore -Xswiftc -static-stdlib \
 	-Xlinker --version-script=$(CURDIR)/include/netcore.map -Xlinker -soname=$(SONAME) \
 	-Xcc -gdwarf-4
 
-.PHONY: install uninstall test-install deps lib examples demo test test-swift test-c test-python test-tsan test-asan valgrind bench bench-appmix \
+.PHONY: install uninstall test-install deps lib examples demo test test-swift test-c test-python test-tsan test-asan test-ubsan valgrind bench \
+	bench-appmix fault alloc-fail fuzz race-1m \
 	format lint format-deps clean
 
 deps:
@@ -64,6 +68,11 @@ test-c: examples
 test-python: lib
 	@Tests/python/run.sh
 
+# The fault-injection suite (Tests/fault, docs/RELIABILITY.md): every case, async
+# and sync; `make test` runs the fast part (async, the default limits' cases left out).
+fault: lib
+	@Tests/fault/run.sh --full
+
 # Benchmarks against raw libcurl and peers (not part of `make test`; bench/README.md).
 bench: deps
 	@bench/run.sh
@@ -79,9 +88,56 @@ test-tsan: deps
 test-asan: deps
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp swift test --sanitize=address --scratch-path .build-asan
 
+# valgrind memcheck over the demo, the C API test and the whole fault suite: any
+# error or definitely/indirectly lost byte fails (exit 9). No suppressions needed
+# (docs/RELIABILITY.md): the Swift runtime's one-time metadata allocations are
+# "possibly lost" or still reachable, which do not count.
+VALGRIND := valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	--show-leak-kinds=definite,indirect --num-callers=40
 valgrind: examples
 	@command -v valgrind >/dev/null || { sudo=""; [ "$$(id -u)" -ne 0 ] && sudo=sudo; $$sudo apt-get install -y -qq valgrind; }
-	NC_WRAPPER="valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect" scripts/run-demo.sh
+	NC_WRAPPER="$(VALGRIND)" scripts/run-demo.sh
+	FAULT_WAIT_S=120 NC_WRAPPER="$(VALGRIND)" Tests/fault/c-suites.sh
+
+# UndefinedBehaviorSanitizer (docs/RELIABILITY.md): swiftc refuses -sanitize=undefined
+# on Linux, so the C code (the shim, compiled by SwiftPM's clang) is built with
+# -fsanitize=undefined (no recovery: the first finding fails) and the Swift code keeps
+# its own always-on checks (overflow, bounds, unwrap). Runs the C API test and the
+# fault suite on that library, then the Swift tests built the same way.
+UBSAN_RT := $(dir $(shell clang -print-file-name=libclang_rt.ubsan_standalone-x86_64.so 2>/dev/null || \
+	ls /opt/swift/usr/lib/clang/*/lib/linux/libclang_rt.ubsan_standalone-x86_64.so | head -n 1))
+UBSAN_FLAGS := -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined -Xcc -g \
+	-Xlinker -L$(UBSAN_RT) -Xlinker -lclang_rt.ubsan_standalone-x86_64 -Xlinker -rpath=$(UBSAN_RT)
+test-ubsan: deps
+	swift build -c release --product netcore --scratch-path .build-ubsan $(UBSAN_FLAGS)
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 NC_CC=clang \
+	  NC_CFLAGS="-fsanitize=undefined -fno-sanitize-recover=undefined" NC_LIBDIR=.build-ubsan/release Tests/fault/c-suites.sh
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 swift test --scratch-path .build-ubsan $(UBSAN_FLAGS) --skip ExecutorTests
+
+# Allocation failure (docs/RELIABILITY.md): fails each allocation of one request in
+# turn (Tests/fault/failmalloc.c, LD_PRELOAD). ALLOC_FAIL_MAX=N sweeps the first N.
+# It exits non-zero while a C-side failure gives a wrong answer: the libcurl and
+# jansson cases listed in docs/RELIABILITY.md still do.
+alloc-fail: lib
+	@Tests/fault/alloc-fail.sh
+
+# libFuzzer (docs/RELIABILITY.md): the library built with coverage (Swift
+# -sanitize=fuzzer, clang -fsanitize=fuzzer-no-link) and AddressSanitizer, then each
+# Tests/fuzz/fuzz_*.c target for FUZZ_SECONDS seconds on its seed corpus.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	swift build -c release --product netcore --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer \
+	  -Xcc -fsanitize=fuzzer-no-link -Xcc -fsanitize=address
+	FUZZ_SECONDS=$(FUZZ_SECONDS) Tests/fuzz/run.sh
+
+# Exactly once over RACE_N cancel/complete races and RSS over RACE_N requests
+# (Tests/fault/race.c; not part of make test).
+RACE_N ?= 1000000
+race-1m: lib
+	@mkdir -p $(BUILD)/bin
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -Iinclude -o $(BUILD)/bin/race Tests/fault/race.c \
+	  -L$(LIBDIR) -Wl,-rpath,'$$ORIGIN/../lib' -lnetcore -ljansson -pthread
+	$(BUILD)/bin/race $(RACE_N)
 
 # Formatting: swift format (in the toolchain) with .swift-format, clang-format with
 # .clang-format (Debian's package; its version decides details of the output).
@@ -100,7 +156,7 @@ format-deps:
 	@command -v clang-format >/dev/null || { sudo=""; [ "$$(id -u)" -ne 0 ] && sudo=sudo; $$sudo apt-get update -qq && $$sudo apt-get install -y -qq clang-format; }
 
 clean:
-	rm -rf $(BUILD) .build .build-tsan .build-asan Tests/NIOCompat/.build
+	rm -rf $(BUILD) .build .build-tsan .build-asan .build-ubsan .build-fuzz Tests/NIOCompat/.build
 
 # ---------------------------------------------------------------- install
 # make install [PREFIX=/usr/local] [DESTDIR=] [INSTALL_DEBUG=1]

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 /* Buffers up to this size are kept by the sink for the next transfer. */
@@ -51,6 +52,7 @@ void ncsink_reset(ncsink *s, curl_off_t max_body, size_t max_header_count, size_
     s->to_file = -1;
     s->out_errno = 0;
     s->out_bytes = 0;
+    s->content_length[0] = 0;
 }
 
 /* Writes all of `p` to the sink's descriptor; 0 and out_errno set on failure. */
@@ -165,6 +167,30 @@ size_t ncsink_write(char *ptr, size_t size, size_t nmemb, void *userdata) {
     return n;
 }
 
+/* Checks one Content-Length line's value (`p`, `n` bytes, after the colon) against
+ * the response's earlier ones: 1 when every member of its list (RFC 9110 §8.6
+ * allows "42, 42") is a decimal number equal to the first one seen, else 0. */
+static int content_length_agrees(ncsink *s, const char *p, size_t n) {
+    size_t i = 0;
+    for (;;) {
+        while (i < n && (p[i] == ' ' || p[i] == '\t')) i++;
+        while (i < n && p[i] == '0' && i + 1 < n && p[i + 1] >= '0' && p[i + 1] <= '9') i++;
+        size_t start = i;
+        while (i < n && p[i] >= '0' && p[i] <= '9') i++;
+        size_t len = i - start;
+        if (len == 0 || len >= sizeof s->content_length) return 0;
+        if (!s->content_length[0]) {
+            memcpy(s->content_length, p + start, len);
+            s->content_length[len] = 0;
+        } else if (strlen(s->content_length) != len || memcmp(s->content_length, p + start, len) != 0) {
+            return 0;
+        }
+        while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n')) i++;
+        if (i == n) return 1;
+        if (p[i++] != ',') return 0;
+    }
+}
+
 size_t ncsink_header(char *ptr, size_t size, size_t nmemb, void *userdata) {
     ncsink *s = userdata;
     if (!s || (nmemb && size > (size_t)-1 / nmemb)) return 0;
@@ -188,6 +214,7 @@ size_t ncsink_header(char *ptr, size_t size, size_t nmemb, void *userdata) {
     if (status) {
         /* A new response: the headers kept are the final response's. */
         s->head_ended = 0;
+        s->content_length[0] = 0;
         s->head_len = 0;
         if (s->head) s->head[0] = 0;
         if (!first) s->head_lines++; /* each response after the first is a line */
@@ -199,6 +226,11 @@ size_t ncsink_header(char *ptr, size_t size, size_t nmemb, void *userdata) {
         return 0;
     }
     if (status) return n;
+    if (n > 15 && strncasecmp(ptr, "content-length:", 15) == 0 &&
+        !content_length_agrees(s, ptr + 15, n - 15)) {
+        s->abort_reason = NCSINK_BAD_FRAMING;
+        return 0;
+    }
     if (!grow((void **)&s->head, &s->head_cap, s->head_len, n)) {
         s->abort_reason = NCSINK_NO_MEMORY;
         return 0;

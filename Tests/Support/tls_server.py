@@ -39,7 +39,9 @@ Profiles (one port each; every one answers HTTP/1.1 with keep-alive)
                 HTTP/2 (a minimal responder: one response per request stream)
   h2c           no TLS: HTTP/2 with prior knowledge on a plain connection
 
-Every response is 200 with the JSON envelope
+GET /redirect?to=URL (HTTP/1.1 only) answers 302 with Location: URL (percent-decoded),
+for the fault suite's https -> http credential check. Every other response is 200
+with the JSON envelope
   {"code":0,"msg":"ok","data":{"profile":P,"path":PATH,"method":M,
    "tls_version":"TLSv1.3","alpn":"h2"|"http/1.1"|null,"http":"1.1"|"2",
    "client_cert":CN|null,"connection":N,"request_on_connection":K}}
@@ -58,6 +60,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import urllib.parse
 
 PROFILES = ("good", "selfsigned", "expired", "wronghost", "untrusted", "clientauth", "tls12", "h2", "h2c")
 LOCAL_SAN = "subjectAltName=DNS:localhost,IP:127.0.0.1"
@@ -285,6 +288,10 @@ def serve_http1(conn, info):
         if length:
             f.read(length)
         k += 1
+        if target.startswith("/redirect?to="):  # the fault suite's https -> http downgrade
+            location = urllib.parse.unquote(target[len("/redirect?to="):])
+            conn.sendall(f"HTTP/1.1 302 Found\r\nLocation: {location}\r\nContent-Length: 0\r\n\r\n".encode())
+            continue
         body = envelope(info, method, target, "1.1", k)
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
                      + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)

@@ -34,7 +34,8 @@ enum {
     NCSINK_BODY_TOO_LARGE = 1,
     NCSINK_HEADERS_TOO_LARGE = 2,
     NCSINK_NO_MEMORY = 3,
-    NCSINK_FILE_ERROR = 4 /* writing to out_fd failed: see out_errno */
+    NCSINK_FILE_ERROR = 4, /* writing to out_fd failed: see out_errno */
+    NCSINK_BAD_FRAMING = 5 /* Content-Length values that disagree (RFC 9112 §6.3) */
 };
 
 typedef struct ncsink {
@@ -55,6 +56,12 @@ typedef struct ncsink {
     int to_file;                  /* -1 not decided yet, 0 memory, 1 out_fd (by status) */
     int out_errno;                /* errno of a failed write to out_fd */
     unsigned long long out_bytes; /* bytes written to out_fd */
+    /* The response's Content-Length as its first such line gave it (digits, no
+     * leading zeros; "" none yet): a later line or list member that differs ends
+     * the transfer with NCSINK_BAD_FRAMING. libcurl 7.88 keeps the last line's
+     * value and the first member of a list, which lets such a response choose its
+     * own framing. */
+    char content_length[24];
 } ncsink;
 
 /* A new, empty sink for `easy` (NULL when out of memory). */

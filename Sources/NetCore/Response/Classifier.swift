@@ -60,6 +60,12 @@ enum Classifier {
         // 5. Not JSON.
         let root: UnsafeMutablePointer<json_t>   // owned until handed to a Response
         switch JSONValue.parseOwned(input.body.bytes) {
+        case .failure(let f) where f.outOfMemory:
+            // Not the server's fault: NC_CLIENT_INTERNAL (Transfer.next drops the response).
+            var e = NetError.internalError(
+                "Out of memory while parsing the response body of \(input.method) \(input.urlText).")
+            e.attempts = 1
+            return (response(input, nil, nil), e)
         case .failure(let f):
             if redirect { return raw(input) }
             let r = response(input, nil, nil)

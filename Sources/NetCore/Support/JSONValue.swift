@@ -39,7 +39,11 @@ public final class JSONValue: @unchecked Sendable {
             let text = withUnsafeBytes(of: &err.text) { buf in
                 String(decoding: buf.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            return .failure(JSONParseFailure(line: Int(err.line), column: Int(err.column), reason: text))
+            // jansson sets no text when an allocation fails inside the parser (and
+            // json_error_out_of_memory where it does): that is not a parse error.
+            let oom = text.isEmpty || json_error_code(&err) == json_error_out_of_memory
+            return .failure(
+                JSONParseFailure(line: Int(err.line), column: Int(err.column), reason: text, outOfMemory: oom))
         }
         return .success(value)
     }
@@ -102,6 +106,8 @@ public struct JSONParseFailure: Error, Sendable {
     public var line: Int
     public var column: Int
     public var reason: String
+    /// The parser ran out of memory: the text was not judged (not a parse error).
+    public var outOfMemory = false
 }
 
 /// Helpers over borrowed `json_t` pointers.

@@ -127,6 +127,9 @@ extension Transfer {
             e.attempts = attempt
             error = e
         }
+        // The classifier's only CLIENT error is running out of memory while parsing:
+        // like every CLIENT error it comes without a response.
+        if error?.domain == .client { return .ended(nil, error) }
         return .ended(response, error)
     }
 
@@ -141,6 +144,9 @@ extension Transfer {
                 .attempted(sent)
         case Int32(NCSINK_NO_MEMORY):
             return NetError.internalError("Out of memory while receiving the response.").attempted(sent)
+        case Int32(NCSINK_BAD_FRAMING):
+            return TransportErrors.conflictingLength(method: p.method, url: String(cString: p.url.pointer))
+                .attempted(sent)
         case Int32(NCSINK_FILE_ERROR):
             return TransportErrors.error(
                 code: CURLE_WRITE_ERROR,

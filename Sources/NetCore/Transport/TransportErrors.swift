@@ -77,4 +77,19 @@ enum TransportErrors {
             + "is idempotent (GET, PUT, DELETE); for a POST, check first whether it took effect."
         return e
     }
+
+    /// The response's Content-Length lines (or the members of one) disagree: where
+    /// its body ends is unknown, and whichever value libcurl picked could make a
+    /// later response out of the rest (RFC 9112 §6.3: an unrecoverable error; the
+    /// response is discarded, the connection closed). CURLE_WEIRD_SERVER_REPLY, the
+    /// code libcurl gives a Content-Length it cannot read.
+    static func conflictingLength(method: String, url: String) -> NetError {
+        var e = error(code: CURLE_WEIRD_SERVER_REPLY, detail: "", method: method, url: url)
+        e.message =
+            "\(method) \(url) failed: \(String(cString: curl_easy_strerror(CURLE_WEIRD_SERVER_REPLY))): "
+            + "the response has Content-Length values that disagree, so where its body ends is unknown "
+            + "(RFC 9112 §6.3); it was discarded and the connection closed. The server or a proxy in between "
+            + "is broken: fix it (retrying will not help)."
+        return e
+    }
 }
