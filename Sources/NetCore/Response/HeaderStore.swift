@@ -39,6 +39,9 @@ public final class HeaderStore: @unchecked Sendable {
 
     public var count: Int { offsets { $0.count } }
 
+    /// The size of the header lines as received (what a cache counts them for).
+    var byteCount: Int { rawCount }
+
     /// Runs `body` with the index, building it on first use.
     private func offsets<T>(_ body: ([(name: Int, value: Int)]) -> T) -> T {
         index.withLock { state in

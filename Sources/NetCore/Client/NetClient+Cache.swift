@@ -1,0 +1,141 @@
+/// The response cache at seam 1 (Features/Cache, DESIGN.md §3b "Cache"): for a
+/// request with a cache key (a GET or HEAD on a client with "cache"), look the
+/// stored answer up as its policy says, and make the transfer that serves it,
+/// revalidates it, or sends as usual. Every path goes through the loop's (or the
+/// synchronous lane's) completion: a stored answer is the transfer's
+/// `presetResponse`, so threads, queue mode, events and hooks are those of any
+/// request. The storing, the 304 and the offline answer are seam 2's
+/// (CacheTransferPolicy).
+extension NetClient {
+    func cachedTransfer(
+        _ request: Request, _ p: PreparedRequest, _ key: CacheKey, _ cache: ResponseCache,
+        _ settings: ClientSettings, _ foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?),
+        _ completion: @escaping Transfer.Deliver
+    ) -> Transfer {
+        let inner = tokenRefresher.policy(wrapping: settings.policy(for: p))
+        let gate = tokenRefresher.gate(wrapping: reachabilityGate.forTransfers)
+        func make(
+            _ sent: PreparedRequest, entry: CacheEntry? = nil, fallback: Bool = false,
+            gate: (any AttemptGate)? = gate
+        ) -> Transfer {
+            let policy =
+                entry == nil && inner == nil
+                ? cacheStoringPolicy
+                : CacheTransferPolicy(cache: cache, inner: inner, entry: entry, fallback: fallback)
+            let t = Transfer(
+                prepared: sent, presetError: nil, loop: loop, foreign: foreign, monitor: settings.monitor,
+                policy: policy, preparer: adapterRegistry.preparer(for: settings), gate: gate, deliver: completion)
+            t.standsAlone = entry != nil
+            return attachHooks(t, request)
+        }
+        /// A transfer that sends nothing and completes with `answer`.
+        func answered(_ answer: (Response, NetError?)) -> Transfer {
+            cache.count(.hit)
+            let t = Transfer(
+                prepared: p, presetError: answer.1, loop: loop, foreign: foreign, monitor: settings.monitor,
+                deliver: completion)
+            t.presetResponse = answer.0
+            t.standsAlone = true
+            return attachHooks(t, request)
+        }
+        /// The request with the stale entry's validators: a conditional request.
+        func revalidating(_ entry: CacheEntry) -> PreparedRequest {
+            guard entry.hasValidator else { return p }
+            var headers = p.headers
+            if !headers.contains("If-None-Match") && !headers.contains("If-Modified-Since") {
+                entry.conditionalHeaders(into: &headers)
+            }
+            let c = p.adapted(headers: headers)
+            c.cacheKey = key
+            c.cachePolicy = p.cachePolicy
+            cache.count(.revalidation)
+            return c
+        }
+
+        let policy = p.cachePolicy
+        // NETWORK_ONLY never reads the cache; its answer is stored (seam 2).
+        if policy == .networkOnly { return make(p) }
+        guard let entry = cache.lookup(key, p.headers) else {
+            cache.count(.miss)
+            if policy == .cacheOnly {
+                return Transfer(
+                    prepared: p, presetError: .notCached(p.method, p.urlText, cacheConfigured: true), loop: loop,
+                    foreign: foreign, monitor: settings.monitor, deliver: completion)
+            }
+            // Nothing stored: as network-only (and it may coalesce).
+            return make(p)
+        }
+        let now = wallClockMs()
+        switch policy {
+        case .networkOnly:
+            return make(p)
+        case .cacheOnly:
+            guard entry.usableStale else {
+                cache.count(.miss)
+                return Transfer(
+                    prepared: p, presetError: .notCached(p.method, p.urlText, cacheConfigured: true), loop: loop,
+                    foreign: foreign, monitor: settings.monitor, deliver: completion)
+            }
+            return answered(entry.serve(p, notModified: false))
+        case .cacheElseNetwork:
+            if entry.isFresh(nowMs: now) { return answered(entry.serve(p, notModified: false)) }
+            return make(revalidating(entry), entry: entry)
+        case .networkElseCache:
+            // No route now: the stored answer at once, rather than a failure.
+            if isOffline(p), entry.usableStale { return answered(entry.serve(p, notModified: false)) }
+            return make(revalidating(entry), entry: entry, fallback: true)
+        case .cacheThenNetwork:
+            guard let callback = request.cachedCallback else { return make(revalidating(entry), entry: entry) }
+            let copy = CachedCopyGate(
+                inner: gate, copy: entry.serve(p, notModified: false), cache: cache, loop: loop, deliver: callback)
+            return make(revalidating(entry), entry: entry, gate: copy)
+        }
+    }
+
+    /// Whether an attempt of `p` would be refused for want of a route now (the
+    /// reachability gate's rule: forced offline, or AUTO with no route to a host
+    /// that is not loopback).
+    private func isOffline(_ p: PreparedRequest) -> Bool {
+        switch reachabilityGate.mode {
+        case .online: return false
+        case .offline: return true
+        case .auto: return !reachabilityGate.isReachable && !LoopbackHost.isLoopback(p.location)
+        }
+    }
+
+    // MARK: control
+
+    /// Removes every stored answer (memory and disk). False without a cache.
+    @discardableResult
+    public func cacheClear() -> Bool {
+        guard let cache else { return false }
+        cache.clear()
+        return true
+    }
+
+    /// Removes the stored answers whose URL starts with `prefix` (as stored: the
+    /// query's pairs sorted). False without a cache.
+    @discardableResult
+    public func cacheRemove(prefix: String) -> Bool {
+        guard let cache else { return false }
+        cache.remove(urlPrefix: prefix)
+        return true
+    }
+
+    /// The cache's counters and sizes; nil without a cache.
+    public var cacheStats: CacheStats? { cache?.stats }
+}
+
+extension NetError {
+    /// CACHE_ONLY found nothing stored: CLIENT NOT_CACHED (nothing was sent).
+    static func notCached(_ method: String, _ url: String, cacheConfigured: Bool) -> NetError {
+        var e = client(
+            .notCached,
+            cacheConfigured
+                ? "No usable stored answer for \(method) \(Redaction.url(url)) (CACHE_ONLY sends nothing). Use CACHE_ELSE_NETWORK to fetch it when missing."
+                : "CACHE_ONLY needs a cache: configure \"cache\" (or use another policy); nothing was sent for \(method) \(Redaction.url(url)). Only GET and HEAD answers are cached."
+        )
+        e.attempts = 0
+        return e
+    }
+}
