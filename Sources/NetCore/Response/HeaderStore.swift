@@ -83,6 +83,45 @@ public final class HeaderStore: @unchecked Sendable {
         return result
     }
 
+    /// Calls `body` with each header's name and value (bytes, not NUL-terminated;
+    /// the value without surrounding blanks), in order, without building the index:
+    /// for a reader that wants a few headers once (the cache, Freshness.swift) and
+    /// should not pay for indexing all of them. Under the index's lock.
+    func forEachLine(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
+        guard let raw else { return }
+        let bytes = UnsafeMutableRawPointer(raw).assumingMemoryBound(to: UInt8.self)
+        index.withLock { state in
+            if let made = state {
+                for (n, v) in made {
+                    body(
+                        UnsafeBufferPointer(start: bytes + n, count: strlen(raw + n)),
+                        UnsafeBufferPointer(start: bytes + v, count: strlen(raw + v)))
+                }
+                return
+            }
+            var start = 0
+            while start < rawCount {
+                var end = start
+                while end < rawCount && bytes[end] != 0x0A { end += 1 }
+                let next = end + 1
+                var lineEnd = end
+                while lineEnd > start && (bytes[lineEnd - 1] == 0x0D || bytes[lineEnd - 1] == 0x0A) { lineEnd -= 1 }
+                defer { start = next }
+                guard lineEnd > start, bytes[start] != 0x20, bytes[start] != 0x09 else { continue }
+                var colon = start
+                while colon < lineEnd && bytes[colon] != UInt8(ascii: ":") { colon += 1 }
+                guard colon < lineEnd, colon > start else { continue }
+                var vStart = colon + 1
+                while vStart < lineEnd && (bytes[vStart] == 0x20 || bytes[vStart] == 0x09) { vStart += 1 }
+                var vEnd = lineEnd
+                while vEnd > vStart && (bytes[vEnd - 1] == 0x20 || bytes[vEnd - 1] == 0x09) { vEnd -= 1 }
+                body(
+                    UnsafeBufferPointer(start: bytes + start, count: colon - start),
+                    UnsafeBufferPointer(start: bytes + vStart, count: vEnd - vStart))
+            }
+        }
+    }
+
     /// The first value of header `name` (case-insensitive), borrowed: for the C
     /// boundary; Swift callers use `value(_: String)`.
     package func value(_ name: UnsafePointer<CChar>) -> UnsafePointer<CChar>? {

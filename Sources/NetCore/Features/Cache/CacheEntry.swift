@@ -15,8 +15,10 @@ final class CacheEntry: @unchecked Sendable {
     /// Unix ms (wall clock): when it was received, and until when it is fresh.
     let storedAtMs: Int64
     let freshUntilMs: Int64
-    let etag: String?
-    let lastModified: String?
+    /// The stored headers have an ETag / a Last-Modified (read from them when a
+    /// revalidation needs them: most answers are never revalidated).
+    let hasETag: Bool
+    let hasLastModified: Bool
     /// Stale, it must not be served unless revalidated (must-revalidate).
     let mustRevalidate: Bool
     /// (lower-cased name, value or nil when the request had none) of each header
@@ -32,8 +34,8 @@ final class CacheEntry: @unchecked Sendable {
 
     init(
         key: String, url: String, keyHash: UInt64, responseURL: CString, status: Int32, headers: HeaderStore,
-        headerBytes: Int, body: NetBytes, storedAtMs: Int64, freshUntilMs: Int64, etag: String?,
-        lastModified: String?, mustRevalidate: Bool, vary: [(name: String, value: String?)]
+        headerBytes: Int, body: NetBytes, storedAtMs: Int64, freshUntilMs: Int64, hasETag: Bool,
+        hasLastModified: Bool, mustRevalidate: Bool, vary: [(name: String, value: String?)]
     ) {
         self.key = key
         self.url = url
@@ -44,8 +46,8 @@ final class CacheEntry: @unchecked Sendable {
         self.body = body
         self.storedAtMs = storedAtMs
         self.freshUntilMs = freshUntilMs
-        self.etag = etag
-        self.lastModified = lastModified
+        self.hasETag = hasETag
+        self.hasLastModified = hasLastModified
         self.mustRevalidate = mustRevalidate
         self.vary = vary
         self.size = body.count + headerBytes + key.utf8.count * 2 + CacheEntry.overhead
@@ -56,7 +58,9 @@ final class CacheEntry: @unchecked Sendable {
 
     func isFresh(nowMs: Int64) -> Bool { nowMs < freshUntilMs }
 
-    var hasValidator: Bool { etag != nil || lastModified != nil }
+    var hasValidator: Bool { hasETag || hasLastModified }
+    var etag: String? { hasETag ? headers.value("etag") : nil }
+    var lastModified: String? { hasLastModified ? headers.value("last-modified") : nil }
 
     /// The request's headers have the values this variant was stored for.
     func matches(_ headers: HeaderFields) -> Bool {
@@ -110,8 +114,8 @@ final class CacheEntry: @unchecked Sendable {
         return CacheEntry(
             key: key, url: url, keyHash: keyHash, responseURL: responseURL, status: status,
             headers: store.headers, headerBytes: store.bytes, body: body, storedAtMs: nowMs,
-            freshUntilMs: freshness.freshUntil(nowMs: nowMs), etag: freshness.etag ?? etag,
-            lastModified: freshness.lastModified ?? lastModified, mustRevalidate: freshness.mustRevalidate,
+            freshUntilMs: freshness.freshUntil(nowMs: nowMs), hasETag: freshness.hasETag,
+            hasLastModified: freshness.hasLastModified, mustRevalidate: freshness.mustRevalidate,
             vary: vary)
     }
 

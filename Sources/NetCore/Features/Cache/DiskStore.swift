@@ -276,7 +276,8 @@ final class DiskStore: @unchecked Sendable {
             key: key, url: url, keyHash: CacheKey.fnv1a(key), responseURL: CString(responseURL),
             status: Int32(bitPattern: status), headers: store.headers, headerBytes: store.bytes, body: body,
             storedAtMs: Int64(bitPattern: storedAt), freshUntilMs: Int64(bitPattern: freshUntil),
-            etag: etag ?? nil, lastModified: lastModified ?? nil, mustRevalidate: must != 0, vary: vary)
+            hasETag: (etag ?? nil) != nil, hasLastModified: (lastModified ?? nil) != nil, mustRevalidate: must != 0,
+            vary: vary)
     }
 
     /// Bounds-checked reads over a file's bytes (a short file is nil, never a trap).

@@ -13,63 +13,97 @@ struct Freshness {
     var mustRevalidate = false
     var isPrivate = false
     var maxAge: Int64? = nil
-    /// Expires, Date (Unix seconds; Expires unreadable: already expired) and Age.
+    /// Age, in seconds.
+    var age: Int64 = 0
+    /// Expires and Date (Unix seconds; an unreadable Expires: 0, already expired),
+    /// read byte by byte (`httpDate`).
     var expires: Int64? = nil
     var date: Int64? = nil
-    var age: Int64 = 0
-    /// Validators, sent back as If-None-Match / If-Modified-Since.
-    var etag: String? = nil
-    var lastModified: String? = nil
+    /// Validators, sent back as If-None-Match / If-Modified-Since. Only whether
+    /// they are there: the entry keeps the header lines, where they are read when
+    /// a revalidation needs them (CacheEntry.conditionalHeaders).
+    var hasETag = false
+    var hasLastModified = false
     /// Lower-cased header names `Vary` lists; `varyAll` for "*" (never stored).
     var vary: [String] = []
     var varyAll = false
 
     init(_ headers: HeaderStore) {
-        let n = headers.count
-        var i = 0
-        while i < n {
-            defer { i += 1 }
-            guard let (name, value) = headers.entry(i) else { continue }
-            switch UInt8(bitPattern: name[0]) | 0x20 {
+        headers.forEachLine { name, value in
+            guard let first = name.first, let base = name.baseAddress else { return }
+            func named(_ w: StaticString) -> Bool {
+                name.count == w.utf8CodeUnitCount
+                    && strncasecmp(
+                        UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
+                        UnsafeRawPointer(w.utf8Start).assumingMemoryBound(to: CChar.self), name.count) == 0
+            }
+            switch first | 0x20 {
             case UInt8(ascii: "c"):
-                if strcasecmp(name, "cache-control") == 0 { readCacheControl(String(cString: value)) }
+                if named("cache-control") { readCacheControl(value) }
             case UInt8(ascii: "e"):
-                if strcasecmp(name, "etag") == 0 {
-                    etag = String(cString: value)
-                } else if strcasecmp(name, "expires") == 0 {
+                if named("etag") {
+                    hasETag = true
+                } else if named("expires") {
                     expires = Freshness.httpDate(value) ?? 0
                 }
             case UInt8(ascii: "d"):
-                if strcasecmp(name, "date") == 0 { date = Freshness.httpDate(value) }
+                if named("date") { date = Freshness.httpDate(value) }
             case UInt8(ascii: "a"):
-                if strcasecmp(name, "age") == 0 { age = max(Int64(String(cString: value)) ?? 0, 0) }
+                if named("age") { age = Freshness.seconds(value[...]) ?? 0 }
             case UInt8(ascii: "l"):
-                if strcasecmp(name, "last-modified") == 0 { lastModified = String(cString: value) }
+                if named("last-modified") { hasLastModified = true }
             case UInt8(ascii: "v"):
-                if strcasecmp(name, "vary") == 0 { readVary(String(cString: value)) }
+                if named("vary") { readVary(String(decoding: value, as: UTF8.self)) }
             default:
                 break
             }
         }
     }
 
-    private mutating func readCacheControl(_ text: String) {
-        for part in text.split(separator: ",") {
-            let item = part.trimmingASCIISpaces().lowercased()
-            if item == "no-store" {
+    /// The directives of one Cache-Control value, read in place (no strings made).
+    private mutating func readCacheControl(_ value: UnsafeBufferPointer<UInt8>) {
+        var i = 0
+        let n = value.count
+        while i < n {
+            while i < n && (value[i] == 0x20 || value[i] == 0x09 || value[i] == 0x2C) { i += 1 }
+            let start = i
+            while i < n && value[i] != 0x2C { i += 1 }
+            var end = i
+            while end > start && (value[end - 1] == 0x20 || value[end - 1] == 0x09) { end -= 1 }
+            let item = UnsafeBufferPointer(rebasing: value[start..<end])
+            func word(_ w: StaticString, exact: Bool) -> Bool {
+                let k = w.utf8CodeUnitCount
+                guard exact ? item.count == k : item.count >= k else { return false }
+                for j in 0..<k where item[j] | 0x20 != w.utf8Start[j] | 0x20 { return false }
+                return true
+            }
+            if word("no-store", exact: true) {
                 noStore = true
-            } else if item.hasPrefix("no-cache") {
+            } else if word("no-cache", exact: false) {
                 noCache = true
-            } else if item == "must-revalidate" || item == "proxy-revalidate" {
+            } else if word("must-revalidate", exact: true) || word("proxy-revalidate", exact: true) {
                 mustRevalidate = true
-            } else if item.hasPrefix("private") {
+            } else if word("private", exact: false) {
                 isPrivate = true
-            } else if item.hasPrefix("max-age=") {
-                let digits = item.dropFirst(8).filter { $0 != "\"" }
+            } else if word("max-age=", exact: false) {
+                var digits = item[8...]
+                if digits.first == 0x22 { digits = digits.dropFirst() }   // a quoted value
                 // Unreadable: stale at once (RFC 9111 §4.2.1).
-                maxAge = max(Int64(digits) ?? 0, 0)
+                maxAge = Freshness.seconds(digits) ?? 0
             }
         }
+    }
+
+    /// Leading decimal seconds of `bytes`, capped; nil without digits.
+    static func seconds(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Int64? {
+        var v: Int64 = 0
+        var digits = 0
+        for b in bytes {
+            guard b >= 0x30 && b <= 0x39 else { break }
+            v = min(v &* 10 &+ Int64(b - 0x30), Int64(Int32.max))
+            digits += 1
+        }
+        return digits > 0 ? v : nil
     }
 
     private mutating func readVary(_ text: String) {
@@ -104,29 +138,39 @@ struct Freshness {
 
     /// An IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT") as Unix seconds; nil if it
     /// is not one (the obsolete forms are not read: Expires then means expired).
-    static func httpDate(_ text: UnsafePointer<CChar>) -> Int64? {
-        httpDate(String(cString: text))
+    /// Read byte by byte: the fixed layout needs no splitting.
+    static func httpDate(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard b.count == 29, b[3] == 0x2C, b[4] == 0x20, b[7] == 0x20, b[11] == 0x20, b[16] == 0x20,
+            b[19] == 0x3A, b[22] == 0x3A, b[25] == 0x20, b[26] == 0x47, b[27] == 0x4D, b[28] == 0x54
+        else { return nil }
+        func number(_ from: Int, _ count: Int) -> Int? {
+            var v = 0
+            for i in from..<(from + count) {
+                guard b[i] >= 0x30 && b[i] <= 0x39 else { return nil }
+                v = v * 10 + Int(b[i] - 0x30)
+            }
+            return v
+        }
+        let monthText = String(decoding: UnsafeBufferPointer(rebasing: b[8..<11]), as: UTF8.self)
+        guard let day = number(5, 2), (1...31).contains(day), let month = months.firstIndex(of: monthText),
+            let year = number(12, 4), year >= 1970, let h = number(17, 2), h <= 23, let m = number(20, 2), m <= 59,
+            let sec = number(23, 2), sec <= 60
+        else { return nil }
+        // Days from the civil date (Howard Hinnant's algorithm), then seconds.
+        let m1 = month + 1   // 1…12
+        let y = m1 <= 2 ? year - 1 : year
+        let era = y / 400
+        let yoe = y - era * 400
+        let mp = (m1 + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146_097 + doe - 719_468
+        return Int64(days) * 86_400 + Int64(h * 3600 + m * 60 + sec)
     }
 
     static func httpDate(_ text: String) -> Int64? {
-        let parts = text.split(separator: " ")
-        guard parts.count == 6, parts[0].hasSuffix(","), parts[5] == "GMT",
-            let day = Int(parts[1]), (1...31).contains(day),
-            let month = months.firstIndex(of: String(parts[2])),
-            let year = Int(parts[3]), (1970...9999).contains(year)
-        else { return nil }
-        let hms = parts[4].split(separator: ":")
-        guard hms.count == 3, let h = Int(hms[0]), let m = Int(hms[1]), let sec = Int(hms[2]),
-            (0...23).contains(h), (0...59).contains(m), (0...60).contains(sec)
-        else { return nil }
-        var t = tm()
-        t.tm_year = Int32(year - 1900)
-        t.tm_mon = Int32(month)
-        t.tm_mday = Int32(day)
-        t.tm_hour = Int32(h)
-        t.tm_min = Int32(m)
-        t.tm_sec = Int32(sec)
-        return Int64(timegm(&t))
+        var t = text
+        return t.withUTF8 { httpDate($0) }
     }
 
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]

@@ -6,7 +6,18 @@
 struct MemoryStore {
     let limit: Int
     private(set) var bytes = 0
-    private var entries: [String: CacheEntry] = [:]
+    private var entries: [Key: CacheEntry] = [:]
+
+    /// A key with its FNV hash made once (CacheKey.hash): the dictionary hashes 8
+    /// bytes rather than the whole URL, and equal keys of one request are one string.
+    struct Key: Hashable {
+        let text: String
+        let hash: UInt64
+        init(_ k: CacheKey) { (text, hash) = (k.text, k.hash) }
+        init(_ e: CacheEntry) { (text, hash) = (e.key, e.keyHash) }
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+        static func == (a: Key, b: Key) -> Bool { a.hash == b.hash && a.text == b.text }
+    }
     /// Most and least recently used.
     private var newest: CacheEntry?
     private var oldest: CacheEntry?
@@ -16,8 +27,8 @@ struct MemoryStore {
     var count: Int { entries.count }
 
     /// The entry for `key`, made the most recently used.
-    mutating func get(_ key: String) -> CacheEntry? {
-        guard let e = entries[key] else { return nil }
+    mutating func get(_ key: CacheKey) -> CacheEntry? {
+        guard let e = entries[Key(key)] else { return nil }
         unlink(e)
         pushFront(e)
         return e
@@ -27,29 +38,32 @@ struct MemoryStore {
     /// evicted to stay within `limit`. An entry larger than the whole bound is not
     /// kept (and whatever it replaces is removed).
     mutating func put(_ e: CacheEntry) -> Int {
-        if let old = entries.removeValue(forKey: e.key) { drop(old) }
-        guard e.size <= limit else { return 0 }
-        entries[e.key] = e
+        let key = Key(e)
+        guard e.size <= limit else {
+            if let old = entries.removeValue(forKey: key) { drop(old) }
+            return 0
+        }
+        if let old = entries.updateValue(e, forKey: key) { drop(old) }
         pushFront(e)
         bytes += e.size
         var evicted = 0
         while bytes > limit, let victim = oldest, victim !== e {
-            entries.removeValue(forKey: victim.key)
+            entries.removeValue(forKey: Key(victim))
             drop(victim)
             evicted += 1
         }
         return evicted
     }
 
-    mutating func remove(_ key: String) {
-        if let old = entries.removeValue(forKey: key) { drop(old) }
+    mutating func remove(_ key: CacheKey) {
+        if let old = entries.removeValue(forKey: Key(key)) { drop(old) }
     }
 
     /// Removes every entry whose URL starts with `prefix`; returns how many.
     mutating func remove(urlPrefix prefix: String) -> Int {
         let doomed = entries.values.filter { $0.url.hasPrefix(prefix) }
         for e in doomed {
-            entries.removeValue(forKey: e.key)
+            entries.removeValue(forKey: Key(e))
             drop(e)
         }
         return doomed.count

@@ -38,7 +38,7 @@ public final class ResponseCache: @unchecked Sendable {
     /// first, then disk (an answer read from disk joins the memory store).
     /// Counts nothing (the caller counts what it serves).
     func lookup(_ key: CacheKey, _ headers: HeaderFields) -> CacheEntry? {
-        if let e = lock.withLock({ memory.get(key.text) }) {
+        if let e = lock.withLock({ memory.get(key) }) {
             return e.matches(headers) ? e : nil
         }
         guard let disk, let e = disk.read(key) else { return nil }
@@ -76,7 +76,7 @@ public final class ResponseCache: @unchecked Sendable {
             CacheEntry(
                 key: key.text, url: key.url, keyHash: key.hash, responseURL: p.url, status: r.status,
                 headers: r.headers, headerBytes: r.headers.byteCount, body: r.body, storedAtMs: now,
-                freshUntilMs: f.freshUntil(nowMs: now), etag: f.etag, lastModified: f.lastModified,
+                freshUntilMs: f.freshUntil(nowMs: now), hasETag: f.hasETag, hasLastModified: f.hasLastModified,
                 mustRevalidate: f.mustRevalidate, vary: vary))
     }
 
