@@ -151,8 +151,9 @@ struct Freshness {
             }
             return v
         }
-        let monthText = String(decoding: UnsafeBufferPointer(rebasing: b[8..<11]), as: UTF8.self)
-        guard let day = number(5, 2), (1...31).contains(day), let month = months.firstIndex(of: monthText),
+        // The month by its three letters, compared as one number (no string made).
+        let code = UInt32(b[8]) << 16 | UInt32(b[9]) << 8 | UInt32(b[10])
+        guard let day = number(5, 2), (1...31).contains(day), let month = monthCodes.firstIndex(of: code),
             let year = number(12, 4), year >= 1970, let h = number(17, 2), h <= 23, let m = number(20, 2), m <= 59,
             let sec = number(23, 2), sec <= 60
         else { return nil }
@@ -173,7 +174,8 @@ struct Freshness {
         return t.withUTF8 { httpDate($0) }
     }
 
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    private static let monthCodes: [UInt32] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        .map { m in m.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
 
     /// `seconds` as an IMF-fixdate (If-Modified-Since is sent as the server wrote
     /// Last-Modified; this is for tests and messages).

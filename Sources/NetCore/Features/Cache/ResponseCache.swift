@@ -65,7 +65,7 @@ public final class ResponseCache: @unchecked Sendable {
     /// attempt sent them, so a token or basic credentials count).
     func storeIfAllowed(_ t: Transfer, _ p: PreparedRequest, _ key: CacheKey, _ r: Response) {
         guard r.status == 200, t.redirects == 0, !r.fromCache else { return }
-        if !privateCache, let sent = t.prepared {
+        if !privateCache, let sent = t.prepared, !sent.headers.isEmpty {
             for name in p.credentialHeaders where sent.headers.contains(name) { return }
         }
         let f = Freshness(r.headers)
