@@ -1174,10 +1174,15 @@ typedef void (*nc_event_fn)(const char *event_json, size_t len, void *userdata);
 /**
  * Installs the event handler: `fn` receives each event of every request sent from
  * now on, as one compact JSON object:
- *   {"event":"request_start"|"attempt_end"|"retry"|"request_end", "id":<nc_task_id>,
- *    "method", "url", "attempt", "status", "domain", "code", "delay_ms", "reason",
- *    "timings":{"dns","connect","tls","first_byte","total"} and "bytes" (µs and
- *    body bytes received, attempt_end), "from_cache", "elapsed_us" (request_end)}
+ *   {"event":"request_start"|"attempt_end"|"retry"|"cache_hit"|"request_end",
+ *    "id":<nc_task_id>, "method", "url", "attempt", "status", "domain", "code",
+ *    "delay_ms", "reason", "timings":{"dns","connect","tls","first_byte","total"} and
+ *    "bytes" (µs and body bytes received, attempt_end), "from_cache" (cache_hit,
+ *    request_end), "not_modified" (cache_hit: a 304 served the stored body),
+ *    "elapsed_us" (request_end)}
+ * A "cache_hit" event comes whenever an answer comes from the response cache
+ * (since 0.3: before the completion, or before the cached callback of
+ * NC_CACHE_THEN_NETWORK).
  * Every key is present (null when it does not apply); "domain" is the error
  * domain's name and "code" its numeric code (null on success). "url" never holds
  * credentials: userinfo and fragment are removed and the values of query

@@ -8,13 +8,13 @@
  * exits non-zero on any failure.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <jansson.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1056,18 +1056,19 @@ static void test_adapters(void) {
     nc_client_free(client);
 }
 
-
 /* ---- the response cache ------------------------------------------------- */
 
 static int g_cache_order[4];
 static int g_cache_calls;
 static void cache_cb(const nc_response *r, const nc_error *e, void *ud) {
     (void)e;
-    if (g_cache_calls < 4) g_cache_order[g_cache_calls] = (int)(intptr_t)ud * 10 + nc_response_from_cache(r);
+    if (g_cache_calls < 4)
+        g_cache_order[g_cache_calls] = (int)(intptr_t)ud * 10 + nc_response_from_cache(r);
     g_cache_calls++;
 }
 
-static nc_status cached_get(nc_client *c, const char *path, int32_t policy, nc_response **resp, nc_error **err) {
+static nc_status cached_get(nc_client *c, const char *path, int32_t policy, nc_response **resp,
+                            nc_error **err) {
     nc_request *req = NULL;
     nc_status st;
     *resp = NULL;
@@ -1097,7 +1098,10 @@ static int cache_worker(const char *dir, const char *prefix) {
     char extra[512], path[256];
     nc_client *c;
     int ok = 1;
-    snprintf(extra, sizeof extra, "\"coalesce\":false,\"reachability\":{\"mode\":\"online\"},\"cache\":{\"dir\":\"%s\",\"memory_bytes\":0}", dir);
+    snprintf(extra, sizeof extra,
+             "\"coalesce\":false,\"reachability\":{\"mode\":\"online\"},\"cache\":{\"dir\":\"%s\","
+             "\"memory_bytes\":0}",
+             dir);
     c = make_client(ENVELOPE_A, extra);
     if (!c) return 1;
     for (int round = 0; round < 3; round++) {

@@ -223,7 +223,8 @@ private let finalFn: nc_complete_fn = { r, e, ud in
         let key = uniqueKey()
         let client = try cacheClient()
         defer { client.free() }
-        #expect(client.sync(try request("/cache/resource?key=\(key)&max_age=3600&z=1", NC_CACHE_ELSE_NETWORK)).succeeded)
+        #expect(
+            client.sync(try request("/cache/resource?key=\(key)&max_age=3600&z=1", NC_CACHE_ELSE_NETWORK)).succeeded)
         let o = client.sync(try request("/cache/resource?z=1&max_age=3600&key=\(key)", NC_CACHE_ELSE_NETWORK))
         #expect(o.response?.fromCache == 1)
         #expect(cacheCount(key).requests == 1)
@@ -254,8 +255,10 @@ private let finalFn: nc_complete_fn = { r, e, ud in
             #expect(nc_client_set_token(client.handle, "tok") == NC_OK)
             #expect(client.sync(try request(resource(token), 1)).succeeded)
             #expect(nc_client_set_token(client.handle, nil) == NC_OK)
-            for (k, q) in [(auth, "max_age=3600"), (apiKey, "max_age=3600"), (token, "max_age=3600"),
-                (marked, "max_age=3600&cc=private")] {
+            for (k, q) in [
+                (auth, "max_age=3600"), (apiKey, "max_age=3600"), (token, "max_age=3600"),
+                (marked, "max_age=3600&cc=private")
+            ] {
                 let o = client.sync(try request(resource(k, q), NC_CACHE_ONLY))
                 #expect((o.response?.fromCache == 1) == isPrivate, "private \(isPrivate), \(q): \(o)")
             }
@@ -486,12 +489,13 @@ private let finalFn: nc_complete_fn = { r, e, ud in
         for (json, needle) in [
             (#"{"cache":{"memory_bytes":"1"}}"#, "cache.memory_bytes"), (#"{"cache":{"ttl":1}}"#, "cache.ttl"),
             (#"{"cache":{"dir":""}}"#, "cache.dir"), (#"{"cache":{"private":1}}"#, "cache.private"),
-            (#"{"cache":{"dir":"/proc/nonexistent/x"}}"#, "cache.dir"), (#"{"cache":3}"#, "cache"),
+            (#"{"cache":{"dir":"/proc/nonexistent/x"}}"#, "cache.dir"), (#"{"cache":3}"#, "cache")
         ] {
             var c: OpaquePointer?
             var e: OpaquePointer?
             #expect(nc_client_new(json, &c, &e) != NC_OK, "\(json)")
-            #expect(string(nc_error_message(e))?.contains(needle) == true, "\(json): \(string(nc_error_message(e)) ?? "")")
+            #expect(
+                string(nc_error_message(e))?.contains(needle) == true, "\(json): \(string(nc_error_message(e)) ?? "")")
             nc_error_free(e)
             nc_client_free(c)
         }

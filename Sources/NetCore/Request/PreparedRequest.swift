@@ -238,15 +238,15 @@ final class PreparedRequest: @unchecked Sendable {
             && CoalescingKey.eligible(
                 method: request.method.rawValue, hasBody: body != nil, outputPath: request.outputPath)
         let prepared = PreparedRequest(
-                method: request.method.rawValue, url: url, headers: headers, body: body,
-                timeoutMs: request.timeoutMs ?? settings.config.timeoutMs,
-                connectTimeoutMs: request.connectTimeoutMs ?? settings.config.connectTimeoutMs,
-                envelope: envelope, limits: limits,
-                credentialHeaders: settings.credentialHeaderNames,
-                compression: settings.config.compression, outputPath: request.outputPath,
-                connection: connection ?? settings.connection,
-                resilience: Resilience(request, settings, headers: headers), group: request.group,
-                coalesce: coalesce)
+            method: request.method.rawValue, url: url, headers: headers, body: body,
+            timeoutMs: request.timeoutMs ?? settings.config.timeoutMs,
+            connectTimeoutMs: request.connectTimeoutMs ?? settings.config.connectTimeoutMs,
+            envelope: envelope, limits: limits,
+            credentialHeaders: settings.credentialHeaderNames,
+            compression: settings.config.compression, outputPath: request.outputPath,
+            connection: connection ?? settings.connection,
+            resilience: Resilience(request, settings, headers: headers), group: request.group,
+            coalesce: coalesce)
         // The cache (Features/Cache): the key only when there is a cache to look in.
         prepared.cachePolicy = request.cacheOptions.policy ?? .networkOnly
         if settings.config.cache != nil, request.outputPath == nil, body == nil,

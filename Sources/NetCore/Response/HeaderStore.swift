@@ -102,9 +102,10 @@ public final class HeaderStore: @unchecked Sendable {
             // memchr finds the line ends and colons: a byte loop cost four times as much.
             var start = 0
             while start < rawCount {
-                let end = memchr(bytes + start, 0x0A, rawCount - start).map {
-                    $0.assumingMemoryBound(to: UInt8.self) - bytes
-                } ?? rawCount
+                let end =
+                    memchr(bytes + start, 0x0A, rawCount - start).map {
+                        $0.assumingMemoryBound(to: UInt8.self) - bytes
+                    } ?? rawCount
                 let next = end + 1
                 var lineEnd = end
                 while lineEnd > start && (bytes[lineEnd - 1] == 0x0D || bytes[lineEnd - 1] == 0x0A) { lineEnd -= 1 }

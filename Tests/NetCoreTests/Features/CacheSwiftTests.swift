@@ -15,7 +15,9 @@ import Glibc
         #expect(CacheKey(method: "GET", url: "http://h/p?b=2&a=1#x").text == "GET http://h/p?a=1&b=2")
         #expect(CacheKey(method: "GET", url: "http://h/p?a=1").url == "http://h/p?a=1")
         #expect(CacheKey(method: "HEAD", url: "http://h/p").text == "HEAD http://h/p")
-        #expect(CacheKey(method: "GET", url: "http://h/p?a=1&b=2").hash == CacheKey(method: "GET", url: "http://h/p?b=2&a=1").hash)
+        #expect(
+            CacheKey(method: "GET", url: "http://h/p?a=1&b=2").hash
+                == CacheKey(method: "GET", url: "http://h/p?b=2&a=1").hash)
     }
 
     @Test func httpDatesAndFreshness() {
@@ -24,8 +26,11 @@ import Glibc
         #expect(Freshness.httpDate("0") == nil)
         #expect(Freshness.httpDate(seconds: 784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
         func freshness(_ lines: String) -> Freshness { Freshness(CacheEntry.headerStore(lines: lines).headers) }
-        let f = freshness("Cache-Control: max-age=60, must-revalidate\r\nAge: 10\r\nETag: \"v\"\r\nVary: Accept, X-A\r\n")
-        #expect(f.maxAge == 60 && f.age == 10 && f.mustRevalidate && f.hasETag && !f.hasLastModified && f.vary == ["accept", "x-a"])
+        let f = freshness(
+            "Cache-Control: max-age=60, must-revalidate\r\nAge: 10\r\nETag: \"v\"\r\nVary: Accept, X-A\r\n")
+        #expect(
+            f.maxAge == 60 && f.age == 10 && f.mustRevalidate && f.hasETag && !f.hasLastModified
+                && f.vary == ["accept", "x-a"])
         #expect(f.freshUntil(nowMs: 1000) == 1000 + 50_000)
         #expect(freshness("Cache-Control: no-cache, max-age=60\r\n").freshUntil(nowMs: 5) == 5)
         #expect(!freshness("Cache-Control: no-store\r\n").storable(privateCache: true))

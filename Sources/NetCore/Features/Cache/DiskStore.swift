@@ -203,7 +203,8 @@ final class DiskStore: @unchecked Sendable {
                 continue
             }
             guard name.hasSuffix(DiskStore.suffix), stat(full, &st) == 0 else { continue }
-            found.append((full, Int64(st.st_size), Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)))
+            found.append(
+                (full, Int64(st.st_size), Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)))
         }
         return found
     }

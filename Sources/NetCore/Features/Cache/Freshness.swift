@@ -174,8 +174,10 @@ struct Freshness {
         return t.withUTF8 { httpDate($0) }
     }
 
-    private static let monthCodes: [UInt32] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        .map { m in m.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
+    private static let monthCodes: [UInt32] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"
+    ]
+    .map { m in m.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
 
     /// `seconds` as an IMF-fixdate (If-Modified-Since is sent as the server wrote
     /// Last-Modified; this is for tests and messages).
