@@ -139,6 +139,27 @@ private let finalFn: nc_complete_fn = { r, e, ud in
         #expect(cacheCount(key).requests == 0)
     }
 
+    @Test func cacheOnlyMissesNeverCoalesceAndReachTheErrorHandler() throws {
+        let key = uniqueKey()
+        // Coalescing on (the default): identical CACHE_ONLY misses in flight must not
+        // share a transfer — a shared one would be sent.
+        let client = try TestClient(config(base: MockServer.shared.baseURL, envelope: Envelope.a, #""cache":{}"#))
+        defer { client.free() }
+        let handler = Collector()
+        #expect(nc_client_set_error_handler(client.handle, collectFn, handler.userdata) == NC_OK)
+        let collectors = (0..<5).map { _ in Collector() }
+        for c in collectors {
+            let r = try request(resource(key), NC_CACHE_ONLY)
+            #expect(client.send(r, c, task: false).0 == NC_OK)
+        }
+        for c in collectors {
+            #expect(c.wait())
+            #expect(c.outcome?.error?.isClient(NC_CLIENT_NOT_CACHED) == true, "\(String(describing: c.outcome))")
+        }
+        #expect(waitUntil { handler.calls == 5 })
+        #expect(cacheCount(key).requests == 0)
+    }
+
     @Test func memoryIsBoundedInBytesAndEvictsTheLeastRecentlyUsed() throws {
         let keys = (0..<4).map { _ in uniqueKey() }
         // Each answer is about 1.3 kB (800 bytes of padding, headers, key, overhead).

@@ -55,13 +55,18 @@ extension NetClient {
         let policy = p.cachePolicy
         // NETWORK_ONLY never reads the cache; its answer is stored (seam 2).
         if policy == .networkOnly { return make(p) }
+        /// CACHE_ONLY with nothing usable: NOT_CACHED, nothing sent (never coalesced,
+        /// and the error handler hears of it as of any failure).
+        func notCached() -> Transfer {
+            let t = Transfer(
+                prepared: p, presetError: .notCached(p.method, p.urlText, cacheConfigured: true), loop: loop,
+                foreign: foreign, monitor: settings.monitor, deliver: completion)
+            t.standsAlone = true
+            return attachHooks(t, request)
+        }
         guard let entry = cache.lookup(key, p.headers) else {
             cache.count(.miss)
-            if policy == .cacheOnly {
-                return Transfer(
-                    prepared: p, presetError: .notCached(p.method, p.urlText, cacheConfigured: true), loop: loop,
-                    foreign: foreign, monitor: settings.monitor, deliver: completion)
-            }
+            if policy == .cacheOnly { return notCached() }
             // Nothing stored: as network-only (and it may coalesce).
             return make(p)
         }
@@ -72,9 +77,7 @@ extension NetClient {
         case .cacheOnly:
             guard entry.usableStale else {
                 cache.count(.miss)
-                return Transfer(
-                    prepared: p, presetError: .notCached(p.method, p.urlText, cacheConfigured: true), loop: loop,
-                    foreign: foreign, monitor: settings.monitor, deliver: completion)
+                return notCached()
             }
             return answered(entry.serve(p, notModified: false))
         case .cacheElseNetwork:
