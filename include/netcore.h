@@ -1179,6 +1179,7 @@ typedef void (*nc_event_fn)(const char *event_json, size_t len, void *userdata);
  *    "delay_ms", "reason", "timings":{"dns","connect","tls","first_byte","total"} and
  *    "bytes" (µs and body bytes received, attempt_end), "from_cache" (cache_hit,
  *    request_end), "not_modified" (cache_hit: a 304 served the stored body),
+ *    "cache" (cache_hit: the counters of nc_client_cache_stats_json(), else null),
  *    "elapsed_us" (request_end)}
  * A "cache_hit" event comes whenever an answer comes from the response cache
  * (since 0.3: before the completion, or before the cached callback of

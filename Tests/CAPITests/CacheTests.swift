@@ -465,6 +465,10 @@ private let finalFn: nc_complete_fn = { r, e, ud in
         #expect(log.waitFor("request_end", count: 2))
         let hits = log.of("cache_hit")
         #expect(hits.count == 1 && hits.first?["from_cache"] as? Bool == true, "\(log.events)")
+        // The counters ride on the event: the hit is counted once it is served.
+        let counters = hits.first?["cache"] as? [String: Any]
+        #expect(counters?["stores"] as? Int == 1 && counters?["misses"] as? Int == 1, "\(String(describing: counters))")
+        #expect((counters?["bytes"] as? Int ?? 0) > 0)
         #expect(log.of("request_end").last?["from_cache"] as? Bool == true)
         #expect(log.kinds.suffix(3) == ["request_start", "cache_hit", "request_end"], "\(log.kinds)")
     }

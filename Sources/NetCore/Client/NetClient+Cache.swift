@@ -31,9 +31,11 @@ extension NetClient {
         /// A transfer that sends nothing and completes with `answer`.
         func answered(_ answer: (Response, NetError?)) -> Transfer {
             cache.count(.hit)
+            // The policy is never asked (nothing is sent); it names the cache for
+            // the cache_hit event's counters.
             let t = Transfer(
                 prepared: p, presetError: answer.1, loop: loop, foreign: foreign, monitor: settings.monitor,
-                deliver: completion)
+                policy: cacheStoringPolicy, deliver: completion)
             t.presetResponse = answer.0
             t.standsAlone = true
             return attachHooks(t, request)

@@ -152,6 +152,12 @@ public struct CacheStats: Sendable, Equatable {
     /// "bytes","entries","disk_bytes","memory_limit","disk_limit"}`.
     public var json: String {
         var o = JSONText()
+        write(into: &o)
+        return o.finished()
+    }
+
+    /// The members, into an object being written (the cache_hit event's "cache").
+    func write(into o: inout JSONText) {
         o.int("hits", hits)
         o.int("misses", misses)
         o.int("stores", stores)
@@ -163,6 +169,5 @@ public struct CacheStats: Sendable, Equatable {
         o.int("disk_bytes", diskBytes)
         o.int("memory_limit", memoryLimit)
         o.int("disk_limit", diskLimit)
-        return o.finished()
     }
 }

@@ -4,7 +4,8 @@
 /// `{"event":"request_start|attempt_end|retry|cache_hit|request_end","id","method","url",
 ///   "attempt","status","domain","code","delay_ms","reason",
 ///   "timings":{"dns","connect","tls","first_byte","total"} (µs) | null,
-///   "bytes","from_cache","not_modified","elapsed_us"}`
+///   "bytes","from_cache","not_modified","cache":{"hits","misses",…} (cache_hit) | null,
+///   "elapsed_us"}`
 ///
 /// `url` is redacted (Redaction.swift): no userinfo, no value of a secret-looking
 /// query parameter. `domain` is the error domain's name (NCTransportErrorDomain…)
@@ -40,6 +41,13 @@ extension RequestEvent {
         }
         o.bool("from_cache", fromCache)
         o.bool("not_modified", notModified)
+        if let c = cache {
+            o.beginObject("cache")
+            c.write(into: &o)
+            o.endObject()
+        } else {
+            o.null("cache")
+        }
         o.int("elapsed_us", elapsedUs)
         return o
     }

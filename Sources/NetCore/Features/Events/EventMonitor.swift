@@ -68,6 +68,8 @@ public struct RequestEvent: Sendable {
     public var fromCache: Bool = false
     /// `cacheHit`: the server answered 304 and the stored body is served.
     public var notModified: Bool = false
+    /// `cacheHit`: the client cache's counters just before this answer (ResponseCache.stats).
+    public var cache: CacheStats? = nil
     /// `requestEnd`: microseconds from the start of the first attempt to the completion.
     public var elapsedUs: Int64? = nil
 }

@@ -83,6 +83,8 @@ extension Transfer {
         var e = event(.cacheHit, response, error)
         e.fromCache = true
         e.notModified = response.notModified
+        // Every transfer an answer from the cache reaches has the cache's policy.
+        e.cache = (policy as? CacheTransferPolicy)?.cache.stats
         monitor.cacheDidHit(e)
     }
 }
