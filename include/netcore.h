@@ -143,6 +143,7 @@ typedef int32_t nc_domain;
 #define NC_CLIENT_ADAPTER_FAILED      9  /* a request adapter refused the request (Since: 0.3) */
 #define NC_CLIENT_DEADLINE_EXCEEDED   10 /* deadline_ms ran out across attempts and waits (Since: 0.3) */
 #define NC_CLIENT_AUTH_REFRESH_FAILED 11 /* the token refresh it waited for failed (Since: 0.3) */
+#define NC_CLIENT_NOT_CACHED          12 /* NC_CACHE_ONLY found no usable stored answer (Since: 0.3) */
 
 /* NC_DOMAIN_PARSE codes */
 #define NC_PARSE_INVALID_JSON    1 /* body is not JSON (message has line and column) */
@@ -1043,7 +1044,9 @@ NC_API json_t *nc_response_data(const nc_response *response);
 NC_API const char *nc_response_data_json(const nc_response *response, size_t *len_out);
 
 /**
- * Returns 1 if the response was served from the client's cache, else 0.
+ * Returns 1 if the response was served from the client's cache (a stored answer,
+ * a 304 answered with the stored body, a failure answered from the cache, or the
+ * cached callback's copy), else 0. See "Response cache".
  *
  * Ownership: `response` is borrowed.
  * Thread:    any thread.
@@ -1171,10 +1174,16 @@ typedef void (*nc_event_fn)(const char *event_json, size_t len, void *userdata);
 /**
  * Installs the event handler: `fn` receives each event of every request sent from
  * now on, as one compact JSON object:
- *   {"event":"request_start"|"attempt_end"|"retry"|"request_end", "id":<nc_task_id>,
- *    "method", "url", "attempt", "status", "domain", "code", "delay_ms", "reason",
- *    "timings":{"dns","connect","tls","first_byte","total"} and "bytes" (µs and
- *    body bytes received, attempt_end), "from_cache", "elapsed_us" (request_end)}
+ *   {"event":"request_start"|"attempt_end"|"retry"|"cache_hit"|"request_end",
+ *    "id":<nc_task_id>, "method", "url", "attempt", "status", "domain", "code",
+ *    "delay_ms", "reason", "timings":{"dns","connect","tls","first_byte","total"} and
+ *    "bytes" (µs and body bytes received, attempt_end), "from_cache" (cache_hit,
+ *    request_end), "not_modified" (cache_hit: a 304 served the stored body),
+ *    "cache" (cache_hit: the counters of nc_client_cache_stats_json(), else null),
+ *    "elapsed_us" (request_end)}
+ * A "cache_hit" event comes whenever an answer comes from the response cache
+ * (since 0.3: before the completion, or before the cached callback of
+ * NC_CACHE_THEN_NETWORK).
  * Every key is present (null when it does not apply); "domain" is the error
  * domain's name and "code" its numeric code (null on success). "url" never holds
  * credentials: userinfo and fragment are removed and the values of query
@@ -1359,6 +1368,123 @@ NC_API nc_status nc_client_set_reachability(nc_client *client, int32_t mode);
  * Since:     0.3
  */
 NC_API int32_t nc_client_reachability(const nc_client *client);
+
+/* ------------------------------------------------------------------------- */
+/* Response cache                                                              */
+/* ------------------------------------------------------------------------- */
+
+/*
+ * With "cache" in the configuration (docs/caching.md) every cacheable GET/HEAD
+ * answer is stored — status 200, no redirect followed, not Cache-Control:
+ * no-store nor Vary: *, and unless "cache"."private" is true neither
+ * Cache-Control: private nor an answer to a request carrying credentials
+ * (Authorization, Cookie, Proxy-Authorization, credential_headers, a token or
+ * basic credentials). The key is the method, the URL with its query pairs sorted,
+ * and the request headers the answer's Vary names. What is served is classified
+ * again as the request reads it (envelope or raw), so a stored business error is
+ * served as that error. Every answer from the cache has nc_response_from_cache()
+ * == 1 and raises a "cache_hit" event. The policy decides when the cache is read:
+ */
+#define NC_CACHE_NETWORK_ONLY      0 /* default: never read; unconditional requests */
+#define NC_CACHE_ELSE_NETWORK      1 /* fresh stored answer, else the network (stale: revalidated) */
+#define NC_CACHE_NETWORK_ELSE_CACHE 2 /* network; a transport failure or no route: the stored answer */
+#define NC_CACHE_THEN_NETWORK      3 /* stored answer to the cached callback, then the network's */
+#define NC_CACHE_ONLY              4 /* stored answer or NC_CLIENT_NOT_CACHED; nothing sent */
+
+/** A buffer of this many bytes always holds nc_client_cache_stats_json()'s text. */
+#define NC_CACHE_STATS_MAX 512
+
+/**
+ * Sets how this request uses the client's cache (NC_CACHE_*; default: the
+ * endpoint's "cache" policy, else NC_CACHE_NETWORK_ONLY). The policies that read
+ * the cache revalidate a stale stored answer that has a validator (If-None-Match
+ * / If-Modified-Since); a 304 then completes with the stored body and
+ * nc_response_not_modified() == 1. A request whose answer comes from the cache
+ * never shares a coalesced transfer. Without a cache configured every policy
+ * sends, except NC_CACHE_ONLY, which completes with NC_CLIENT_NOT_CACHED.
+ *
+ * Ownership: `request` is borrowed.
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, unknown policy; the
+ *   request is unchanged).
+ * Since:     0.3
+ */
+NC_API nc_status nc_request_set_cache_policy(nc_request *request, int32_t policy);
+
+/**
+ * NC_CACHE_THEN_NETWORK: `fn` receives the stored answer (nc_response_from_cache()
+ * == 1; `error` set when the stored answer is an error as the request reads it,
+ * e.g. a business error) at most once, before the request's completion, on the
+ * thread completions run on (the transfer thread; nc_client_dispatch() in queue
+ * mode; the caller's thread for nc_client_send_sync()). Not called when nothing
+ * usable is stored, for other policies, or for a request cancelled before it
+ * started. The completion still runs exactly once, with the network's answer. `fn`
+ * NULL removes it.
+ *
+ * Ownership: `request` is borrowed; `userdata` is passed through untouched; the
+ *   response and error given to `fn` are borrowed for the call
+ *   (nc_response_retain / nc_error_copy to keep them).
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request; unchanged).
+ * Since:     0.3
+ */
+NC_API nc_status nc_request_set_cached_callback(nc_request *request, nc_complete_fn fn, void *userdata);
+
+/**
+ * Returns 1 if the server answered 304 Not Modified to the cache's revalidation
+ * and the stored body is served (nc_response_from_cache() is 1 too): what was
+ * shown from the cache need not be redrawn. Else 0.
+ *
+ * Ownership: `response` is borrowed.
+ * Thread:    any thread.
+ * Returns:   0 if `response` is NULL.
+ * Since:     0.3
+ */
+NC_API int nc_response_not_modified(const nc_response *response);
+
+/**
+ * Removes every stored answer, in memory and in the "cache"."dir" directory.
+ * Requests in flight are not affected (an answer they receive may be stored).
+ *
+ * Ownership: `client` is borrowed.
+ * Thread:    any thread, including from inside a callback.
+ * Returns:   NC_OK (also when no cache is configured: nothing is stored);
+ *   NC_ERR_INVALID_ARGUMENT (NULL client).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_cache_clear(nc_client *client);
+
+/**
+ * Removes the stored answers whose URL starts with `url_prefix`, in memory and
+ * on disk. URLs are compared as stored: absolute, query pairs sorted, no fragment
+ * ("http://host/api/users" removes "http://host/api/users?id=7" too).
+ *
+ * Ownership: `client` and `url_prefix` are borrowed.
+ * Thread:    any thread, including from inside a callback.
+ * Returns:   NC_OK (also when no cache is configured); NC_ERR_INVALID_ARGUMENT
+ *   (NULL client or url_prefix, empty url_prefix; nothing removed).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_cache_remove(nc_client *client, const char *url_prefix);
+
+/**
+ * Writes the cache's counters as JSON text (NUL-terminated) into `buf`:
+ * {"hits","misses","stores","evictions","revalidations","not_modified","bytes",
+ * "entries","disk_bytes","memory_limit","disk_limit"} — hits: answers served from
+ * the cache (304s and cached callbacks included); misses: lookups by a
+ * cache-reading policy that found nothing usable; evictions: entries the memory
+ * store dropped to stay within memory_bytes; bytes/entries: the memory store now;
+ * disk_bytes: this process's estimate of the directory's size.
+ *
+ * Ownership: `client` is borrowed; `buf` (`cap` bytes) is the caller's; `len_out`
+ *   (may be NULL) receives the text's length without the NUL.
+ * Thread:    any thread, including from inside a callback.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client or buf, `cap` too small —
+ *   NC_CACHE_STATS_MAX always suffices; nothing written); NC_ERR_INVALID_STATE (no
+ *   cache configured; nothing written).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_cache_stats_json(nc_client *client, char *buf, size_t cap, size_t *len_out);
 
 /* ------------------------------------------------------------------------- */
 /* Batches                                                                     */

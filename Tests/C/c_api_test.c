@@ -8,13 +8,16 @@
  * exits non-zero on any failure.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <jansson.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "netcore.h"
 
@@ -1053,6 +1056,146 @@ static void test_adapters(void) {
     nc_client_free(client);
 }
 
+/* ---- the response cache ------------------------------------------------- */
+
+static int g_cache_order[4];
+static int g_cache_calls;
+static void cache_cb(const nc_response *r, const nc_error *e, void *ud) {
+    (void)e;
+    if (g_cache_calls < 4)
+        g_cache_order[g_cache_calls] = (int)(intptr_t)ud * 10 + nc_response_from_cache(r);
+    g_cache_calls++;
+}
+
+static nc_status cached_get(nc_client *c, const char *path, int32_t policy, nc_response **resp,
+                            nc_error **err) {
+    nc_request *req = NULL;
+    nc_status st;
+    *resp = NULL;
+    *err = NULL;
+    if (nc_request_new("GET", path, &req) != NC_OK) return -1;
+    nc_request_set_cache_policy(req, policy);
+    st = nc_client_send_sync(c, req, resp, err);
+    nc_request_free(req);
+    return st;
+}
+
+static int count_entries(const char *dir) {
+    DIR *d = opendir(dir);
+    struct dirent *ent;
+    int n = 0;
+    if (!d) return -1;
+    while ((ent = readdir(d)) != NULL) {
+        size_t len = strlen(ent->d_name);
+        if (len > 4 && strcmp(ent->d_name + len - 4, ".nce") == 0) n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* One process's share of the two-process test: the same 16 keys, three rounds. */
+static int cache_worker(const char *dir, const char *prefix) {
+    char extra[512], path[256];
+    nc_client *c;
+    int ok = 1;
+    snprintf(extra, sizeof extra,
+             "\"coalesce\":false,\"reachability\":{\"mode\":\"online\"},\"cache\":{\"dir\":\"%s\","
+             "\"memory_bytes\":0}",
+             dir);
+    c = make_client(ENVELOPE_A, extra);
+    if (!c) return 1;
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < 16; i++) {
+            nc_response *r;
+            nc_error *e;
+            snprintf(path, sizeof path, "/cache/resource?key=%s%d&max_age=3600&size=500", prefix, i);
+            if (cached_get(c, path, NC_CACHE_ELSE_NETWORK, &r, &e) != NC_OK) ok = 0;
+            nc_response_free(r);
+            nc_error_free(e);
+        }
+    }
+    nc_client_free(c);
+    return ok ? 0 : 1;
+}
+
+static void test_cache(void) {
+    char dir[] = "/tmp/nc-c-cache-XXXXXX";
+    char extra[512], path[256], prefix[64];
+    nc_client *c;
+    nc_response *r;
+    nc_error *e;
+    nc_request *req;
+    char stats[NC_CACHE_STATS_MAX];
+    size_t n = 0;
+    g_ctx = "cache";
+    if (!CHECK(mkdtemp(dir) != NULL)) return;
+    snprintf(prefix, sizeof prefix, "c%ld-%d-", (long)time(NULL), (int)getpid());
+
+    /* Two processes write and read the same entries in one directory at once. */
+    pid_t kids[2];
+    for (int k = 0; k < 2; k++) {
+        kids[k] = fork();
+        if (kids[k] == 0) _exit(cache_worker(dir, prefix));
+    }
+    for (int k = 0; k < 2; k++) {
+        int status = -1;
+        waitpid(kids[k], &status, 0);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    CHECK_INT(count_entries(dir), 16);
+
+    /* A new client on the directory: every entry is there, intact. */
+    snprintf(extra, sizeof extra, "\"coalesce\":false,\"cache\":{\"dir\":\"%s\"}", dir);
+    c = make_client(ENVELOPE_A, extra);
+    if (!c) return;
+    for (int i = 0; i < 16; i++) {
+        snprintf(path, sizeof path, "/cache/resource?key=%s%d&max_age=3600&size=500", prefix, i);
+        CHECK_INT(cached_get(c, path, NC_CACHE_ONLY, &r, &e), NC_OK);
+        CHECK_INT(nc_response_from_cache(r), 1);
+        nc_response_free(r);
+        nc_error_free(e);
+    }
+
+    /* The 304 path and cache-then-network: cached copy first, then the completion. */
+    snprintf(path, sizeof path, "/cache/resource?key=%stn&max_age=0&etag=1", prefix);
+    CHECK_INT(cached_get(c, path, NC_CACHE_NETWORK_ONLY, &r, &e), NC_OK);
+    nc_response_free(r);
+    g_cache_calls = 0;
+    nc_request_new("GET", path, &req);
+    CHECK_INT(nc_request_set_cache_policy(req, NC_CACHE_THEN_NETWORK), NC_OK);
+    CHECK_INT(nc_request_set_cached_callback(req, cache_cb, (void *)(intptr_t)1), NC_OK);
+    CHECK_INT(nc_client_send(c, req, cache_cb, (void *)(intptr_t)2, NULL), NC_OK);
+    nc_request_free(req);
+    for (int i = 0; i < 500 && g_cache_calls < 2; i++) sleep_ms(10);
+    sleep_ms(20);
+    CHECK_INT(g_cache_calls, 2);
+    CHECK_INT(g_cache_order[0], 11); /* the cached callback, from the cache */
+    CHECK_INT(g_cache_order[1], 21); /* the completion: 304, the stored body */
+    CHECK_INT(cached_get(c, path, NC_CACHE_ELSE_NETWORK, &r, &e), NC_OK);
+    CHECK_INT(nc_response_not_modified(r), 1);
+    CHECK_INT(nc_response_from_cache(r), 1);
+    nc_response_free(r);
+
+    /* CACHE_ONLY miss; offline fallback; stats; clear. */
+    snprintf(path, sizeof path, "/cache/resource?key=%smiss", prefix);
+    CHECK_INT(cached_get(c, path, NC_CACHE_ONLY, &r, &e), NC_ERR_FAILED);
+    CHECK_INT(nc_error_domain(e), NC_DOMAIN_CLIENT);
+    CHECK_INT(nc_error_code(e), NC_CLIENT_NOT_CACHED);
+    nc_error_free(e);
+    CHECK_INT(nc_client_set_reachability(c, NC_REACH_OFFLINE), NC_OK);
+    snprintf(path, sizeof path, "/cache/resource?key=%s3&max_age=3600&size=500", prefix);
+    CHECK_INT(cached_get(c, path, NC_CACHE_NETWORK_ELSE_CACHE, &r, &e), NC_OK);
+    CHECK_INT(nc_response_from_cache(r), 1);
+    nc_response_free(r);
+    CHECK_INT(nc_client_cache_stats_json(c, stats, sizeof stats, &n), NC_OK);
+    CHECK(n == strlen(stats) && strstr(stats, "\"hits\":") != NULL);
+    CHECK_INT(nc_client_cache_stats_json(c, stats, 4, &n), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_client_cache_clear(c), NC_OK);
+    CHECK_INT(count_entries(dir), 0);
+    nc_client_free(c);
+    rmdir(dir);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: %s http://127.0.0.1:<port>/api\n", argv[0]);
@@ -1073,6 +1216,7 @@ int main(int argc, char **argv) {
     test_misbehaving_servers();
     test_hooks();
     test_adapters();
+    test_cache();
 
     printf("%d passed, %d failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;

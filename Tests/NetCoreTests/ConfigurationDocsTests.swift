@@ -171,7 +171,7 @@ import Testing
             case .limits: #expect(d == .section)
             case .callbacks: #expect(d == .text(plain.callbacks.rawValue))
             case .retry: #expect(plain.retry == nil && d == .none)
-            case .cache: #expect(d == .none)
+            case .cache: #expect(plain.cache == nil && d == .none)
             case .endpoints: #expect(plain.endpoints.isEmpty && d == .emptyMap)
             case .commonParams: #expect(plain.commonParams == nil && d == .none)
             case .signing: #expect(plain.signing == nil && d == .none)
@@ -200,6 +200,10 @@ import Testing
             case .auth: #expect(d == .section)
             case .authToken: #expect(plain.auth.token == nil && d == .none)
             case .authMaxRefreshesPerMinute: #expect(d == .integer(plain.auth.maxRefreshesPerMinute))
+            case .cacheMemoryBytes: #expect(d == .integer(Configuration.Cache().memoryBytes))
+            case .cacheDir: #expect(Configuration.Cache().dir == nil && d == .none)
+            case .cacheDiskBytes: #expect(d == .integer(Configuration.Cache().diskBytes))
+            case .cachePrivate: #expect(d == .boolean(Configuration.Cache().isPrivate))
             }
         }
         let parsed = try Configuration.parse(json: "{}").get()

@@ -78,7 +78,7 @@ import Testing
         (#"{"environments":{"dev":3}}"#, "'environments.dev'"),
         (#"{"environment":"prod","environments":{"dev":"http://x.test"}}"#, "'environment'"),
         (#"{"callbacks":"thread"}"#, "'callbacks'"),
-        (#"{"cache":{}}"#, "'cache' is not supported"),
+        (#"{"cache":{"ttl":1}}"#, "cache.ttl"),
         (#"{"retry":3}"#, "'retry' must be an object, false or null"),
         (#"{"retry":{"max_attempts":0}}"#, "'retry.max_attempts' must be an integer between 1 and 100, got 0"),
         (#"{"retry":{"backoff":"linear"}}"#, "'retry.backoff' must be one of"),

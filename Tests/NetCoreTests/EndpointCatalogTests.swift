@@ -33,10 +33,10 @@ import Testing
         #expect(e.retry == nil && e.cache == nil && e.group == nil)
         let all = try endpoint(
             "a",
-            #"{"method":"post","path":"/a","encoding":"json","headers":{"X":"1"},"timeout_ms":9,"envelope":false,"retry":false,"cache":"c","group":"g"}"#
+            #"{"method":"post","path":"/a","encoding":"json","headers":{"X":"1"},"timeout_ms":9,"envelope":false,"retry":false,"cache":"cache_only","group":"g"}"#
         )
         #expect(all.method == "POST" && all.encoding == .json && all.headers["X"] == "1" && all.timeoutMs == 9)
-        #expect(all.envelope == false && all.retry == .disabled && all.cache == "c" && all.group == "g")
+        #expect(all.envelope == false && all.retry == .disabled && all.cache == "cache_only" && all.group == "g")
         let retry = try endpoint("r", #"{"path":"/r","retry":{"max_attempts":3}}"#)
         #expect(retry.retry == .policy(json: #"{"max_attempts":3}"#))
     }

@@ -34,7 +34,9 @@ static const char *CONFIG_FMT =
  * against the same peer with none: "events" installs an event handler that only
  * counts, "signing" adds an HMAC signing config (every request signed), "retry" a
  * retry policy that the bench's successful requests never trigger, "coalesce"
- * turns in-flight coalescing on (the library's default; see CONFIG_FMT). */
+ * turns in-flight coalescing on (the library's default; see CONFIG_FMT), "cache" configures a
+ * memory response cache ("cache": {}) that every request's answer goes through (the default
+ * policy, network only: nothing is read, each cacheable answer is stored). */
 static const char *SIGNING_CONFIG = ",\"signing\":{\"secret\":\"bench-secret\",\"header\":\"X-"
                                     "Signature\",\"timestamp_header\":\"X-Timestamp\"}";
 /* "sameheaders": the two headers signing adds, as fixed client headers (what libcurl
@@ -44,6 +46,7 @@ static const char *SAME_HEADERS_CONFIG =
     "\"8690d3933ab290eb44308ff799c5e99a18457c71e7a915000b0d1ff7ae6e1d59\"}";
 static const char *RETRY_CONFIG = ",\"retry\":{\"max_attempts\":3,\"backoff\":\"exponential\","
                                   "\"initial_ms\":200,\"max_delay_ms\":5000,\"jitter\":true}";
+static const char *CACHE_CONFIG = ",\"cache\":{}";
 static unsigned long events_seen;
 static void count_event(const char *json, size_t len, void *userdata) {
     (void)json;
@@ -321,9 +324,9 @@ int main(int argc, char **argv) {
     char config[1024], extra[512];
     /* $BENCH_NC_EXTRA_CONFIG: more top-level keys (",\"idle_timeout_ms\":0"), to measure a default. */
     const char *more = getenv("BENCH_NC_EXTRA_CONFIG");
-    snprintf(extra, sizeof extra, "%s%s%s%s", feature_on("signing") ? SIGNING_CONFIG : "",
+    snprintf(extra, sizeof extra, "%s%s%s%s%s", feature_on("signing") ? SIGNING_CONFIG : "",
              feature_on("sameheaders") ? SAME_HEADERS_CONFIG : "",
-             feature_on("retry") ? RETRY_CONFIG : "", more ? more : "");
+             feature_on("retry") ? RETRY_CONFIG : "", feature_on("cache") ? CACHE_CONFIG : "", more ? more : "");
     snprintf(config, sizeof config, CONFIG_FMT, feature_on("coalesce") ? "true" : "false",
              mc && *mc ? atol(mc) : 0L, extra);
     nc_client *client = NULL;

@@ -92,10 +92,22 @@ private struct ConfigReader {
         case .commonParams: config.commonParams = try Configuration.parseCommonParams(value)
         case .signing: config.signing = try Configuration.parseSigning(value)
         case .cache:
-            throw ConfigError(
-                message:
-                    "Configuration key '\(path)' is not supported by libnetcore \(NetCoreVersion.string) yet; remove it."
-            )
+            if value.pointee.type == JSON_NULL {
+                config.cache = nil
+            } else {
+                try requireObject(value, path)
+                config.cache = Configuration.Cache()
+                try applyMembers(of: value, in: .cache, to: &config)
+            }
+        case .cacheMemoryBytes: config.cache?.memoryBytes = try integer(value, key)
+        case .cacheDiskBytes: config.cache?.diskBytes = try integer(value, key)
+        case .cachePrivate: config.cache?.isPrivate = try boolean(value, path)
+        case .cacheDir:
+            let dir = try optionalString(value, path)
+            if let dir, dir.isEmpty || dir.utf8.contains(0) {
+                throw ConfigError(message: "Configuration key '\(path)' must be a directory path or null, got \"\".")
+            }
+            config.cache?.dir = dir
 
         // Inside "envelope" (see envelope(_:), which starts from EnvelopeSchema()).
         case .envelopeCode: config.envelope?.codeField = try fieldName(value, path)

@@ -49,6 +49,9 @@ extension Configuration {
         }
 
         if let problem = retry?.problem() { throw fail(problem) }
+        if let dir = cache?.dir, dir.isEmpty || dir.utf8.contains(0) {
+            throw fail("cache.dir must be a directory path or nil, got \"\".")
+        }
 
         if let envelope {
             let fields: [(ConfigKey, String?)] = [
@@ -85,13 +88,15 @@ extension Configuration {
         case .limitsMaxHeaderBytes: return Int64(limits.maxHeaderBytes)
         case .reachabilityWaitForNetworkMs: return reachability.waitForNetworkMs
         case .authMaxRefreshesPerMinute: return auth.maxRefreshesPerMinute
+        case .cacheMemoryBytes: return cache?.memoryBytes
+        case .cacheDiskBytes: return cache?.diskBytes
         case .baseURL, .environments, .environment, .headers, .credentialHeaders, .compression, .coalesce,
             .envelope, .limits, .callbacks, .retry, .cache, .endpoints, .commonParams, .signing,
             .envelopeCode, .envelopeOkCodes, .envelopeSuccess, .envelopeStatus, .envelopeOkStatus,
             .envelopeMessage, .envelopeData, .envelopeTraceID, .envelopeAuthExpiredCodes,
             .tls, .proxy, .httpVersion, .tlsCAFile, .tlsCAPath, .tlsClientCert, .tlsClientKey,
             .tlsPinnedPublicKeys, .tlsMinVersion, .proxyURL, .proxyNoProxy, .reachability, .reachabilityMode,
-            .auth, .authToken:
+            .auth, .authToken, .cacheDir, .cachePrivate:
             return nil
         }
     }

@@ -57,6 +57,8 @@ public struct Configuration: Sendable {
     public var reachability = Reachability()
     /// The bearer token and its refresh ("auth", TokenRefresher.swift).
     public var auth = Auth()
+    /// The response cache ("cache", Features/Cache); nil, the default: none.
+    public var cache: Cache? = nil
 
     public struct Limits: Sendable {
         /// CURLMOPT_MAX_HOST_CONNECTIONS; 0 = unlimited. Default 8.
@@ -89,6 +91,20 @@ public struct Configuration: Sendable {
         public var token: String? = nil
         /// Refreshes allowed a minute; past it an expiry is the answer. Default 3.
         public var maxRefreshesPerMinute: Int64 = ConfigKey.authMaxRefreshesPerMinute.defaultInteger
+        public init() {}
+    }
+
+    /// "cache": the response cache's stores and whether it is private (Features/Cache).
+    public struct Cache: Sendable {
+        /// Bound of the in-memory store (LRU), bytes; 0 = no memory store. Default 8 MiB.
+        public var memoryBytes: Int64 = ConfigKey.cacheMemoryBytes.defaultInteger
+        /// Directory of the on-disk store (created, mode 0700); nil = none. Default nil.
+        public var dir: String? = nil
+        /// Bound of the on-disk store, bytes. Default 100 MiB.
+        public var diskBytes: Int64 = ConfigKey.cacheDiskBytes.defaultInteger
+        /// Store answers to requests that carry credentials, and `Cache-Control:
+        /// private` ones: a cache of one user's client. Default false.
+        public var isPrivate: Bool = ConfigKey.cachePrivate.defaultBoolean
         public init() {}
     }
 

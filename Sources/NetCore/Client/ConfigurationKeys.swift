@@ -61,6 +61,11 @@ enum ConfigKey: String, CaseIterable, Sendable {
     case auth
     case authToken = "auth.token"
     case authMaxRefreshesPerMinute = "auth.max_refreshes_per_minute"
+    // The response cache (Features/Cache/).
+    case cacheMemoryBytes = "cache.memory_bytes"
+    case cacheDir = "cache.dir"
+    case cacheDiskBytes = "cache.disk_bytes"
+    case cachePrivate = "cache.private"
 
     /// The table.
     var spec: ConfigKeySpec {
@@ -109,7 +114,8 @@ enum ConfigKey: String, CaseIterable, Sendable {
         case .retry:
             return .init(.object, .none, "retry", "retry policy (RetryPolicy.swift); absent = one attempt")
         case .cache:
-            return .init(.reserved, .none, "cache", "reserved (DESIGN.md §4); refused")
+            return .init(
+                .section(optional: true), .none, "cache", "the response cache (memory, disk); absent or null = none")
         case .endpoints:
             return .init(.endpointMap, .emptyMap, "endpoints", "named endpoints: name → {method, path, encoding, …}")
         case .commonParams:
@@ -198,6 +204,19 @@ enum ConfigKey: String, CaseIterable, Sendable {
             return .init(
                 .integer(0...1000), .integer(3), "auth.maxRefreshesPerMinute",
                 "token refreshes allowed a minute; past it an expiry is the answer")
+        case .cacheMemoryBytes:
+            return .init(
+                .integer(0...Int64.max), .integer(8_388_608), "cache.memoryBytes",
+                "bound of the in-memory store, bytes; 0 = none")
+        case .cacheDir:
+            return .init(.name, .none, "cache.dir", "directory of the on-disk store; null = none")
+        case .cacheDiskBytes:
+            return .init(
+                .integer(0...Int64.max), .integer(104_857_600), "cache.diskBytes", "bound of the on-disk store, bytes")
+        case .cachePrivate:
+            return .init(
+                .boolean, .boolean(false), "cache.isPrivate",
+                "store answers to requests with credentials, and Cache-Control: private ones")
         }
     }
 

@@ -16,6 +16,11 @@ public final class NetClient: @unchecked Sendable {
     let coalescing: CoalescingRegistry
     /// Single-flight token refresh (NetClient+Refresh.swift, Features/Auth/).
     let tokenRefresher: TokenRefresher
+    /// The response cache (NetClient+Cache.swift, Features/Cache/); nil without "cache".
+    let cache: ResponseCache?
+    /// The seam-2 policy of transfers that only store (no stored answer involved,
+    /// no other policy): one object per client, so a send allocates none.
+    let cacheStoringPolicy: CacheTransferPolicy?
 
     /// Creates a client and starts its transfer thread. The configuration is checked
     /// as the JSON form is (`Configuration.validate()`): a bad value throws
@@ -23,6 +28,10 @@ public final class NetClient: @unchecked Sendable {
     /// here, once (ProxyEnvironment.swift).
     public init(configuration: Configuration) throws(NetError) {
         try configuration.validate()
+        // Before the transfer thread starts: a cache directory that cannot be used
+        // refuses the configuration.
+        if let c = configuration.cache { cache = try ResponseCache(c) } else { cache = nil }
+        cacheStoringPolicy = cache.map { CacheTransferPolicy(cache: $0, inner: nil, entry: nil, fallback: false) }
         guard
             let loop = TransferLoop(
                 mode: configuration.callbacks, limits: configuration.limits,
@@ -139,7 +148,12 @@ public final class NetClient: @unchecked Sendable {
         let preset: NetError?
         let settings = currentSettings
         switch request.prepared.prepared(request, settings) {
-        case .success(let p): prepared = p; preset = nil
+        case .success(let p):
+            // The cache's seam 1 (NetClient+Cache.swift): one branch without a cache.
+            if let key = p.cacheKey, let cache {
+                return cachedTransfer(request, p, key, cache, settings, foreign, completion)
+            }
+            prepared = p; preset = nil
         case .failure(let e): prepared = nil; preset = e
         }
         return attachHooks(

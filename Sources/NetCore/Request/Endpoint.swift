@@ -6,8 +6,8 @@ import CJansson
 /// at run time (`NetClient.define(_:)`, nc_client_define_endpoint()).
 ///
 /// `retry` is merged over the client's retry policy for requests naming it, and
-/// `group` is the cancellation group of those that name none; `cache` is checked and
-/// stored, and takes effect when the cache lands (DESIGN.md §3b).
+/// `group` is the cancellation group of those that name none; `cache` is the cache
+/// policy (`CachePolicy.name`) of those that set none (DESIGN.md §3b).
 public struct Endpoint: Sendable, Equatable {
     /// The catalog name ("user.get"): non-empty, no control characters.
     public let name: String
@@ -29,7 +29,7 @@ public struct Endpoint: Sendable, Equatable {
     /// The "retry" value: `false` (one attempt) or an object merged over the
     /// client's policy (a request's own retry override is merged over it).
     public let retry: Retry?
-    /// The cache policy name: stored until the cache feature lands.
+    /// The cache policy name (`CachePolicy.name`) of requests that set none.
     public let cache: String?
     /// The cancellation group of requests naming this endpoint and no group of their own.
     public let group: String?
@@ -76,7 +76,9 @@ public struct Endpoint: Sendable, Equatable {
         if let timeoutMs, !(0...Int64(Int32.max)).contains(timeoutMs) {
             throw fail("timeout_ms must be between 0 and \(Int32.max), got \(timeoutMs).")
         }
-        if let cache, cache.isEmpty { throw fail("cache must be a policy name, got \"\".") }
+        if let cache, CachePolicy(name: cache) == nil {
+            throw fail("cache must be a policy name (\(CachePolicy.names)), got \"\(cache)\".")
+        }
         if let group, group.isEmpty { throw fail("group must be a name, got \"\".") }
         if let tls, let problem = Endpoint.problem(tls) { throw fail("tls.\(problem.0) \(problem.1)") }
         self.name = name
@@ -237,7 +239,9 @@ extension Endpoint {
                 retry = try parseRetry(v, label)
             case "cache":
                 cache = try string(key, v)
-                if cache?.isEmpty == true { throw fail(key, "must be a policy name, got \"\".") }
+                if let name = cache, CachePolicy(name: name) == nil {
+                    throw fail(key, "must be a policy name (\(CachePolicy.names)), got \"\(name)\".")
+                }
             case "group":
                 group = try string(key, v)
                 if group?.isEmpty == true { throw fail(key, "must be a group name, got \"\".") }

@@ -87,6 +87,10 @@ public struct EndpointCatalog: Sendable {
             var resilience = request.resilience
             if let own = endpoint.retryOverride { resilience.retry = own.then(request.resilience.retry) }
             out.resilience = resilience
+            // Cache: the request's own policy, else the endpoint's (checked when defined).
+            var cache = request.cacheOptions
+            if cache.policy == nil { cache.policy = endpoint.cache.flatMap(CachePolicy.init(name:)) }
+            out.cacheOptions = cache
             return .success(out)
         } catch {
             return .failure(.invalidRequest("Endpoint '\(name)' gives a request that cannot be sent: \(error.message)"))

@@ -51,6 +51,12 @@ final class PreparedRequest: @unchecked Sendable {
     /// GET/HEAD, a body or an output file). Made in `make` only: redirected and
     /// adapted forms are what a transfer sends, never what it is looked up by.
     let coalescingKey: CoalescingKey?
+    /// What the client's cache finds this request's answer by (Features/Cache);
+    /// nil: no cache configured, not a GET/HEAD, or an output file. Set by `make`
+    /// (and copied to a revalidation's conditional form) before the value is shared.
+    var cacheKey: CacheKey?
+    /// How the request uses the cache (Request.cachePolicy, else the endpoint's).
+    var cachePolicy: CachePolicy = .networkOnly
 
     private convenience init(
         method: String, url: String, headers: HeaderFields, body: NetBytes?,
@@ -231,17 +237,27 @@ final class PreparedRequest: @unchecked Sendable {
             settings.config.coalesce && !request.flags.contains(.noCoalesce)
             && CoalescingKey.eligible(
                 method: request.method.rawValue, hasBody: body != nil, outputPath: request.outputPath)
-        return .success(
-            PreparedRequest(
-                method: request.method.rawValue, url: url, headers: headers, body: body,
-                timeoutMs: request.timeoutMs ?? settings.config.timeoutMs,
-                connectTimeoutMs: request.connectTimeoutMs ?? settings.config.connectTimeoutMs,
-                envelope: envelope, limits: limits,
-                credentialHeaders: settings.credentialHeaderNames,
-                compression: settings.config.compression, outputPath: request.outputPath,
-                connection: connection ?? settings.connection,
-                resilience: Resilience(request, settings, headers: headers), group: request.group,
-                coalesce: coalesce))
+        let prepared = PreparedRequest(
+            method: request.method.rawValue, url: url, headers: headers, body: body,
+            timeoutMs: request.timeoutMs ?? settings.config.timeoutMs,
+            connectTimeoutMs: request.connectTimeoutMs ?? settings.config.connectTimeoutMs,
+            envelope: envelope, limits: limits,
+            credentialHeaders: settings.credentialHeaderNames,
+            compression: settings.config.compression, outputPath: request.outputPath,
+            connection: connection ?? settings.connection,
+            resilience: Resilience(request, settings, headers: headers), group: request.group,
+            coalesce: coalesce)
+        // The cache (Features/Cache): the key only when there is a cache to look in.
+        prepared.cachePolicy = request.cacheOptions.policy ?? .networkOnly
+        if settings.config.cache != nil, request.outputPath == nil, body == nil,
+            prepared.method == "GET" || prepared.method == "HEAD"
+        {
+            prepared.cacheKey = CacheKey(method: prepared.method, url: url)
+        }
+        if prepared.cacheKey == nil && prepared.cachePolicy == .cacheOnly {
+            return .failure(.notCached(prepared.method, url, cacheConfigured: settings.config.cache != nil))
+        }
+        return .success(prepared)
     }
 
     static func resolvedEncoding(_ request: Request) -> ParameterEncoding {

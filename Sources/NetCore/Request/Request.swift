@@ -27,6 +27,8 @@ public struct Request: Sendable {
         var group: String? = nil
         /// Retry, deadline and the other time limits (Request+Resilience.swift).
         var resilience = RequestResilience()
+        /// Cache policy and cached callback (Request+Cache.swift).
+        var cache = RequestCacheOptions()
         /// The resolved form of this value, filled by its first send (see PreparedCache).
         var prepared = PreparedCache()
 
@@ -51,6 +53,7 @@ public struct Request: Sendable {
             c.maxRedirects = maxRedirects
             c.group = group
             c.resilience = resilience
+            c.cache = cache
             return c
         }
     }
@@ -124,6 +127,12 @@ public struct Request: Sendable {
     var resilience: RequestResilience {
         get { storage.resilience }
         set { changing().resilience = newValue }
+    }
+
+    /// How this request uses the client's cache (Request+Cache.swift).
+    var cacheOptions: RequestCacheOptions {
+        get { storage.cache }
+        set { changing().cache = newValue }
     }
 
     /// Per-request switches (RequestFlags, Request+Flags.swift).

@@ -19,6 +19,9 @@ enum Classifier {
         var method: String
         var url: CString
         var envelope: CompiledEnvelope?
+        /// A stored answer served again (Features/Cache): the response says so.
+        var fromCache = false
+        var notModified = false
         /// The URL as text, for messages (error paths only).
         var urlText: String { String(cString: url.pointer) }
 
@@ -133,13 +136,13 @@ enum Classifier {
     ) -> Response {
         Response(
             status: input.status, headers: input.headers, body: input.body, url: input.url,
-            json: json, source: .envelope(data))
+            json: json, source: .envelope(data), fromCache: input.fromCache, notModified: input.notModified)
     }
 
     private static func raw(_ input: Input) -> (Response, NetError?) {
         let r = Response(
             status: input.status, headers: input.headers, body: input.body, url: input.url,
-            json: nil, source: .body)
+            json: nil, source: .body, fromCache: input.fromCache, notModified: input.notModified)
         return (r, input.status >= 400 ? httpError(input) : nil)
     }
 
@@ -149,7 +152,7 @@ enum Classifier {
         (
             Response(
                 status: input.status, headers: input.headers, body: input.body, url: input.url,
-                json: root, source: .body), nil
+                json: root, source: .body, fromCache: input.fromCache, notModified: input.notModified), nil
         )
     }
 

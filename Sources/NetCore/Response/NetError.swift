@@ -35,6 +35,8 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
         case deadlineExceeded = 10
         /// The token refresh a request waited for failed (TokenRefresher.swift).
         case authRefreshFailed = 11
+        /// CACHE_ONLY found no stored answer (Features/Cache); nothing was sent.
+        case notCached = 12
     }
 
     /// Which time limit ended the request (`nc_error_json`'s "timeout").

@@ -8,8 +8,11 @@ public final class Response: @unchecked Sendable {
     public let status: Int32
     public let headers: HeaderStore
     public let body: NetBytes
-    /// Served from the client's cache.
+    /// Served from the client's cache (Features/Cache).
     public let fromCache: Bool
+    /// The server answered 304 Not Modified and the stored body is served: what
+    /// a screen showed from the cache need not be redrawn.
+    public let notModified: Bool
     /// The URL that answered (after redirects).
     public var url: String { String(cString: urlText.pointer) }
     /// `url` as a C string, borrowed from the response (nc_response_url).
@@ -46,7 +49,8 @@ public final class Response: @unchecked Sendable {
     /// that reference.
     init(
         status: Int32, headers: HeaderStore, body: NetBytes, url: CString,
-        json: UnsafeMutablePointer<json_t>?, source: DataSource, fromCache: Bool = false
+        json: UnsafeMutablePointer<json_t>?, source: DataSource, fromCache: Bool = false,
+        notModified: Bool = false
     ) {
         self.status = status
         self.headers = headers
@@ -54,6 +58,7 @@ public final class Response: @unchecked Sendable {
         self.urlText = url
         self.source = source
         self.fromCache = fromCache
+        self.notModified = notModified
         lazy = Mutex(Lazy(parsed: json, parseDone: json != nil))
     }
 

@@ -122,7 +122,7 @@ extension TransferLoop {
     /// Runs every hop and attempt of `t` on `lane`, carrying out what
     /// `Transfer.next(after:)` decides; returns the single outcome.
     private func drive(_ t: Transfer, _ lane: SyncLane) -> (Response?, NetError?) {
-        if let e = t.presetError { return (nil, e) }
+        if t.presetError != nil || t.presetResponse != nil { return (t.presetResponse, t.presetError) }
         let easy = lane.easy
         if let e = begin(t, lane) { return (nil, e) }
         while true {

@@ -32,6 +32,13 @@ public final class Transfer: @unchecked Sendable {
     @exclusivity(unchecked) var attemptStart: UInt64 = 0
     /// Set when the request could not be built: completes with it, sends nothing.
     let presetError: NetError?
+    /// Set before submission when seam 1 already has the answer (a stored one:
+    /// Features/Cache): completes with it (and `presetError`, if set) through the
+    /// usual completion path, sends nothing.
+    var presetResponse: Response?
+    /// Set before submission when seam 1 made this transfer its caller's own (it
+    /// serves or revalidates a stored answer): it never shares a coalesced transfer.
+    var standsAlone = false
     /// The completion. Set before the transfer is submitted and not changed after
     /// (the async API fills it in once it has its continuation).
     var deliver: Deliver

@@ -641,7 +641,7 @@ final class TransferLoop: @unchecked Sendable {
     private func start(_ t: Transfer, stopping: Bool) {
         t.emitStart()
         if stopping { complete(t, nil, .shutdown); return }
-        if let e = t.presetError { complete(t, nil, e); return }
+        if t.presetError != nil || t.presetResponse != nil { complete(t, t.presetResponse, t.presetError); return }
         if t.cancelledBeforeStart { complete(t, nil, .cancelled); return }
         relaunch(t)
     }

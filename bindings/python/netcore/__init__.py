@@ -52,6 +52,7 @@ from .errors import (
     AdapterFailed,
     DeadlineExceeded,
     AuthRefreshFailed,
+    NotCached,
     InvalidArgument,
     InvalidConfig,
     InvalidRequest,
@@ -68,6 +69,7 @@ from .errors import (
     Unreachable,
 )
 from .response import Headers, Redirect, Response
+from ._cache import CachePolicy
 
 __version__ = "0.2.0"
 
@@ -89,7 +91,7 @@ __all__ = [
     "AsyncClient", "Client", "Task", "Callback", "Response", "Headers", "Redirect", "Outgoing",
     "Error", "ClientError", "Cancelled", "Unreachable", "InvalidRequest", "InvalidConfig",
     "ResponseTooLarge", "ShutDown", "HeadersTooLarge", "InternalError", "AdapterFailed",
-    "DeadlineExceeded", "AuthRefreshFailed", "Retry",
+    "DeadlineExceeded", "AuthRefreshFailed", "NotCached", "CachePolicy", "Retry",
     "TransportError", "Timeout", "HTTPError", "APIError", "ParseError",
     "StatusError", "InvalidArgument", "InvalidState", "NoMemory", "Failed",
     "Domain", "ClientCode", "ParseCode", "Status",

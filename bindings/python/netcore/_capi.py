@@ -220,6 +220,12 @@ TABLE: Tuple[Signature, ...] = (
     ("nc_response_data", (ResponseHandle,), JsonRef),
     ("nc_response_data_json", (ResponseHandle, size_p), c_void_p, sized_bytes),
     ("nc_response_from_cache", (ResponseHandle,), c_int),
+    ("nc_response_not_modified", (ResponseHandle,), c_int),
+    ("nc_request_set_cache_policy", (RequestHandle, c_int32), nc_status),
+    ("nc_request_set_cached_callback", (RequestHandle, COMPLETE_FN, c_void_p), nc_status),
+    ("nc_client_cache_clear", (ClientHandle,), nc_status),
+    ("nc_client_cache_remove", (ClientHandle, c_char_p), nc_status),
+    ("nc_client_cache_stats_json", (ClientHandle, c_char_p, c_size_t, POINTER(c_size_t)), nc_status),
     ("nc_response_retain", (ResponseHandle,), ResponseHandle),
     ("nc_response_free", (ResponseHandle,), None),
     # event-loop integration

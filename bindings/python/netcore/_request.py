@@ -299,27 +299,38 @@ class RequestLimits:
     ``connect_timeout=``, ``idle_timeout=`` of the request methods), checked before
     the C builder exists and applied to it by :func:`build_request`."""
 
-    __slots__ = ("retry", "deadline_ms", "connect_ms", "idle_ms")
+    __slots__ = ("retry", "deadline_ms", "connect_ms", "idle_ms", "cache", "cached_hook")
 
     def __init__(self, retry: Any = None, deadline: Optional[float] = None,
                  connect_timeout: Optional[float] = None, idle_timeout: Optional[float] = None,
-                 *, retry_given: bool = False) -> None:
+                 *, retry_given: bool = False, cache: Any = None, on_cached: Any = None) -> None:
         from ._retry import retry_json
+        from . import _cache
         # False is "no retry"; None means "the client's", given explicitly or not.
         self.retry = _dumps(retry_json(retry)) if retry_given else None
         self.deadline_ms = _ms(deadline, "deadline")
         self.connect_ms = _ms(connect_timeout, "connect_timeout")
         self.idle_ms = _ms(idle_timeout, "idle_timeout")
+        # The cache policy and cached callback (_cache.py); the hook object must
+        # outlive the request: the caller keeps these limits until it completes.
+        self.cache = _cache.policy_value(cache) if cache is not None else None
+        self.cached_hook = _cache.CachedHook(on_cached) if on_cached is not None else None
 
     @staticmethod
     def of(retry: Any = None, deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
-           idle_timeout: Optional[float] = None) -> "Optional[RequestLimits]":
+           idle_timeout: Optional[float] = None, cache: Any = None,
+           on_cached: Any = None) -> "Optional[RequestLimits]":
         """The limits of these arguments, or ``None`` when none is given."""
-        if retry is None and deadline is None and connect_timeout is None and idle_timeout is None:
+        if (retry is None and deadline is None and connect_timeout is None and idle_timeout is None
+                and cache is None and on_cached is None):
             return None
-        return RequestLimits(retry, deadline, connect_timeout, idle_timeout, retry_given=retry is not None)
+        return RequestLimits(retry, deadline, connect_timeout, idle_timeout, retry_given=retry is not None,
+                             cache=cache, on_cached=on_cached)
 
     def apply(self, handle: RequestHandle) -> None:
+        if self.cache is not None or self.cached_hook is not None:
+            from . import _cache
+            _cache.apply(handle, self.cache, self.cached_hook)
         if self.retry is not None:
             check_call(C.nc_request_set_retry_json, handle, self.retry, len(self.retry),
                        detail="invalid retry policy")

@@ -322,7 +322,8 @@ class AsyncClient:
                       output: Any = None,
                 follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
                 deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
-                idle_timeout: Optional[float] = None) -> Response:
+                idle_timeout: Optional[float] = None, cache: Optional[int] = None,
+                on_cached: Optional[Callable[..., Any]] = None) -> Response:
         """Send a request and await its response (``nc_client_send``; the completion
         is dispatched on the event loop).
 
@@ -331,7 +332,9 @@ class AsyncClient:
         call the same :class:`~netcore.StatusError`. Cancelling the awaiting task
         cancels the request (``nc_task_cancel``). ``group=`` puts the request in a
         cancellation group (:meth:`cancel_group`: the awaiting task then raises
-        :class:`~netcore.Cancelled`).
+        :class:`~netcore.Cancelled`). ``on_cached(response, error)`` (with
+        ``cache=CachePolicy.CACHE_THEN_NETWORK``) runs on the event loop, before
+        this coroutine returns the network's answer.
         """
         loop = self._attach()
         core = self._core
@@ -340,14 +343,18 @@ class AsyncClient:
         if (params is None and json is None and data is None and headers is None
                 and timeout is None and envelope is None and output is None
                 and follow_redirects is None and group is None and retry is None and deadline is None
-                and connect_timeout is None and idle_timeout is None):
+                and connect_timeout is None and idle_timeout is None and cache is None
+                and on_cached is None):
             # nc_client_send copies the builder: the thread's cached one is reused.
+            limits = None
             task = core.send(plain_request(method, path), pending)
         else:
+            # `limits` holds the cached callback's hook until this coroutine ends.
+            limits = RequestLimits.of(retry, deadline, connect_timeout, idle_timeout, cache, on_cached)
             req = build_request(method, path, params=params, json=json, data=data,
                                 headers=headers, timeout=timeout, envelope=envelope,
                                 output=output, max_redirects=redirect_arg(self._core, follow_redirects),
-                                group=group, limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout))
+                                group=group, limits=limits)
             try:
                 task = core.send(req, pending)
             finally:
@@ -480,6 +487,9 @@ class AsyncClient:
 
     # The same as Client's (it only touches the core, which both kinds share).
     define_endpoint = Client.define_endpoint
+    cache_clear = Client.cache_clear
+    cache_remove = Client.cache_remove
+    cache_stats = Client.cache_stats
     reachability = Client.reachability
     reachable = Client.reachable
 

@@ -6,7 +6,7 @@ import threading
 import weakref
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from . import _batch, _hooks, _reach
+from . import _batch, _cache, _hooks, _reach
 from ._capi import C, NC_OK, ErrorHandle, ResponseHandle, TaskHandle
 from ._adapters import apply_auth, configured_redirects, redirect_arg, without_redirects
 from ._core import ClientCore, Config, Pending, config_text, convert, data_key, report
@@ -329,7 +329,8 @@ class Client:
                 timeout: Optional[float] = None, envelope: Optional[bool] = None, output: Any = None,
                 follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
                 deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
-                idle_timeout: Optional[float] = None) -> Response:
+                idle_timeout: Optional[float] = None, cache: Optional[int] = None,
+                on_cached: Optional[Callable[..., Any]] = None) -> Response:
         """Send a request and wait for it (``nc_client_send_sync``; the GIL is released
         while waiting).
 
@@ -369,6 +370,13 @@ class Client:
                 response is streamed into it (created or truncated) instead of
                 memory, and ``Response.body`` is empty; raw mode; other statuses
                 keep their body in memory (``nc_request_set_output_file``).
+            cache: a :class:`~netcore.CachePolicy` (the client needs ``"cache"``;
+                ``None``: the endpoint's, else ``NETWORK_ONLY``). ``CACHE_ONLY``
+                raises :class:`~netcore.NotCached` when nothing usable is stored.
+            on_cached: with ``CachePolicy.CACHE_THEN_NETWORK``,
+                ``on_cached(response, error)`` receives the stored answer
+                (``response.from_cache``) at most once, before this call returns
+                the network's (here, on the calling thread).
             group: a cancellation group: the request is sent with ``nc_client_send``
                 and waited for here, so that :meth:`cancel_group` from another
                 thread cancels it (this call then raises
@@ -385,6 +393,8 @@ class Client:
                 callbacks.
         """
         core = self._core
+        if group is not None and (cache is not None or on_cached is not None):
+            raise ValueError("cache= and on_cached= are not supported together with group=")
         if group is not None:
             if core.in_callback():
                 raise error_for(Status.INVALID_STATE, message="a request cannot be waited for inside a "
@@ -398,7 +408,8 @@ class Client:
         if (params is None and json is None and data is None and headers is None
                 and timeout is None and envelope is None and output is None
                 and follow_redirects is None and retry is None and deadline is None
-                and connect_timeout is None and idle_timeout is None):
+                and connect_timeout is None and idle_timeout is None and cache is None
+                and on_cached is None):
             # The common plain call: the thread's cached builder (see plain_request),
             # and core.handle() inline.
             handle = core._handle
@@ -407,15 +418,17 @@ class Client:
             status = C.nc_client_send_sync(handle, plain_request(method, path),
                                            ctypes.byref(resp_p), ctypes.byref(err_p))
         else:
+            limits = RequestLimits.of(retry, deadline, connect_timeout, idle_timeout, cache, on_cached)
             req = build_request(method, path, params=params, json=json, data=data,
                                 headers=headers, timeout=timeout, envelope=envelope,
                                 output=output, max_redirects=redirect_arg(self._core, follow_redirects),
-                                limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout))
+                                limits=limits)
             try:
                 status = C.nc_client_send_sync(core.handle(), req, ctypes.byref(resp_p),
                                                ctypes.byref(err_p))
             finally:
                 C.nc_request_free(req)
+                del limits   # the cached callback's hook lived until here
         response = _sync_response(core, status, resp_p, err_p)
         # A success: its data is where the request's mode says (parsed in Python).
         response._data_key = (core.data_key if envelope is None and output is None
@@ -425,6 +438,32 @@ class Client:
     def get(self, path: str, **kwargs: Any) -> Response:
         """GET ``path``; keyword arguments as in :meth:`request`."""
         return self.request("GET", path, **kwargs)
+
+    # -- the response cache -------------------------------------------------------
+
+    def cache_clear(self) -> None:
+        """Remove every stored answer, in memory and on disk (``nc_client_cache_clear``);
+        nothing to do without ``"cache"``."""
+        with self._core.use() as h:
+            _cache.clear(h)
+
+    def cache_remove(self, prefix: str) -> None:
+        """Remove the stored answers whose URL starts with ``prefix`` (absolute, as
+        stored: query pairs sorted) (``nc_client_cache_remove``).
+
+        Raises:
+            InvalidArgument: an empty prefix; nothing removed.
+        """
+        with self._core.use() as h:
+            _cache.remove(h, prefix)
+
+    def cache_stats(self) -> Optional[Dict[str, int]]:
+        """The cache's counters (``nc_client_cache_stats_json``): ``hits``,
+        ``misses``, ``stores``, ``evictions``, ``revalidations``, ``not_modified``,
+        ``bytes``, ``entries``, ``disk_bytes``, ``memory_limit``, ``disk_limit``;
+        ``None`` without ``"cache"``."""
+        with self._core.use() as h:
+            return _cache.stats(h)
 
     def post(self, path: str, **kwargs: Any) -> Response:
         """POST ``path``; keyword arguments as in :meth:`request`."""

@@ -19,7 +19,8 @@ Two families, kept apart on purpose:
       │   ├── InternalError        8  libcurl could not be set up
       │   ├── AdapterFailed        9  a request adapter refused the request
       │   ├── DeadlineExceeded    10  deadline_ms ran out across attempts and waits
-      │   └── AuthRefreshFailed   11  the token refresh it waited for failed
+      │   ├── AuthRefreshFailed   11  the token refresh it waited for failed
+      │   └── NotCached           12  CachePolicy.CACHE_ONLY found nothing stored
       ├── TransportError       NC_DOMAIN_TRANSPORT (code: the CURLcode)
       │   └── Timeout              28 CURLE_OPERATION_TIMEDOUT
       ├── HTTPError            NC_DOMAIN_HTTP      (code: the HTTP status)
@@ -57,7 +58,7 @@ __all__ = [
     "Domain", "ClientCode", "ParseCode", "Status",
     "Error", "ClientError", "Cancelled", "Unreachable", "InvalidRequest", "InvalidConfig",
     "ResponseTooLarge", "ShutDown", "HeadersTooLarge", "InternalError", "AdapterFailed",
-    "DeadlineExceeded", "AuthRefreshFailed",
+    "DeadlineExceeded", "AuthRefreshFailed", "NotCached",
     "TransportError", "Timeout", "HTTPError", "APIError", "ParseError",
     "StatusError", "InvalidArgument", "InvalidState", "NoMemory", "Failed",
 ]
@@ -87,6 +88,7 @@ class ClientCode(enum.IntEnum):
     ADAPTER_FAILED = 9
     DEADLINE_EXCEEDED = 10
     AUTH_REFRESH_FAILED = 11
+    NOT_CACHED = 12
 
 
 class ParseCode(enum.IntEnum):
@@ -283,6 +285,11 @@ class AuthRefreshFailed(ClientError):
     returned no token); the message is the refresh's."""
 
 
+class NotCached(ClientError):
+    """``cache=CachePolicy.CACHE_ONLY`` found no usable stored answer (or the
+    client has no ``"cache"``); nothing was sent."""
+
+
 class TransportError(Error):
     """NC_DOMAIN_TRANSPORT: the transfer failed; ``code`` is libcurl's CURLcode
     (6 cannot resolve, 7 cannot connect, 28 timeout, 35 TLS, 52 empty reply...)."""
@@ -321,6 +328,7 @@ _CLIENT_CLASSES: Dict[int, Type[ClientError]] = {
     ClientCode.ADAPTER_FAILED: AdapterFailed,
     ClientCode.DEADLINE_EXCEEDED: DeadlineExceeded,
     ClientCode.AUTH_REFRESH_FAILED: AuthRefreshFailed,
+    ClientCode.NOT_CACHED: NotCached,
 }
 
 _DOMAIN_CLASSES: Dict[int, Type[Error]] = {

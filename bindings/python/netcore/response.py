@@ -113,7 +113,7 @@ class Response:
     may be used from any thread.
     """
 
-    __slots__ = ("_handle", "_status", "_headers", "_body", "_data", "_from_cache", "_data_key",
+    __slots__ = ("_handle", "_status", "_headers", "_body", "_data", "_from_cache", "_not_modified", "_data_key",
                  "_metrics", "_url", "__weakref__")
 
     def __init__(self, handle: ResponseHandle) -> None:
@@ -123,6 +123,7 @@ class Response:
         self._handle: Optional[ResponseHandle] = handle
         self._status: Any = _UNSET      # read on first use: one foreign call fewer
         self._from_cache: Any = _UNSET
+        self._not_modified: Any = _UNSET
         self._headers: Any = _UNSET
         self._body: Any = _UNSET
         self._data: Any = _UNSET
@@ -205,6 +206,13 @@ class Response:
     def from_cache(self) -> bool:
         """True if the response was served from the client's cache."""
         return self._read("_from_cache", _read_from_cache)  # type: ignore[no-any-return]
+
+    @property
+    def not_modified(self) -> bool:
+        """True when the server answered 304 to the cache's revalidation and the
+        stored body is served (``from_cache`` is true too): nothing changed since
+        the copy a screen showed (``nc_response_not_modified``)."""
+        return self._read("_not_modified", _read_not_modified)  # type: ignore[no-any-return]
 
     @property
     def headers(self) -> Headers:
@@ -305,6 +313,10 @@ def _read_status(handle: ResponseHandle) -> int:
 
 def _read_from_cache(handle: ResponseHandle) -> bool:
     return bool(C.nc_response_from_cache(handle))
+
+
+def _read_not_modified(handle: ResponseHandle) -> bool:
+    return bool(C.nc_response_not_modified(handle))
 
 
 def _read_body(handle: ResponseHandle) -> bytes:

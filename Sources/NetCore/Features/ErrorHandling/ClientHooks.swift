@@ -153,4 +153,5 @@ final class HookMonitor: EventMonitor, @unchecked Sendable {
     func attemptDidEnd(_ event: RequestEvent) { deliver(event) }
     func retryScheduled(_ event: RequestEvent) { deliver(event) }
     func requestDidComplete(_ event: RequestEvent) { deliver(event) }
+    func cacheDidHit(_ event: RequestEvent) { deliver(event) }
 }

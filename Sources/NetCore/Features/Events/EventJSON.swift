@@ -1,10 +1,11 @@
 /// A `RequestEvent` as the JSON object of nc_client_set_event_handler (DESIGN.md
 /// §3b): every key is present, null when it does not apply.
 ///
-/// `{"event":"request_start|attempt_end|retry|request_end","id","method","url",
+/// `{"event":"request_start|attempt_end|retry|cache_hit|request_end","id","method","url",
 ///   "attempt","status","domain","code","delay_ms","reason",
 ///   "timings":{"dns","connect","tls","first_byte","total"} (µs) | null,
-///   "bytes","from_cache","elapsed_us"}`
+///   "bytes","from_cache","not_modified","cache":{"hits","misses",…} (cache_hit) | null,
+///   "elapsed_us"}`
 ///
 /// `url` is redacted (Redaction.swift): no userinfo, no value of a secret-looking
 /// query parameter. `domain` is the error domain's name (NCTransportErrorDomain…)
@@ -39,6 +40,14 @@ extension RequestEvent {
             o.null("bytes")
         }
         o.bool("from_cache", fromCache)
+        o.bool("not_modified", notModified)
+        if let c = cache {
+            o.beginObject("cache")
+            c.write(into: &o)
+            o.endObject()
+        } else {
+            o.null("cache")
+        }
         o.int("elapsed_us", elapsedUs)
         return o
     }

@@ -16,6 +16,11 @@ public protocol EventMonitor: AnyObject, Sendable {
     func retryScheduled(_ event: RequestEvent)
     /// The request's single completion is about to run.
     func requestDidComplete(_ event: RequestEvent)
+    /// An answer comes from the client's cache (Features/Cache): a stored answer
+    /// served, a 304 answered with the stored body, a failure answered from the
+    /// cache, or cache-then-network's early copy. Just before that answer is
+    /// delivered (for the completion: just before `requestDidComplete`).
+    func cacheDidHit(_ event: RequestEvent)
 }
 
 extension EventMonitor {
@@ -23,6 +28,7 @@ extension EventMonitor {
     public func attemptDidEnd(_ event: RequestEvent) {}
     public func retryScheduled(_ event: RequestEvent) {}
     public func requestDidComplete(_ event: RequestEvent) {}
+    public func cacheDidHit(_ event: RequestEvent) {}
 }
 
 /// One event of a request's life (EventMonitor).
@@ -32,6 +38,7 @@ public struct RequestEvent: Sendable {
         case attemptEnd = "attempt_end"
         case retry = "retry"
         case requestEnd = "request_end"
+        case cacheHit = "cache_hit"
     }
 
     public var kind: Kind
@@ -57,8 +64,12 @@ public struct RequestEvent: Sendable {
     public var reason: String? = nil
     /// `attemptEnd`: libcurl's timings of the attempt.
     public var timings: AttemptTimings? = nil
-    /// The answer came from the client's cache (none yet: always false).
+    /// The answer came from the client's cache (`requestEnd`, `cacheHit`).
     public var fromCache: Bool = false
+    /// `cacheHit`: the server answered 304 and the stored body is served.
+    public var notModified: Bool = false
+    /// `cacheHit`: the client cache's counters just before this answer (ResponseCache.stats).
+    public var cache: CacheStats? = nil
     /// `requestEnd`: microseconds from the start of the first attempt to the completion.
     public var elapsedUs: Int64? = nil
 }

@@ -74,6 +74,9 @@ enum LogLines {
             return [
                 (.info, "\(target): retry \(e.attempt + 1) in \(e.delayMs ?? 0) ms (\(Redaction.text(e.reason ?? "")))")
             ]
+        case .cacheHit:
+            guard level >= .debug else { return [] }
+            return [(.debug, "\(target) #\(e.id) answered from the cache (\(e.status))")]
         case .requestEnd:
             let elapsed = " (\(ms(e.elapsedUs ?? 0)))"
             if let err = e.error, !(err.domain == .client && err.code == Int64(NetError.ClientCode.cancelled.rawValue))

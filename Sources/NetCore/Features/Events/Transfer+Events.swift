@@ -69,8 +69,22 @@ extension Transfer {
                 log: monitor == nil ? nil : attemptLog, redirectChain: redirectChain)
         }
         guard let monitor else { return }
+        if let response, response.fromCache { emitCacheHit(response, error) }
         var e = event(.requestEnd, response, error)
+        e.fromCache = response?.fromCache ?? false
         e.elapsedUs = Int64(clamping: elapsed / 1000)
         monitor.requestDidComplete(e)
+    }
+
+    /// An answer from the cache is about to be delivered (the completion's, or
+    /// cache-then-network's early copy: Features/Cache).
+    func emitCacheHit(_ response: Response, _ error: NetError?) {
+        guard let monitor else { return }
+        var e = event(.cacheHit, response, error)
+        e.fromCache = true
+        e.notModified = response.notModified
+        // Every transfer an answer from the cache reaches has the cache's policy.
+        e.cache = (policy as? CacheTransferPolicy)?.cache.stats
+        monitor.cacheDidHit(e)
     }
 }

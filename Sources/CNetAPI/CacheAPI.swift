@@ -1,0 +1,78 @@
+import CNetCore
+import NetCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The response cache: a request's policy and cached callback, a response's
+// not-modified mark, and the client's cache control and counters. Each converts
+// and forwards to Request+Cache.swift / NetClient+Cache.swift.
+
+@c @implementation
+public func nc_request_set_cache_policy(_ request: OpaquePointer?, _ policy: Int32) -> nc_status {
+    guard let p = CachePolicy(rawValue: policy) else { return NC_ERR_INVALID_ARGUMENT }
+    return edit(request) { (r: inout Request) throws(NetError) in r.cachePolicy = p }
+}
+
+/// A C complete function and its userdata, carried by a Swift closure.
+private struct CCachedHook: @unchecked Sendable {
+    let fn: nc_complete_fn
+    let userdata: UnsafeMutableRawPointer?
+}
+
+@c @implementation
+public func nc_request_set_cached_callback(
+    _ request: OpaquePointer?, _ fn: nc_complete_fn?, _ userdata: UnsafeMutableRawPointer?
+) -> nc_status {
+    guard let fn else { return edit(request) { (r: inout Request) throws(NetError) in r.cachedCallback = nil } }
+    let hook = CCachedHook(fn: fn, userdata: userdata)
+    return edit(request) { (r: inout Request) throws(NetError) in
+        r.cachedCallback = { response, error in
+            let responseHandle = unretained(response)
+            if let error {
+                let box = ErrorBox(error)
+                withExtendedLifetime(box) { hook.fn(responseHandle, unretained(box), hook.userdata) }
+            } else {
+                hook.fn(responseHandle, nil, hook.userdata)
+            }
+        }
+    }
+}
+
+@c @implementation
+public func nc_response_not_modified(_ response: OpaquePointer?) -> Int32 {
+    borrow(response, as: Response.self)?.notModified == true ? 1 : 0
+}
+
+@c @implementation
+public func nc_client_cache_clear(_ client: OpaquePointer?) -> nc_status {
+    guard let c = borrow(client, as: NetClient.self) else { return NC_ERR_INVALID_ARGUMENT }
+    c.cacheClear()
+    return NC_OK
+}
+
+@c @implementation
+public func nc_client_cache_remove(_ client: OpaquePointer?, _ url_prefix: UnsafePointer<CChar>?) -> nc_status {
+    guard let c = borrow(client, as: NetClient.self), let url_prefix, url_prefix.pointee != 0 else {
+        return NC_ERR_INVALID_ARGUMENT
+    }
+    c.cacheRemove(prefix: String(cString: url_prefix))
+    return NC_OK
+}
+
+@c @implementation
+public func nc_client_cache_stats_json(
+    _ client: OpaquePointer?, _ buf: UnsafeMutablePointer<CChar>?, _ cap: Int, _ len_out: UnsafeMutablePointer<Int>?
+) -> nc_status {
+    guard let c = borrow(client, as: NetClient.self), let buf else { return NC_ERR_INVALID_ARGUMENT }
+    guard let stats = c.cacheStats else { return NC_ERR_INVALID_STATE }
+    let text = Array(stats.json.utf8)
+    guard cap > text.count else { return NC_ERR_INVALID_ARGUMENT }
+    text.withUnsafeBytes { raw in
+        if let base = raw.baseAddress { memcpy(buf, base, text.count) }
+    }
+    buf[text.count] = 0
+    len_out?.pointee = text.count
+    return NC_OK
+}

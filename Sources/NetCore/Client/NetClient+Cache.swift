@@ -1,0 +1,185 @@
+/// The response cache at seam 1 (Features/Cache, DESIGN.md §3b "Cache"): for a
+/// request with a cache key (a GET or HEAD on a client with "cache"), look the
+/// stored answer up as its policy says, and make the transfer that serves it,
+/// revalidates it, or sends as usual. Every path goes through the loop's (or the
+/// synchronous lane's) completion: a stored answer is the transfer's
+/// `presetResponse`, so threads, queue mode, events and hooks are those of any
+/// request. The storing, the 304 and the offline answer are seam 2's
+/// (CacheTransferPolicy).
+extension NetClient {
+    func cachedTransfer(
+        _ request: Request, _ p: PreparedRequest, _ key: CacheKey, _ cache: ResponseCache,
+        _ settings: ClientSettings, _ foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?),
+        _ completion: @escaping Transfer.Deliver
+    ) -> Transfer {
+        let inner = tokenRefresher.policy(wrapping: settings.policy(for: p))
+        let gate = tokenRefresher.gate(wrapping: reachabilityGate.forTransfers)
+        func make(
+            _ sent: PreparedRequest, entry: CacheEntry? = nil, fallback: Bool = false,
+            gate: (any AttemptGate)? = gate
+        ) -> Transfer {
+            let policy =
+                entry == nil && inner == nil
+                ? cacheStoringPolicy
+                : CacheTransferPolicy(cache: cache, inner: inner, entry: entry, fallback: fallback)
+            let t = Transfer(
+                prepared: sent, presetError: nil, loop: loop, foreign: foreign, monitor: settings.monitor,
+                policy: policy, preparer: adapterRegistry.preparer(for: settings), gate: gate, deliver: completion)
+            t.standsAlone = entry != nil
+            return attachHooks(t, request)
+        }
+        /// A transfer that sends nothing and completes with `answer`.
+        func answered(_ answer: (Response, NetError?)) -> Transfer {
+            cache.count(.hit)
+            // The policy is never asked (nothing is sent); it names the cache for
+            // the cache_hit event's counters.
+            let t = Transfer(
+                prepared: p, presetError: answer.1, loop: loop, foreign: foreign, monitor: settings.monitor,
+                policy: cacheStoringPolicy, deliver: completion)
+            t.presetResponse = answer.0
+            t.standsAlone = true
+            return attachHooks(t, request)
+        }
+        /// The request with the stale entry's validators: a conditional request.
+        func revalidating(_ entry: CacheEntry) -> PreparedRequest {
+            guard entry.hasValidator else { return p }
+            var headers = p.headers
+            if !headers.contains("If-None-Match") && !headers.contains("If-Modified-Since") {
+                entry.conditionalHeaders(into: &headers)
+            }
+            let c = p.adapted(headers: headers)
+            c.cacheKey = key
+            c.cachePolicy = p.cachePolicy
+            cache.count(.revalidation)
+            return c
+        }
+
+        let policy = p.cachePolicy
+        // NETWORK_ONLY never reads the cache; its answer is stored (seam 2).
+        if policy == .networkOnly { return make(p) }
+        /// CACHE_ONLY with nothing usable: NOT_CACHED, nothing sent (never coalesced,
+        /// and the error handler hears of it as of any failure).
+        func notCached() -> Transfer {
+            let t = Transfer(
+                prepared: p, presetError: .notCached(p.method, p.urlText, cacheConfigured: true), loop: loop,
+                foreign: foreign, monitor: settings.monitor, deliver: completion)
+            t.standsAlone = true
+            return attachHooks(t, request)
+        }
+        guard let entry = cache.lookup(key, p.headers) else {
+            cache.count(.miss)
+            if policy == .cacheOnly { return notCached() }
+            // Nothing stored: as network-only (and it may coalesce).
+            return make(p)
+        }
+        let now = wallClockMs()
+        switch policy {
+        case .networkOnly:
+            return make(p)
+        case .cacheOnly:
+            guard entry.usableStale else {
+                cache.count(.miss)
+                return notCached()
+            }
+            return answered(entry.serve(p, notModified: false))
+        case .cacheElseNetwork:
+            if entry.isFresh(nowMs: now) { return answered(entry.serve(p, notModified: false)) }
+            return make(revalidating(entry), entry: entry)
+        case .networkElseCache:
+            // No route now: the stored answer at once, rather than a failure.
+            if isOffline(p), entry.usableStale { return answered(entry.serve(p, notModified: false)) }
+            return make(revalidating(entry), entry: entry, fallback: true)
+        case .cacheThenNetwork:
+            guard let callback = request.cachedCallback else { return make(revalidating(entry), entry: entry) }
+            let copy = CachedCopyGate(
+                inner: gate, copy: entry.serve(p, notModified: false), cache: cache, loop: loop, deliver: callback)
+            return make(revalidating(entry), entry: entry, gate: copy)
+        }
+    }
+
+    /// Whether an attempt of `p` would be refused for want of a route now (the
+    /// reachability gate's rule: forced offline, or AUTO with no route to a host
+    /// that is not loopback).
+    private func isOffline(_ p: PreparedRequest) -> Bool {
+        switch reachabilityGate.mode {
+        case .online: return false
+        case .offline: return true
+        case .auto: return !reachabilityGate.isReachable && !LoopbackHost.isLoopback(p.location)
+        }
+    }
+
+    // MARK: control
+
+    /// Removes every stored answer (memory and disk). False without a cache.
+    @discardableResult
+    public func cacheClear() -> Bool {
+        guard let cache else { return false }
+        cache.clear()
+        return true
+    }
+
+    /// Removes the stored answers whose URL starts with `prefix` (as stored: the
+    /// query's pairs sorted). False without a cache.
+    @discardableResult
+    public func cacheRemove(prefix: String) -> Bool {
+        guard let cache else { return false }
+        cache.remove(urlPrefix: prefix)
+        return true
+    }
+
+    /// The cache's counters and sizes; nil without a cache.
+    public var cacheStats: CacheStats? { cache?.stats }
+}
+
+extension NetError {
+    /// CACHE_ONLY found nothing stored: CLIENT NOT_CACHED (nothing was sent).
+    static func notCached(_ method: String, _ url: String, cacheConfigured: Bool) -> NetError {
+        var e = client(
+            .notCached,
+            cacheConfigured
+                ? "No usable stored answer for \(method) \(Redaction.url(url)) (CACHE_ONLY sends nothing). Use CACHE_ELSE_NETWORK to fetch it when missing."
+                : "CACHE_ONLY needs a cache: configure \"cache\" (or use another policy); nothing was sent for \(method) \(Redaction.url(url)). Only GET and HEAD answers are cached."
+        )
+        e.attempts = 0
+        return e
+    }
+}
+
+extension NetClient {
+    /// Cache-then-network in Swift: sends `request` with `.cacheThenNetwork` and
+    /// yields the stored answer first (`fromCache`; only when one is stored), then
+    /// the network's (a 304's is the stored body with `notModified`, so a view can
+    /// skip redrawing), and finishes. A failure of the network's answer is thrown
+    /// at the end of the stream (a stored answer that is itself an error as the
+    /// request reads it — a business error — is not yielded). Cancelling the
+    /// consuming task (or dropping the stream) cancels the request.
+    ///
+    /// ```swift
+    /// for try await response in client.responses(for: request) { show(response) }
+    /// ```
+    public func responses(for request: Request) -> AsyncThrowingStream<Response, Error> {
+        var r = request
+        r.cachePolicy = .cacheThenNetwork
+        let (stream, continuation) = AsyncThrowingStream<Response, Error>.makeStream()
+        r.cachedCallback = { response, error in
+            if error == nil { continuation.yield(response) }
+        }
+        let transfer = send(r) { response, error in
+            switch NetClient.outcome(response, error) {
+            case .success(let response):
+                continuation.yield(response)
+                continuation.finish()
+            case .failure(let e):
+                continuation.finish(throwing: e)
+            }
+        }
+        guard let transfer else {
+            continuation.finish(throwing: NetError.shutdown)
+            return stream
+        }
+        continuation.onTermination = { termination in
+            if case .cancelled = termination { transfer.loop.requestCancel(transfer) }
+        }
+        return stream
+    }
+}

@@ -1,0 +1,210 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a response's headers say about caching it (RFC 9111, the parts a private
+/// client cache needs): whether it may be stored, for how long it is fresh, and its
+/// validators. Read in one pass over the header lines, comparing only names that
+/// can matter (a response with ten headers costs ten first-letter checks).
+struct Freshness {
+    /// Cache-Control directives.
+    var noStore = false
+    var noCache = false
+    var mustRevalidate = false
+    var isPrivate = false
+    var maxAge: Int64? = nil
+    /// Age, in seconds.
+    var age: Int64 = 0
+    /// Expires and Date (Unix seconds; an unreadable Expires: 0, already expired),
+    /// read byte by byte (`httpDate`).
+    var expires: Int64? = nil
+    var date: Int64? = nil
+    /// Validators, sent back as If-None-Match / If-Modified-Since. Only whether
+    /// they are there: the entry keeps the header lines, where they are read when
+    /// a revalidation needs them (CacheEntry.conditionalHeaders).
+    var hasETag = false
+    var hasLastModified = false
+    /// Lower-cased header names `Vary` lists; `varyAll` for "*" (never stored).
+    var vary: [String] = []
+    var varyAll = false
+
+    init(_ headers: HeaderStore) {
+        headers.forEachLine { name, value in
+            guard let first = name.first, let base = name.baseAddress else { return }
+            func named(_ w: StaticString) -> Bool {
+                name.count == w.utf8CodeUnitCount
+                    && strncasecmp(
+                        UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
+                        UnsafeRawPointer(w.utf8Start).assumingMemoryBound(to: CChar.self), name.count) == 0
+            }
+            switch first | 0x20 {
+            case UInt8(ascii: "c"):
+                if named("cache-control") { readCacheControl(value) }
+            case UInt8(ascii: "e"):
+                if named("etag") {
+                    hasETag = true
+                } else if named("expires") {
+                    expires = Freshness.httpDate(value) ?? 0
+                }
+            case UInt8(ascii: "d"):
+                if named("date") { date = Freshness.httpDate(value) }
+            case UInt8(ascii: "a"):
+                if named("age") { age = Freshness.seconds(value[...]) ?? 0 }
+            case UInt8(ascii: "l"):
+                if named("last-modified") { hasLastModified = true }
+            case UInt8(ascii: "v"):
+                if named("vary") { readVary(String(decoding: value, as: UTF8.self)) }
+            default:
+                break
+            }
+        }
+    }
+
+    /// The directives of one Cache-Control value, read in place (no strings made).
+    private mutating func readCacheControl(_ value: UnsafeBufferPointer<UInt8>) {
+        var i = 0
+        let n = value.count
+        while i < n {
+            while i < n && (value[i] == 0x20 || value[i] == 0x09 || value[i] == 0x2C) { i += 1 }
+            let start = i
+            while i < n && value[i] != 0x2C { i += 1 }
+            var end = i
+            while end > start && (value[end - 1] == 0x20 || value[end - 1] == 0x09) { end -= 1 }
+            let item = UnsafeBufferPointer(rebasing: value[start..<end])
+            func word(_ w: StaticString, exact: Bool) -> Bool {
+                let k = w.utf8CodeUnitCount
+                guard exact ? item.count == k : item.count >= k else { return false }
+                for j in 0..<k where item[j] | 0x20 != w.utf8Start[j] | 0x20 { return false }
+                return true
+            }
+            if word("no-store", exact: true) {
+                noStore = true
+            } else if word("no-cache", exact: false) {
+                noCache = true
+            } else if word("must-revalidate", exact: true) || word("proxy-revalidate", exact: true) {
+                mustRevalidate = true
+            } else if word("private", exact: false) {
+                isPrivate = true
+            } else if word("max-age=", exact: false) {
+                var digits = item[8...]
+                if digits.first == 0x22 { digits = digits.dropFirst() }   // a quoted value
+                // Unreadable: stale at once (RFC 9111 §4.2.1).
+                maxAge = Freshness.seconds(digits) ?? 0
+            }
+        }
+    }
+
+    /// Leading decimal seconds of `bytes`, capped; nil without digits.
+    static func seconds(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Int64? {
+        var v: Int64 = 0
+        var digits = 0
+        for b in bytes {
+            guard b >= 0x30 && b <= 0x39 else { break }
+            v = min(v &* 10 &+ Int64(b - 0x30), Int64(Int32.max))
+            digits += 1
+        }
+        return digits > 0 ? v : nil
+    }
+
+    private mutating func readVary(_ text: String) {
+        for part in text.split(separator: ",") {
+            let name = part.trimmingASCIISpaces().lowercased()
+            if name == "*" { varyAll = true }
+            if !name.isEmpty, !vary.contains(name) { vary.append(name) }
+        }
+    }
+
+    /// May an answer with these headers be stored at all (`privateCache`: the
+    /// client's cache is declared private)?
+    func storable(privateCache: Bool) -> Bool {
+        !noStore && !varyAll && (privateCache || !isPrivate)
+    }
+
+    /// Until when (Unix ms) an answer received at `nowMs` is fresh: max-age (less
+    /// Age), else Expires − Date, else not at all (no heuristic freshness: an answer
+    /// without either is stored for revalidation and offline use only). no-cache:
+    /// never fresh.
+    func freshUntil(nowMs: Int64) -> Int64 {
+        if noCache { return nowMs }
+        var lifetime: Int64 = 0
+        if let maxAge {
+            lifetime = maxAge &- age
+        } else if let expires {
+            lifetime = expires &- (date ?? nowMs / 1000)
+        }
+        guard lifetime > 0 else { return nowMs }
+        return nowMs &+ min(lifetime, Int64(Int32.max)) &* 1000
+    }
+
+    /// An IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT") as Unix seconds; nil if it
+    /// is not one (the obsolete forms are not read: Expires then means expired).
+    /// Read byte by byte: the fixed layout needs no splitting.
+    static func httpDate(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard b.count == 29, b[3] == 0x2C, b[4] == 0x20, b[7] == 0x20, b[11] == 0x20, b[16] == 0x20,
+            b[19] == 0x3A, b[22] == 0x3A, b[25] == 0x20, b[26] == 0x47, b[27] == 0x4D, b[28] == 0x54
+        else { return nil }
+        func number(_ from: Int, _ count: Int) -> Int? {
+            var v = 0
+            for i in from..<(from + count) {
+                guard b[i] >= 0x30 && b[i] <= 0x39 else { return nil }
+                v = v * 10 + Int(b[i] - 0x30)
+            }
+            return v
+        }
+        // The month by its three letters, compared as one number (no string made).
+        let code = UInt32(b[8]) << 16 | UInt32(b[9]) << 8 | UInt32(b[10])
+        guard let day = number(5, 2), (1...31).contains(day), let month = monthCodes.firstIndex(of: code),
+            let year = number(12, 4), year >= 1970, let h = number(17, 2), h <= 23, let m = number(20, 2), m <= 59,
+            let sec = number(23, 2), sec <= 60
+        else { return nil }
+        // Days from the civil date (Howard Hinnant's algorithm), then seconds.
+        let m1 = month + 1   // 1…12
+        let y = m1 <= 2 ? year - 1 : year
+        let era = y / 400
+        let yoe = y - era * 400
+        let mp = (m1 + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146_097 + doe - 719_468
+        return Int64(days) * 86_400 + Int64(h * 3600 + m * 60 + sec)
+    }
+
+    static func httpDate(_ text: String) -> Int64? {
+        var t = text
+        return t.withUTF8 { httpDate($0) }
+    }
+
+    private static let monthCodes: [UInt32] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"
+    ]
+    .map { m in m.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
+
+    /// `seconds` as an IMF-fixdate (If-Modified-Since is sent as the server wrote
+    /// Last-Modified; this is for tests and messages).
+    static func httpDate(seconds: Int64) -> String {
+        var t = tm()
+        var s = time_t(seconds)
+        gmtime_r(&s, &t)
+        var buffer = [CChar](repeating: 0, count: 64)
+        let n = strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &t)
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+extension Substring {
+    /// Without leading and trailing spaces and tabs.
+    func trimmingASCIISpaces() -> Substring {
+        var s = self
+        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
+        return s
+    }
+}
+
+/// The wall clock in Unix milliseconds (stored answers outlive the process, so
+/// freshness is measured on the wall clock, not the monotonic one).
+func wallClockMs() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    return Int64(ts.tv_sec) &* 1000 &+ Int64(ts.tv_nsec) / 1_000_000
+}

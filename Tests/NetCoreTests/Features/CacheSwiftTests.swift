@@ -1,0 +1,124 @@
+import Foundation
+import MockServerSupport
+import Testing
+
+@testable import NetCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The cache's pure parts (no server): the key, freshness, the memory store's
+/// bound, the disk format's checks.
+@Suite struct CachePartsTests {
+    @Test func theKeySortsTheQueryAndDropsTheFragment() {
+        #expect(CacheKey(method: "GET", url: "http://h/p?b=2&a=1#x").text == "GET http://h/p?a=1&b=2")
+        #expect(CacheKey(method: "GET", url: "http://h/p?a=1").url == "http://h/p?a=1")
+        #expect(CacheKey(method: "HEAD", url: "http://h/p").text == "HEAD http://h/p")
+        #expect(
+            CacheKey(method: "GET", url: "http://h/p?a=1&b=2").hash
+                == CacheKey(method: "GET", url: "http://h/p?b=2&a=1").hash)
+    }
+
+    @Test func httpDatesAndFreshness() {
+        #expect(Freshness.httpDate("Sun, 06 Nov 1994 08:49:37 GMT") == 784_111_777)
+        #expect(Freshness.httpDate("Sunday, 06-Nov-94 08:49:37 GMT") == nil)
+        #expect(Freshness.httpDate("0") == nil)
+        #expect(Freshness.httpDate(seconds: 784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        func freshness(_ lines: String) -> Freshness { Freshness(CacheEntry.headerStore(lines: lines).headers) }
+        let f = freshness(
+            "Cache-Control: max-age=60, must-revalidate\r\nAge: 10\r\nETag: \"v\"\r\nVary: Accept, X-A\r\n")
+        #expect(
+            f.maxAge == 60 && f.age == 10 && f.mustRevalidate && f.hasETag && !f.hasLastModified
+                && f.vary == ["accept", "x-a"])
+        #expect(f.freshUntil(nowMs: 1000) == 1000 + 50_000)
+        #expect(freshness("Cache-Control: no-cache, max-age=60\r\n").freshUntil(nowMs: 5) == 5)
+        #expect(!freshness("Cache-Control: no-store\r\n").storable(privateCache: true))
+        #expect(!freshness("Cache-Control: private\r\n").storable(privateCache: false))
+        #expect(freshness("Cache-Control: private\r\n").storable(privateCache: true))
+        #expect(!freshness("Vary: *\r\n").storable(privateCache: true))
+        let e = freshness("Date: Sun, 06 Nov 1994 08:49:37 GMT\r\nExpires: Sun, 06 Nov 1994 08:50:37 GMT\r\n")
+        #expect(e.freshUntil(nowMs: 0) == 60_000)
+        #expect(freshness("Expires: soon\r\n").freshUntil(nowMs: 7) == 7)   // unreadable: expired
+    }
+
+    private func entry(_ key: String, body: Int) -> CacheEntry {
+        let headers = CacheEntry.headerStore(lines: "ETag: \"e\"\r\nContent-Type: text/plain\r\n")
+        let k = CacheKey(method: "GET", url: "http://h/\(key)")
+        return CacheEntry(
+            key: k.text, url: k.url, keyHash: k.hash, responseURL: CString(k.url), status: 200,
+            headers: headers.headers, headerBytes: headers.bytes, body: NetBytes(String(repeating: "x", count: body)),
+            storedAtMs: 1, freshUntilMs: 2, hasETag: true, hasLastModified: false, mustRevalidate: true,
+            vary: [("x-a", "1"), ("x-b", nil)])
+    }
+
+    @Test func memoryStoreEvictsLeastRecentlyUsedWithinItsBytes() {
+        let size = entry("a", body: 100).size
+        var m = MemoryStore(limit: size * 3)
+        for k in ["a", "b", "c"] { #expect(m.put(entry(k, body: 100)) == 0) }
+        _ = m.get(CacheKey(method: "GET", url: "http://h/a"))   // a is now the most recent
+        #expect(m.put(entry("d", body: 100)) == 1)
+        #expect(m.get(CacheKey(method: "GET", url: "http://h/b")) == nil)
+        #expect(m.get(CacheKey(method: "GET", url: "http://h/a")) != nil)
+        #expect(m.bytes == size * 3 && m.count == 3)
+        #expect(m.put(entry("huge", body: size * 4)) == 0 && m.count == 3)   // larger than the bound: not kept
+        #expect(m.remove(urlPrefix: "http://h/") == 3 && m.bytes == 0)
+    }
+
+    @Test func diskFormatRoundTripsAndRefusesDamage() throws {
+        let e = entry("a", body: 50)
+        let bytes = DiskStore.encode(e)
+        let back = try #require(DiskStore.decode(bytes))
+        #expect(back.key == e.key && back.body.text == e.body.text && back.etag == "\"e\"" && back.mustRevalidate)
+        #expect(back.vary.map(\.name) == ["x-a", "x-b"] && back.vary[0].value == "1" && back.vary[1].value == nil)
+        #expect(back.headers.value("content-type") == "text/plain")
+        for i in [0, 5, 30, bytes.count / 2, bytes.count - 1] {
+            var damaged = bytes
+            damaged[i] ^= 0x01
+            #expect(DiskStore.decode(damaged) == nil, "byte \(i)")
+        }
+        for n in [0, 10, 24, bytes.count - 1] { #expect(DiskStore.decode(Array(bytes[0..<n])) == nil) }
+    }
+}
+
+/// The Swift API against the mock server: `Request.cachePolicy`, `responses(for:)`,
+/// `cacheStats` / `cacheClear`.
+@Suite struct CacheSwiftTests {
+    let server = MockServer.shared
+
+    func client() throws -> NetClient {
+        var config = Configuration(baseURL: server.baseURL, envelope: EnvelopeSchema())
+        config.cache = Configuration.Cache()
+        config.coalesce = false
+        return try NetClient(configuration: config)
+    }
+
+    @Test func cachePolicyOnASwiftRequest() async throws {
+        let key = "s\(UInt64.random(in: 0..<UInt64.max))"
+        let c = try client()
+        var r = try Request(method: "GET", target: "/cache/resource?key=\(key)&max_age=3600")
+        r.cachePolicy = .cacheElseNetwork
+        let first = try await c.send(r)
+        let second = try await c.send(r)
+        #expect(!first.fromCache && second.fromCache && !second.notModified)
+        #expect(c.cacheStats?.hits == 1 && c.cacheStats?.stores == 1)
+        #expect(c.cacheClear() && c.cacheStats?.entries == 0)
+        r.cachePolicy = .cacheOnly
+        await #expect(throws: NetError.self) { try await c.send(r) }
+    }
+
+    @Test func responsesYieldsTheStoredAnswerThenTheNetworks() async throws {
+        let key = "s\(UInt64.random(in: 0..<UInt64.max))"
+        let c = try client()
+        let r = try Request(method: "GET", target: "/cache/resource?key=\(key)&max_age=0&etag=1")
+        var seen: [(Bool, Bool)] = []
+        for try await response in c.responses(for: r) { seen.append((response.fromCache, response.notModified)) }
+        #expect(seen.map(\.0) == [false])   // nothing stored yet: the network's only
+        seen = []
+        for try await response in c.responses(for: r) { seen.append((response.fromCache, response.notModified)) }
+        #expect(seen.count == 2)
+        #expect(seen.first?.0 == true && seen.first?.1 == false)
+        #expect(seen.last?.0 == true && seen.last?.1 == true)   // 304: the stored body, not modified
+        #expect(CachePolicy(name: "cache_then_network") == .cacheThenNetwork && CachePolicy(name: "x") == nil)
+    }
+}
