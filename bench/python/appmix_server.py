@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
 """Loopback API server for the app-mix benchmark (workload 8, bench/README.md).
 
-An app's API, as the app-mix workload sees it: every answer takes a little server
-time (a database, a template), and the server counts what it was asked, so the
-benchmark can report the work each client made it do. One asyncio event loop,
-HTTP/1.1 keep-alive, Content-Length on every response, binds 127.0.0.1 only.
+An app's API, as the app-mix workload sees it: every answer takes server time
+(5 ms of a database connection) and the server has a fixed capacity — WORKERS (16)
+connections, as a real API has a pool — so requests beyond it queue; and it
+counts what it was asked, so the benchmark can report the work each client made it
+do. The capacity is what makes avoided requests count: a client that asks the same
+thing twice waits behind its own duplicates. One asyncio event loop, HTTP/1.1
+keep-alive, Content-Length on every response, binds 127.0.0.1 only.
 
-  GET /list?id=N    a list screen's data: waits LIST_MS (20 ms), answers ~2 KB of
+  GET /list?id=N    a list screen's data: holds a worker LIST_MS (5 ms), ~2 KB of
                     envelope JSON with "Cache-Control: no-store" (never cacheable:
                     duplicates can only be saved while in flight)
   GET /res?id=N     a cacheable resource (an avatar's metadata, a config): waits
-                    RES_MS (5 ms), answers ~4 KB with "Cache-Control: max-age=1" and
+                    a worker RES_MS (5 ms), answers ~4 KB with "Cache-Control: max-age=1" and
                     ETag "v1-N"; a request whose If-None-Match matches gets a 304
                     (no body) after the same wait
-  GET /item?id=N    a unique resource: waits ITEM_MS (5 ms), ~300 bytes, no-store
+  GET /item?id=N    a unique resource: a worker ITEM_MS (5 ms), ~300 bytes, no-store
   GET /_stats       {"list":n,"res":n,"res_304":n,"item":n,"total":n} (not counted)
   GET /_reset       zeroes the counters (not counted)
 
@@ -27,7 +30,8 @@ import signal
 import sys
 from urllib.parse import parse_qs, urlsplit
 
-LIST_MS, RES_MS, ITEM_MS = 20, 5, 5
+LIST_MS, RES_MS, ITEM_MS = 5, 5, 5
+WORKERS = 16  # requests served at once; the others wait in arrival order
 STATS = {"list": 0, "res": 0, "res_304": 0, "item": 0, "total": 0}
 
 
@@ -44,6 +48,30 @@ def res_body(n):
     return envelope({"res": n, "blob": ("r%d-" % n) * (4000 // (len(str(n)) + 2))})
 
 
+class Workers:
+    """WORKERS slots; a job waits for a free one in arrival order, then holds it ms."""
+
+    def __init__(self, loop):
+        self.loop, self.busy, self.queue = loop, 0, []
+
+    def run(self, ms, done):
+        if self.busy < WORKERS:
+            self.busy += 1
+            self.loop.call_later(ms / 1000.0, self.finish, done)
+        else:
+            self.queue.append((ms, done))
+
+    def finish(self, done):
+        self.busy -= 1
+        done()
+        if self.queue and self.busy < WORKERS:
+            ms, nxt = self.queue.pop(0)
+            self.run(ms, nxt)
+
+
+WORKERS_POOL = None
+
+
 class AppProtocol(asyncio.Protocol):
     def __init__(self, loop):
         self.loop = loop
@@ -55,8 +83,6 @@ class AppProtocol(asyncio.Protocol):
         self.transport = transport
 
     def connection_lost(self, exc):
-        if self.pending:
-            self.pending.cancel()
         self.transport = None
 
     def data_received(self, data):
@@ -114,7 +140,8 @@ class AppProtocol(asyncio.Protocol):
             self.respond(404, b'{"error":"not found"}', (), close)
 
     def later(self, ms, status, body, headers, close):
-        self.pending = self.loop.call_later(ms / 1000.0, self.respond, status, body, headers, close)
+        self.pending = True  # answered in order: the next request waits for this one
+        WORKERS_POOL.run(ms, lambda: self.respond(status, body, headers, close))
 
     def respond(self, status, body, headers, close):
         self.pending = None
@@ -139,6 +166,8 @@ async def main():
     ap.add_argument("--max-seconds", type=float, default=3600)
     args = ap.parse_args()
     loop = asyncio.get_running_loop()
+    global WORKERS_POOL
+    WORKERS_POOL = Workers(loop)
     stop = loop.create_future()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, lambda: stop.done() or stop.set_result(None))
