@@ -1800,6 +1800,75 @@ NC_API nc_status nc_client_set_token_refresher(nc_client *client, nc_refresh_fn 
 NC_API nc_status nc_client_refresh_done(nc_client *client, const char *token, const char *message);
 
 /* ------------------------------------------------------------------------- */
+/* Uploads                                                                     */
+/* ------------------------------------------------------------------------- */
+
+/**
+ * Sends the file at `path` as the request's body, streamed as libcurl sends it
+ * (never loaded into memory), with `content_type` as its Content-Type (NULL: no
+ * Content-Type header unless one was set). Replaces params, a raw body or parts set
+ * earlier; a later nc_request_set_body(), nc_request_set_params() or part replaces
+ * it. The file is opened when the request is sent, not now: a missing or unreadable
+ * file (or one that is not a regular file) completes the request with
+ * NC_DOMAIN_CLIENT / NC_CLIENT_INVALID_REQUEST naming the path, with nothing sent
+ * (attempts 0). Content-Length is the file's size when the attempt starts; a file
+ * that becomes shorter while it is sent fails with NC_DOMAIN_TRANSPORT 26
+ * (CURLE_READ_ERROR) naming it — a wrong length is never sent silently. An
+ * idempotent request (PUT, …) retried by the retry policy sends the whole file
+ * again; a non-idempotent one (POST, …) is never resent by libcurl on its own
+ * (docs/uploads.md).
+ *
+ * Ownership: `request` is borrowed; `path` and `content_type` (UTF-8) are copied.
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request or path, empty path,
+ *   invalid UTF-8, CR/LF/control characters in content_type) and the request is
+ *   unchanged.
+ * Since:     0.3
+ */
+NC_API nc_status nc_request_set_body_file(nc_request *request, const char *path, const char *content_type);
+
+/**
+ * Appends a part to the request's multipart/form-data body: a form field `name`
+ * whose value is `len` bytes at `bytes`, or, with `filename`, an uploaded file of
+ * those bytes. libcurl's MIME API writes the body, its boundary and the
+ * Content-Type header; names and file names are escaped as browsers do (HTML5:
+ * `"`, CR and LF percent-encoded). The first part replaces params, a raw body or a
+ * body file; parts keep the order they were added in. A non-idempotent multipart
+ * request (POST) goes on a connection of its own, so libcurl never resends it by
+ * itself.
+ *
+ * Ownership: `request` is borrowed; `name`, `bytes`, `filename` and `content_type`
+ *   are copied.
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request or name, empty name,
+ *   NULL bytes with len > 0, invalid UTF-8, CR/LF/control characters in
+ *   content_type) and the request is unchanged.
+ * Since:     0.3
+ */
+NC_API nc_status nc_request_add_part(nc_request *request, const char *name, const void *bytes, size_t len,
+                                     const char *filename, const char *content_type);
+
+/**
+ * Appends a file part to the request's multipart/form-data body: the file at
+ * `path`, streamed by libcurl as the part's content, sent as `filename` (NULL: the
+ * path's last component) with `content_type` (NULL: libcurl's guess from the
+ * extension, else application/octet-stream). The file is checked when the request
+ * is sent: missing or unreadable, the request completes with NC_DOMAIN_CLIENT /
+ * NC_CLIENT_INVALID_REQUEST naming it and nothing is sent. Otherwise as
+ * nc_request_add_part().
+ *
+ * Ownership: `request` is borrowed; `name`, `path`, `filename` and `content_type`
+ *   are copied.
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, name or path, empty
+ *   name or path, invalid UTF-8, CR/LF/control characters in content_type) and the
+ *   request is unchanged.
+ * Since:     0.3
+ */
+NC_API nc_status nc_request_add_file_part(nc_request *request, const char *name, const char *path,
+                                          const char *filename, const char *content_type);
+
+/* ------------------------------------------------------------------------- */
 /* Event-loop integration ("callbacks": "queue")                               */
 /* ------------------------------------------------------------------------- */
 

@@ -31,16 +31,29 @@ typedef struct ncbody {
     const char *data; /* borrowed: the transfer's body */
     size_t len;
     size_t offset; /* bytes handed to libcurl so far */
+    /* A body streamed from a file (nc_request_set_body_file): fd >= 0 (borrowed: the
+     * transfer opens and closes it), read with pread from file_offset; file_size is
+     * the length announced to the server. rewindable: an idempotent request, whose
+     * body libcurl may read again from the start (seek to 0). A file that ends before
+     * file_size, or a read error, aborts the transfer (CURL_READFUNC_ABORT) and sets
+     * file_short / file_errno, so a wrong Content-Length is never sent silently. */
+    int fd;
+    curl_off_t file_size, file_offset;
+    int rewindable;
+    int file_short;
+    int file_errno;
 } ncbody;
 
-/* A new body reader for `easy`, with the read and seek callbacks installed on it;
-   NULL when out of memory. Free with ncbody_free after curl_easy_cleanup. */
+/* A new body reader for `easy`, with the read and seek callbacks installed on it
+   (no file: fd -1); NULL when out of memory. Free with ncbody_free after
+   curl_easy_cleanup. */
 ncbody *ncbody_new(CURL *easy);
 void ncbody_free(ncbody *body);
 
 /* CURLOPT_READFUNCTION: the next bytes of the body. */
 size_t ncbody_read(char *buffer, size_t size, size_t nitems, void *userdata);
-/* CURLOPT_SEEKFUNCTION: always CURL_SEEKFUNC_FAIL (see above). */
+/* CURLOPT_SEEKFUNCTION: CURL_SEEKFUNC_FAIL (see above), except for the file body of
+   an idempotent request (rewindable), which may be read again from any offset. */
 int ncbody_seek(void *userdata, curl_off_t offset, int origin);
 
 #endif

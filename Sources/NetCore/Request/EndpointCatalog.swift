@@ -75,6 +75,7 @@ public struct EndpointCatalog: Sendable {
             for (q, v) in request.query { try out.setQuery(q, v) }
             if let remaining { try out.setParams(remaining) }
             if let body = request.body { try out.setBody(body.bytes, contentType: request.contentType) }
+            if let upload = request.upload { out.upload = upload }
             out.encoding = request.encoding != .default ? request.encoding : endpoint.encoding
             try out.setTimeout(ms: request.timeoutMs ?? endpoint.timeoutMs)
             out.envelope = request.envelope ?? endpoint.envelope

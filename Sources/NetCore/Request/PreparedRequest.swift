@@ -57,20 +57,22 @@ final class PreparedRequest: @unchecked Sendable {
     var cacheKey: CacheKey?
     /// How the request uses the cache (Request.cachePolicy, else the endpoint's).
     var cachePolicy: CachePolicy = .networkOnly
+    /// A body file or multipart parts (Request.upload); nil: `body` or none.
+    let upload: Upload?
 
     private convenience init(
         method: String, url: String, headers: HeaderFields, body: NetBytes?,
         timeoutMs: Int64, connectTimeoutMs: Int64, envelope: CompiledEnvelope?,
         limits: Configuration.Limits, credentialHeaders: Set<String>, compression: Bool,
         outputPath: String?, connection: ConnectionSettings, resilience: Resilience, group: String? = nil,
-        coalesce: Bool = false
+        coalesce: Bool = false, upload: Upload? = nil
     ) {
         self.init(
             method: method, location: RequestURL(url), headers: headers, body: body,
             timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs, envelope: envelope,
             limits: limits, credentialHeaders: credentialHeaders, compression: compression,
             outputPath: outputPath, connection: connection, resilience: resilience, group: group,
-            coalesce: coalesce)
+            coalesce: coalesce, upload: upload)
     }
 
     private init(
@@ -78,8 +80,9 @@ final class PreparedRequest: @unchecked Sendable {
         timeoutMs: Int64, connectTimeoutMs: Int64, envelope: CompiledEnvelope?,
         limits: Configuration.Limits, credentialHeaders: Set<String>, compression: Bool,
         outputPath: String?, connection: ConnectionSettings, resilience: Resilience, group: String? = nil,
-        coalesce: Bool = false
+        coalesce: Bool = false, upload: Upload? = nil
     ) {
+        self.upload = upload
         // Decided by `make` (`CoalescingKey.eligible`); the key is built from what is sent.
         self.coalescingKey =
             coalesce
@@ -119,11 +122,12 @@ final class PreparedRequest: @unchecked Sendable {
             }
             add(line)
         }
-        if body != nil {
+        if body != nil || upload != nil {
             // No "Expect: 100-continue" round trip, and no Content-Type that the
             // caller did not ask for (libcurl would add a form type): "Name:" removes.
             if !headers.contains("Expect") { add("Expect:") }
-            if !headers.contains("Content-Type") { add("Content-Type:") }
+            // (A multipart body's Content-Type, with its boundary, is libcurl's.)
+            if !headers.contains("Content-Type"), !upload.isMultipart { add("Content-Type:") }
         }
         self.headerList = list
         self.body = body
@@ -141,10 +145,12 @@ final class PreparedRequest: @unchecked Sendable {
     func redirected(to url: String, status: Int, crossOrigin: Bool) -> PreparedRequest {
         var method = self.method
         var body = self.body
+        var upload = self.upload
         var headers = self.headers
         if (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST") {
             method = "GET"
             body = nil
+            upload = nil
             headers.remove("Content-Type")
             headers.remove("Content-Length")
         }
@@ -157,7 +163,7 @@ final class PreparedRequest: @unchecked Sendable {
             envelope: envelope, limits: limits,
             credentialHeaders: crossOrigin ? [] : credentialHeaders,
             compression: compression, outputPath: outputPath, connection: connection, resilience: resilience,
-            group: group)
+            group: group, upload: upload)
     }
 
     /// This request with `headers` in place of its own: what one attempt sends after
@@ -168,7 +174,7 @@ final class PreparedRequest: @unchecked Sendable {
             timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs,
             envelope: envelope, limits: limits, credentialHeaders: credentialHeaders,
             compression: compression, outputPath: outputPath, connection: connection, resilience: resilience,
-            group: group)
+            group: group, upload: upload)
     }
 
     deinit {
@@ -200,6 +206,7 @@ final class PreparedRequest: @unchecked Sendable {
         var query = request.query
         var body = request.body
         var contentType = request.contentType
+        if case .file(_, let type)? = request.upload { contentType = type }
         var params = request.params
         if let common = settings.config.commonParams {
             // "common_params" (CommonParams.swift): the request's own win.
@@ -236,7 +243,8 @@ final class PreparedRequest: @unchecked Sendable {
         let coalesce =
             settings.config.coalesce && !request.flags.contains(.noCoalesce)
             && CoalescingKey.eligible(
-                method: request.method.rawValue, hasBody: body != nil, outputPath: request.outputPath)
+                method: request.method.rawValue, hasBody: body != nil || request.upload != nil,
+                outputPath: request.outputPath)
         let prepared = PreparedRequest(
             method: request.method.rawValue, url: url, headers: headers, body: body,
             timeoutMs: request.timeoutMs ?? settings.config.timeoutMs,
@@ -246,10 +254,10 @@ final class PreparedRequest: @unchecked Sendable {
             compression: settings.config.compression, outputPath: request.outputPath,
             connection: connection ?? settings.connection,
             resilience: Resilience(request, settings, headers: headers), group: request.group,
-            coalesce: coalesce)
+            coalesce: coalesce, upload: request.upload)
         // The cache (Features/Cache): the key only when there is a cache to look in.
         prepared.cachePolicy = request.cacheOptions.policy ?? .networkOnly
-        if settings.config.cache != nil, request.outputPath == nil, body == nil,
+        if settings.config.cache != nil, request.outputPath == nil, body == nil, request.upload == nil,
             prepared.method == "GET" || prepared.method == "HEAD"
         {
             prepared.cacheKey = CacheKey(method: prepared.method, url: url)

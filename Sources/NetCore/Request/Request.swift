@@ -29,6 +29,8 @@ public struct Request: Sendable {
         var resilience = RequestResilience()
         /// Cache policy and cached callback (Request+Cache.swift).
         var cache = RequestCacheOptions()
+        /// A body from a file, or multipart parts (Request+Upload.swift).
+        var upload: Upload? = nil
         /// The resolved form of this value, filled by its first send (see PreparedCache).
         var prepared = PreparedCache()
 
@@ -54,6 +56,7 @@ public struct Request: Sendable {
             c.group = group
             c.resilience = resilience
             c.cache = cache
+            c.upload = upload
             return c
         }
     }
@@ -135,6 +138,21 @@ public struct Request: Sendable {
         set { changing().cache = newValue }
     }
 
+    /// A body streamed from a file, or multipart/form-data parts (Request+Upload.swift);
+    /// setting one clears params and a raw body, and setting those clears it.
+    public internal(set) var upload: Upload? {
+        get { storage.upload }
+        set {
+            let s = changing()
+            s.upload = newValue
+            if newValue != nil {
+                s.body = nil
+                s.params = nil
+                s.contentType = nil
+            }
+        }
+    }
+
     /// Per-request switches (RequestFlags, Request+Flags.swift).
     public var flags: RequestFlags {
         get { storage.flags }
@@ -200,6 +218,7 @@ public struct Request: Sendable {
         s.params = copy
         s.body = nil
         s.contentType = nil
+        s.upload = nil
     }
 
     /// Sets params from JSON text. Clears a raw body.
@@ -221,6 +240,7 @@ public struct Request: Sendable {
         s.body = NetBytes(bytes: bytes)
         s.contentType = contentType
         s.params = nil
+        s.upload = nil
     }
 
     /// Sets the total timeout in ms, overriding the client's timeout_ms: 0 = no

@@ -17,6 +17,7 @@ extension EasyHandle {
         arm(p.limits, outputFD: t.outputFD)
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_PRIVATE, me)
         body.pointee.offset = 0   // a request sent again reads its body from the start
+        if p.upload != nil || body.pointee.fd >= 0 || mime != nil { setUpload(for: t, p) }
         // The same resolved request as this handle's last transfer (a request sent
         // again): every option below is still set, as libcurl keeps options
         // between transfers. Saves the setopts and libcurl's copy of the URL. (A
@@ -69,9 +70,12 @@ extension EasyHandle {
         // A non-idempotent request libcurl must not resend by itself (ncbody.h): its
         // body through the read callback (a resend needs a rewind, which is refused),
         // or, without a body, on a connection of its own.
-        _ = ncshim_easy_setopt_long(h, CURLOPT_FRESH_CONNECT, p.guardsResend && (p.body?.count ?? 0) == 0 ? 1 : 0)
+        _ = ncshim_easy_setopt_long(
+            h, CURLOPT_FRESH_CONNECT, p.guardsResend && (p.body?.count ?? 0) == 0 && p.upload == nil ? 1 : 0)
         if p.method == "HEAD" {
             _ = ncshim_easy_setopt_long(h, CURLOPT_NOBODY, 1)
+        } else if let upload = p.upload {
+            configureUpload(upload, p)
         } else if let bytes = p.body, p.guardsResend, bytes.count > 0 {
             body.pointee.data = UnsafeRawPointer(bytes.pointer).assumingMemoryBound(to: CChar.self)
             body.pointee.len = bytes.count

@@ -23,6 +23,9 @@ final class EasyHandle {
     var appliedProxy: CString?
     /// The TLS and HTTP-version options last set (ConnectionSettings.swift).
     var appliedConnection: ConnectionSettings?
+    /// The multipart body set with CURLOPT_MIMEPOST (EasyHandle+Upload.swift); freed
+    /// when the next transfer sets another, or with the handle.
+    var mime: OpaquePointer?
 
     init?() {
         guard let h = curl_easy_init() else { return nil }
@@ -59,6 +62,7 @@ final class EasyHandle {
 
     deinit {
         curl_easy_cleanup(handle)
+        if let mime { curl_mime_free(mime) }
         ncsink_free(sink)
         ncbody_free(body)
         errorBuffer.deallocate()

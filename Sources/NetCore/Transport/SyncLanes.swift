@@ -113,6 +113,7 @@ extension TransferLoop {
         t.emitStart()
         let (driven, failure) = drive(t, lane)
         let (response, error) = t.closingOutput(driven, failure)
+        t.closeInput()
         t.emitEnd(response, error)
         t.result = (response, error)
         lanes.release(lane)
@@ -130,6 +131,7 @@ extension TransferLoop {
                 return (nil, NetError.internalError("A transfer ended without its request.").attempted(t.attempt))
             }
             if let e = t.openOutput() { return (nil, e) }
+            if let e = t.openInput() { return (nil, e) }
             guard let timeoutMs = t.hopTimeoutMs(p) else { return (nil, t.outOfTime(p)) }
             t.easy = easy
             easy.configure(for: t, p, timeoutMs: timeoutMs)

@@ -16,6 +16,9 @@ struct HopOutcome {
     var detail: String = ""
     /// errno of a failed write to the output file.
     var outputErrno: Int32 = 0
+    /// The body file ended early (true) or failed to read (uploadErrno) while sent.
+    var uploadShort = false
+    var uploadErrno: Int32 = 0
     /// A hop that timed out had its connection ready (TCP and TLS done, the
     /// request started): tells an idle timeout from a connect timeout.
     var connected = false
@@ -40,6 +43,10 @@ struct HopOutcome {
             sinkAbort = easy.abortReason
             detail = easy.errorDetail
             outputErrno = easy.outputErrno
+            if code == CURLE_ABORTED_BY_CALLBACK {
+                uploadShort = easy.body.pointee.file_short != 0
+                uploadErrno = easy.body.pointee.file_errno
+            }
             headerBlockEnded = easy.headerBlockEnded   // TransportErrors.headerLineTooLong
             if code == CURLE_SEND_FAIL_REWIND {
                 // libcurl wanted to resend (ncbody.h) after a connection closed: if
@@ -154,6 +161,17 @@ extension Transfer {
                 method: p.method, url: String(cString: p.url.pointer)
             ).attempted(sent)
         default:
+            if o.uploadShort || o.uploadErrno != 0, case .file(let path, _)? = p.upload {
+                // The body file shrank, or could not be read, after its size was sent.
+                let why =
+                    o.uploadShort
+                    ? "it became shorter than the \(inputSize) bytes announced (it changed while it was sent)"
+                    : String(cString: strerror(o.uploadErrno))
+                return TransportErrors.error(
+                    code: CURLE_READ_ERROR, detail: "reading the body file '\(path)': \(why)",
+                    method: p.method, url: String(cString: p.url.pointer)
+                ).attempted(sent)
+            }
             if let e = TransportErrors.headerLineTooLong(o.code, inHeaders: !o.headerBlockEnded, p.limits) {
                 return e.attempted(sent)
             }

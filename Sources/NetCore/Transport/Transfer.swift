@@ -91,6 +91,10 @@ public final class Transfer: @unchecked Sendable {
     @exclusivity(unchecked) var waiting: Waiting = .none
     /// The output file (Request.outputPath) while the transfer runs; -1 otherwise.
     var outputFD: Int32 = -1
+    /// The body file (Upload.file) and its size, open from the first attempt to the
+    /// completion (Transfer+Upload.swift); -1 otherwise.
+    var inputFD: Int32 = -1
+    var inputSize: Int64 = 0
     /// Index in the loop's list of transfers in the multi handle; -1 when not there.
     var activeSlot = -1
     var result: (Response?, NetError?) = (nil, nil)
@@ -129,7 +133,10 @@ public final class Transfer: @unchecked Sendable {
         self.deliver = deliver
     }
 
-    deinit { if outputFD >= 0 { close(outputFD) } }
+    deinit {
+        if outputFD >= 0 { close(outputFD) }
+        if inputFD >= 0 { close(inputFD) }
+    }
 
     /// Starts attempt `attempt + 1` from the request as resolved at send, as the
     /// preparer (if any) adapts it. Nil: send it now. Otherwise what to do instead,

@@ -656,6 +656,7 @@ final class TransferLoop: @unchecked Sendable {
     /// Puts `t` (its current hop) into the multi handle.
     private func launch(_ t: Transfer) {
         if let e = t.openOutput() { complete(t, nil, e); return }
+        if let e = t.openInput() { complete(t, nil, e); return }
         guard let prepared = t.prepared else {
             complete(t, nil, NetError.internalError("A transfer ended without its request.").attempted(t.attempt))
             return
@@ -795,6 +796,7 @@ final class TransferLoop: @unchecked Sendable {
     /// Delivers the single completion: now (loop mode) or via the queue (queue mode).
     private func complete(_ t: Transfer, _ response: Response?, _ error: NetError?) {
         let (response, error) = t.closingOutput(response, error)   // before anyone is told: the file is complete
+        t.closeInput()
         t.emitEnd(response, error)
         if let completions {
             t.result = (response, error)

@@ -202,6 +202,9 @@ TABLE: Tuple[Signature, ...] = (
     ("nc_request_set_timeout_ms", (RequestHandle, c_int64), nc_status),
     ("nc_request_set_envelope", (RequestHandle, c_int), nc_status),
     ("nc_request_set_output_file", (RequestHandle, c_char_p), nc_status),
+    ("nc_request_set_body_file", (RequestHandle, c_char_p, c_char_p), nc_status),
+    ("nc_request_add_part", (RequestHandle, c_char_p, c_char_p, c_size_t, c_char_p, c_char_p), nc_status),
+    ("nc_request_add_file_part", (RequestHandle, c_char_p, c_char_p, c_char_p, c_char_p), nc_status),
     # sending
     ("nc_client_send", (ClientHandle, RequestHandle, COMPLETE_FN, c_void_p, POINTER(TaskHandle)),
      nc_status),

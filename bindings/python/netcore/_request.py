@@ -112,8 +112,73 @@ def _dumps(obj: Any) -> bytes:
                        allow_nan=False).encode("utf-8")
 
 
+def _file_path(f: Any) -> Optional[str]:
+    """The path of a real file object (``open(path, "rb")``), else None."""
+    name = getattr(f, "name", None)
+    if isinstance(name, (str, bytes)) and not isinstance(f, (bytes, bytearray, memoryview)):
+        path = os.fsdecode(name)
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def _content_bytes(value: Any, what: str) -> bytes:
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    if hasattr(value, "read"):
+        chunk = value.read()
+        return chunk.encode("utf-8") if isinstance(chunk, str) else bytes(chunk)
+    raise TypeError(f"{what} must be bytes, str, a file object or a path, not {type(value).__name__}")
+
+
+# One multipart part: (name, bytes or None, path or None, filename, content type).
+_Part = Tuple[str, Optional[bytes], Optional[str], Optional[str], Optional[str]]
+
+
+def _multipart(data: Any, files: Any) -> List[_Part]:
+    """``data=`` fields and ``files=`` files as parts, as requests does: a file is a
+    file object, a path (os.PathLike), bytes/str, or a tuple ``(filename, content)``
+    / ``(filename, content, content_type)``. Real files and paths are streamed by the
+    library from their path; other contents are read here."""
+    parts: List[_Part] = []
+    if data is not None:
+        if isinstance(data, (bytes, bytearray, memoryview, str)) or hasattr(data, "read"):
+            raise TypeError("with files=, data= must be a dict or pairs of form fields")
+        for name, value in _pairs(data, "data"):
+            values = value if isinstance(value, list) else [value]
+            for v in values:
+                if v is None:
+                    continue
+                text = _scalar_text(v, f"data[{name!r}]")
+                parts.append((str(name), (text or "").encode("utf-8"), None, None, None))
+    for name, value in _pairs(files, "files"):
+        filename: Optional[str] = None
+        ctype: Optional[str] = None
+        content = value
+        if isinstance(value, tuple):
+            if not 2 <= len(value) <= 3:
+                raise ValueError(f"files[{name!r}]: a tuple is (filename, content[, content_type])")
+            filename, content = value[0], value[1]
+            ctype = value[2] if len(value) == 3 else None
+        if isinstance(content, os.PathLike):
+            path: Optional[str] = os.fspath(content)
+            parts.append((str(name), None, os.fsdecode(path), filename or os.path.basename(os.fsdecode(path)),
+                          ctype))
+            continue
+        path = _file_path(content) if hasattr(content, "read") else None
+        if path is not None:
+            parts.append((str(name), None, path, filename or os.path.basename(path), ctype))
+            continue
+        parts.append((str(name), _content_bytes(content, f"files[{name!r}]"), None,
+                      filename or str(name), ctype))
+    return parts
+
+
 def build_request(method: str, path: str, *, params: Optional[Params] = None,
-                  json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
+                  json: Any = None, data: Any = None, files: Any = None,
+                  headers: Optional[HeadersArg] = None,
                   timeout: Optional[float] = None, envelope: Optional[bool] = None,
                   output: Any = None, max_redirects: Optional[int] = None,
                   group: Optional[str] = None,
@@ -124,6 +189,8 @@ def build_request(method: str, path: str, *, params: Optional[Params] = None,
     """
     if json is not None and data is not None:
         raise ValueError("pass json= or data=, not both")
+    if json is not None and files is not None:
+        raise ValueError("pass json= or files=, not both")
     if timeout is not None and (not isinstance(timeout, (int, float)) or timeout < 0
                                 or not math.isfinite(timeout)):
         raise ValueError(f"timeout must be a number of seconds >= 0, got {timeout!r}")
@@ -142,7 +209,17 @@ def build_request(method: str, path: str, *, params: Optional[Params] = None,
     body_type: Optional[str] = None
     params_json: Optional[bytes] = None
     encoding = 0
-    if json is not None:
+    body_file: Optional[str] = None
+    parts: Optional[List[_Part]] = None
+    if files is not None:
+        parts = _multipart(data, files)
+    elif data is not None and hasattr(data, "read"):
+        # A file object: a real file is streamed by the library from its path
+        # (from its start); any other file-like is read into memory here.
+        body_file = _file_path(data)
+        if body_file is None:
+            body, body_type = _content_bytes(data, "data"), content_type or "application/octet-stream"
+    elif json is not None:
         if isinstance(json, Mapping):
             params_json, encoding = _dumps(dict(json)), NC_ENCODING_JSON
         else:  # a list, string or number: sent as is
@@ -168,11 +245,26 @@ def build_request(method: str, path: str, *, params: Optional[Params] = None,
         if body is not None:
             check_call(C.nc_request_set_body, handle, body, len(body),
                        cstr(body_type or "", "content type"))
+        if body_file is not None:
+            check_call(C.nc_request_set_body_file, handle, os.fsencode(body_file),
+                       cstr(content_type or "application/octet-stream", "content type"),
+                       detail=f"data file {body_file!r}")
+        for name, chunk, file_path, filename, ctype in parts or []:
+            fname = None if filename is None else cstr(filename, "file name")
+            ctext = None if ctype is None else cstr(ctype, "content type")
+            if file_path is not None:
+                check_call(C.nc_request_add_file_part, handle, cstr(name, "part name"),
+                           os.fsencode(file_path), fname, ctext, detail=f"files[{name!r}]")
+            else:
+                raw = chunk or b""
+                check_call(C.nc_request_add_part, handle, cstr(name, "part name"), raw, len(raw),
+                           fname, ctext, detail=f"part {name!r}")
         for name, value in header_pairs:
             if not isinstance(name, str):
                 raise TypeError(f"headers: names must be str, not {type(name).__name__}")
-            if body is not None and name.lower() == "content-type":
-                continue  # given to nc_request_set_body above
+            if (body is not None or body_file is not None or parts is not None) \
+                    and name.lower() == "content-type":
+                continue  # given with the body above (multipart: libcurl's, with the boundary)
             if value is not None and not isinstance(value, (str, bytes)):
                 raise TypeError(f"headers[{name!r}] must be str or None, not {type(value).__name__}")
             check_call(C.nc_request_set_header, handle, cstr(name, "header name"),

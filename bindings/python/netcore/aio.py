@@ -317,7 +317,7 @@ class AsyncClient:
     # costs a Python call (about 700 instructions) per awaited request.
 
     async def request(self, method: str, path: str, *, params: Optional[Params] = None,
-                      json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
+                      json: Any = None, data: Any = None, files: Any = None, headers: Optional[HeadersArg] = None,
                       timeout: Optional[float] = None, envelope: Optional[bool] = None,
                       output: Any = None,
                 follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
@@ -340,7 +340,7 @@ class AsyncClient:
         core = self._core
         fut: "asyncio.Future[Response]" = loop.create_future()
         pending = _FuturePending(fut, f"{method.upper()} {path}", data_key(core, envelope, output))
-        if (params is None and json is None and data is None and headers is None
+        if (params is None and json is None and data is None and files is None and headers is None
                 and timeout is None and envelope is None and output is None
                 and follow_redirects is None and group is None and retry is None and deadline is None
                 and connect_timeout is None and idle_timeout is None and cache is None
@@ -351,7 +351,7 @@ class AsyncClient:
         else:
             # `limits` holds the cached callback's hook until this coroutine ends.
             limits = RequestLimits.of(retry, deadline, connect_timeout, idle_timeout, cache, on_cached)
-            req = build_request(method, path, params=params, json=json, data=data,
+            req = build_request(method, path, params=params, json=json, data=data, files=files,
                                 headers=headers, timeout=timeout, envelope=envelope,
                                 output=output, max_redirects=redirect_arg(self._core, follow_redirects),
                                 group=group, limits=limits)
@@ -398,7 +398,7 @@ class AsyncClient:
         return await self.request("OPTIONS", path, **kwargs)
 
     def send(self, method: str, path: str, *, callback: Optional[Callback] = None,
-             params: Optional[Params] = None, json: Any = None, data: Any = None,
+             params: Optional[Params] = None, json: Any = None, data: Any = None, files: Any = None,
              headers: Optional[HeadersArg] = None, timeout: Optional[float] = None,
              envelope: Optional[bool] = None, output: Any = None,
              follow_redirects: Optional[bool] = None,
@@ -427,7 +427,7 @@ class AsyncClient:
         fut: "asyncio.Future[Response]" = loop.create_future()
         pending = _FuturePending(fut, f"{method.upper()} {path}", data_key(core, envelope, output),
                                  callback)
-        req = build_request(method, path, params=params, json=json, data=data, headers=headers,
+        req = build_request(method, path, params=params, json=json, data=data, files=files, headers=headers,
                             timeout=timeout, envelope=envelope, output=output,
                             max_redirects=redirect_arg(self._core, follow_redirects), group=group,
                             limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout))

@@ -325,7 +325,7 @@ class Client:
     # -- synchronous requests ---------------------------------------------------
 
     def request(self, method: str, path: str, *, params: Optional[Params] = None,
-                json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
+                json: Any = None, data: Any = None, files: Any = None, headers: Optional[HeadersArg] = None,
                 timeout: Optional[float] = None, envelope: Optional[bool] = None, output: Any = None,
                 follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
                 deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
@@ -347,7 +347,17 @@ class Client:
                 (``application/x-www-form-urlencoded``); bytes or str are sent as the
                 raw body, with the Content-Type from ``headers``, else
                 ``application/octet-stream`` (bytes) or ``text/plain; charset=utf-8``
-                (str, encoded as UTF-8).
+                (str, encoded as UTF-8). A file object is the body: a real file
+                (``open(path, "rb")``) is streamed by the library from its path, from
+                its start, never read into memory (``nc_request_set_body_file``);
+                another file-like is read here. With ``files=``, a dict of form fields.
+            files: a multipart/form-data body, as requests takes it: a dict (or
+                pairs) of field name to a file object, an ``os.PathLike`` path, bytes
+                or str, or a tuple ``(filename, content[, content_type])``; real files
+                and paths are streamed from their path (``nc_request_add_file_part``),
+                other contents are copied (``nc_request_add_part``). A missing file
+                raises :class:`~netcore.InvalidRequest` when the request is sent,
+                with nothing sent.
             headers: headers of this request (they win over the client's defaults);
                 a ``None`` value removes this request's header of that name.
             timeout: total time limit in seconds (``0`` = no limit); default: the
@@ -399,13 +409,13 @@ class Client:
             if core.in_callback():
                 raise error_for(Status.INVALID_STATE, message="a request cannot be waited for inside a "
                                 "completion callback of the same client")
-            task = self.send(method, path, params=params, json=json, data=data, headers=headers,
+            task = self.send(method, path, params=params, json=json, data=data, files=files, headers=headers,
                              timeout=timeout, envelope=envelope, output=output,
                              follow_redirects=follow_redirects, group=group, retry=retry,
                              deadline=deadline, connect_timeout=connect_timeout, idle_timeout=idle_timeout)
             return task.result()
         resp_p, err_p = ResponseHandle(), ErrorHandle()
-        if (params is None and json is None and data is None and headers is None
+        if (params is None and json is None and data is None and files is None and headers is None
                 and timeout is None and envelope is None and output is None
                 and follow_redirects is None and retry is None and deadline is None
                 and connect_timeout is None and idle_timeout is None and cache is None
@@ -419,7 +429,7 @@ class Client:
                                            ctypes.byref(resp_p), ctypes.byref(err_p))
         else:
             limits = RequestLimits.of(retry, deadline, connect_timeout, idle_timeout, cache, on_cached)
-            req = build_request(method, path, params=params, json=json, data=data,
+            req = build_request(method, path, params=params, json=json, data=data, files=files,
                                 headers=headers, timeout=timeout, envelope=envelope,
                                 output=output, max_redirects=redirect_arg(self._core, follow_redirects),
                                 limits=limits)
@@ -492,7 +502,7 @@ class Client:
     # -- callbacks ------------------------------------------------------------
 
     def send(self, method: str, path: str, *, callback: Optional[Callback] = None,
-             params: Optional[Params] = None, json: Any = None, data: Any = None,
+             params: Optional[Params] = None, json: Any = None, data: Any = None, files: Any = None,
              headers: Optional[HeadersArg] = None, timeout: Optional[float] = None,
              envelope: Optional[bool] = None, output: Any = None,
              follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
@@ -513,7 +523,7 @@ class Client:
         """
         description = f"{method.upper()} {path}"
         task = Task(description)
-        req = build_request(method, path, params=params, json=json, data=data,
+        req = build_request(method, path, params=params, json=json, data=data, files=files,
                             headers=headers, timeout=timeout, envelope=envelope,
                             output=output, max_redirects=redirect_arg(self._core, follow_redirects),
                             group=group, limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout))
