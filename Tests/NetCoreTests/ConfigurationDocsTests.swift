@@ -200,6 +200,9 @@ import Testing
             case .auth: #expect(d == .section)
             case .authToken: #expect(plain.auth.token == nil && d == .none)
             case .authMaxRefreshesPerMinute: #expect(d == .integer(plain.auth.maxRefreshesPerMinute))
+            case .cookies: #expect(d == .section)
+            case .cookiesEnabled: #expect(d == .boolean(plain.cookies.enabled))
+            case .cookiesFile: #expect(plain.cookies.file == nil && d == .none)
             }
         }
         let parsed = try Configuration.parse(json: "{}").get()

@@ -49,6 +49,7 @@ extension Configuration {
         }
 
         if let problem = retry?.problem() { throw fail(problem) }
+        if let why = cookies.problem { throw fail(why.swift) }
 
         if let envelope {
             let fields: [(ConfigKey, String?)] = [
@@ -91,7 +92,7 @@ extension Configuration {
             .envelopeMessage, .envelopeData, .envelopeTraceID, .envelopeAuthExpiredCodes,
             .tls, .proxy, .httpVersion, .tlsCAFile, .tlsCAPath, .tlsClientCert, .tlsClientKey,
             .tlsPinnedPublicKeys, .tlsMinVersion, .proxyURL, .proxyNoProxy, .reachability, .reachabilityMode,
-            .auth, .authToken:
+            .auth, .authToken, .cookies, .cookiesEnabled, .cookiesFile:
             return nil
         }
     }

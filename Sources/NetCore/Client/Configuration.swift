@@ -57,6 +57,8 @@ public struct Configuration: Sendable {
     public var reachability = Reachability()
     /// The bearer token and its refresh ("auth", TokenRefresher.swift).
     public var auth = Auth()
+    /// The cookie jar ("cookies", Configuration+Cookies.swift). Default: off.
+    public var cookies = Cookies()
 
     public struct Limits: Sendable {
         /// CURLMOPT_MAX_HOST_CONNECTIONS; 0 = unlimited. Default 8.

@@ -61,6 +61,10 @@ enum ConfigKey: String, CaseIterable, Sendable {
     case auth
     case authToken = "auth.token"
     case authMaxRefreshesPerMinute = "auth.max_refreshes_per_minute"
+    // The cookie jar (Features/Cookies/, docs/cookies.md).
+    case cookies
+    case cookiesEnabled = "cookies.enabled"
+    case cookiesFile = "cookies.file"
 
     /// The table.
     var spec: ConfigKeySpec {
@@ -198,6 +202,14 @@ enum ConfigKey: String, CaseIterable, Sendable {
             return .init(
                 .integer(0...1000), .integer(3), "auth.maxRefreshesPerMinute",
                 "token refreshes allowed a minute; past it an expiry is the answer")
+        case .cookies:
+            return .init(.section(optional: false), .section, "cookies", "the client's cookie jar (off by default)")
+        case .cookiesEnabled:
+            // Off: cookies are credentials, kept only when the app asks (docs/cookies.md).
+            return .init(.boolean, .boolean(false), "cookies.enabled", "keep cookies and send them back")
+        case .cookiesFile:
+            return .init(
+                .name, .none, "cookies.file", "Netscape cookie file loaded at creation, written at free and on flush")
         }
     }
 

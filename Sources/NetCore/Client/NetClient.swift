@@ -16,6 +16,8 @@ public final class NetClient: @unchecked Sendable {
     let coalescing: CoalescingRegistry
     /// Single-flight token refresh (NetClient+Refresh.swift, Features/Auth/).
     let tokenRefresher: TokenRefresher
+    /// The cookie jar ("cookies", NetClient+Cookies.swift); nil when off (the default).
+    let cookieJar: CookieJar?
 
     /// Creates a client and starts its transfer thread. The configuration is checked
     /// as the JSON form is (`Configuration.validate()`): a bad value throws
@@ -23,15 +25,17 @@ public final class NetClient: @unchecked Sendable {
     /// here, once (ProxyEnvironment.swift).
     public init(configuration: Configuration) throws(NetError) {
         try configuration.validate()
+        let jar = configuration.cookies.enabled ? try CookieJar(file: configuration.cookies.file) : nil
         guard
             let loop = TransferLoop(
                 mode: configuration.callbacks, limits: configuration.limits,
-                proxies: ProxyEnvironment(configured: configuration.proxy))
+                proxies: ProxyEnvironment(configured: configuration.proxy), share: jar?.share)
         else {
             throw NetError.internalError(
                 "libcurl or the transfer thread could not be started (out of memory or thread limit).")
         }
         self.loop = loop
+        self.cookieJar = jar
         self.executor = Executor(loop: loop)
         self.hooks = ClientHooks(loop: loop)
         self.reachabilityGate = ReachabilityGate(
@@ -63,6 +67,7 @@ public final class NetClient: @unchecked Sendable {
     deinit {
         if !loop.shutdown() { loop.stopDetached() }
         forgetHeldTransfers()
+        cookieJar?.saveQuietly()
     }
 
     /// The settings in force for requests sent now.
@@ -178,6 +183,8 @@ public final class NetClient: @unchecked Sendable {
     public func shutdown() -> Bool {
         guard loop.shutdown() else { return false }
         forgetHeldTransfers()
+        // After the last transfer: the file holds what the last responses set.
+        cookieJar?.saveQuietly()
         return true
     }
 

@@ -23,8 +23,11 @@ final class EasyHandle {
     var appliedProxy: CString?
     /// The TLS and HTTP-version options last set (ConnectionSettings.swift).
     var appliedConnection: ConnectionSettings?
+    /// The client's share (cookies), attached once here; held so that it outlives
+    /// the handle (CurlShare.swift). Nil for a client without one.
+    private let share: CurlShare?
 
-    init?() {
+    init?(share: CurlShare? = nil) {
         guard let h = curl_easy_init() else { return nil }
         guard let s = ncsink_new(h) else {
             curl_easy_cleanup(h)
@@ -38,6 +41,7 @@ final class EasyHandle {
         handle = h
         sink = s
         body = b
+        self.share = share
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         // Options that are the same for every transfer on this handle.
@@ -55,6 +59,7 @@ final class EasyHandle {
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_WRITEDATA, s)
         _ = ncshim_easy_setopt_data_fn(h, CURLOPT_HEADERFUNCTION, ncsink_header)
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_HEADERDATA, s)
+        share?.attach(h)
     }
 
     deinit {

@@ -482,6 +482,7 @@ class AsyncClient:
     define_endpoint = Client.define_endpoint
     reachability = Client.reachability
     reachable = Client.reachable
+    cookies = Client.cookies
 
     # -- deprecated names (removed in ALIASES_REMOVED_IN) -------------------------
 
