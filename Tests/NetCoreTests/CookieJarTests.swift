@@ -52,6 +52,26 @@ import Glibc
         do { try config.validate() } catch { #expect(error.message.contains("cookies.file")) }
     }
 
+    @Test func theFileIsWrittenOnceWhenTheClientShutsDown() async throws {
+        var template = Array("/tmp/nc-jar-XXXXXX".utf8CString)
+        let dir = String(cString: try #require(mkdtemp(&template)))
+        defer { rmdir(dir) }
+        let file = dir + "/jar.txt"
+        do {
+            var config = Configuration(baseURL: server.baseURL, envelope: EnvelopeSchema())
+            config.cookies.enabled = true
+            config.cookies.file = file
+            let c = try NetClient(configuration: config)
+            _ = try await c.send(try Request(method: "GET", target: "/cookies/set?name=sid&value=v1&path=/"))
+            #expect(access(file, F_OK) != 0)   // not during transfers
+            c.shutdown()
+            #expect(access(file, F_OK) == 0)   // at shutdown
+            unlink(file)
+        }
+        // The client is gone: its deinit did not write the file a second time.
+        #expect(access(file, F_OK) != 0)
+    }
+
     @Test func netscapeLinesAreRead() throws {
         let c = try #require(Cookie(netscapeLine: "#HttpOnly_.example.com\tTRUE\t/a\tTRUE\t1700000000\tsid\tx=y"))
         #expect(

@@ -67,7 +67,7 @@ public final class NetClient: @unchecked Sendable {
     deinit {
         if !loop.shutdown() { loop.stopDetached() }
         forgetHeldTransfers()
-        cookieJar?.saveQuietly()
+        cookieJar?.saveAtClose()
     }
 
     /// The settings in force for requests sent now.
@@ -184,7 +184,7 @@ public final class NetClient: @unchecked Sendable {
         guard loop.shutdown() else { return false }
         forgetHeldTransfers()
         // After the last transfer: the file holds what the last responses set.
-        cookieJar?.saveQuietly()
+        cookieJar?.saveAtClose()
         return true
     }
 

@@ -134,9 +134,18 @@ final class CookieJar: @unchecked Sendable {
         }
     }
 
-    /// Saves and ignores a failure: for the client's shutdown, which has no way to
-    /// report one (nc_client_cookies_flush does).
-    func saveQuietly() { try? save() }
+    /// The last save, when the client shuts down: once (shutdown() and the client's
+    /// deinit both call it; no request runs after the first), a failure ignored as
+    /// there is no way to report it (nc_client_cookies_flush does).
+    func saveAtClose() {
+        let first: Bool = lock.withLock {
+            defer { closed = true }
+            return !closed
+        }
+        if first { try? save() }
+    }
+    /// saveAtClose() ran (guarded by `lock`).
+    private var closed = false
 
     /// Temp file beside `path` (same filesystem, so rename is atomic), 0600, fsync'd,
     /// renamed over `path`. The reason on failure, with nothing left behind.
