@@ -21,7 +21,7 @@ EXAMPLE_LIBS   := -L$(LIBDIR) -Wl,-rpath,'$$ORIGIN/../lib' -lnetcore -ljansson
 EXAMPLES := $(patsubst examples/c/%.c,$(BUILD)/bin/%,$(wildcard examples/c/*.c))
 
 # What `make format` rewrites and `make lint` checks (not part of `make test`).
-SWIFT_FORMAT_DIRS := Sources Tests bench/swift/Sources
+SWIFT_FORMAT_DIRS := Sources Tests bench/swift/Sources examples/swift
 C_FORMAT_FILES := $(wildcard Sources/CCurlShim/*.c Sources/CCurlShim/include/*.h Sources/CJansson/*.h \
 	include/*.h examples/c/*.c Tests/C/*.c Tests/fault/*.c Tests/fuzz/*.c bench/c/*.c bench/c/*.h)
 

@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "netcore", type: .dynamic, targets: ["CNetAPI"]),
         // The core, for Swift callers.
         .library(name: "NetCore", targets: ["NetCore"]),
+        // The examples' stories in Swift (examples/swift; run by Tests/C/run.sh).
+        .executable(name: "netcore-examples", targets: ["NetCoreExamples"]),
     ],
     targets: [
         .systemLibrary(name: "CNetCore", path: "include"),
@@ -19,6 +21,7 @@ let package = Package(
         .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("crypto")]),
         .target(name: "NetCore", dependencies: ["CCurlShim", "CJansson"]),
         .target(name: "CNetAPI", dependencies: ["NetCore", "CNetCore"]),
+        .executableTarget(name: "NetCoreExamples", dependencies: ["NetCore"], path: "examples/swift"),
         // Starts Tests/Support/mock_server.py for the Swift test suites.
         .target(name: "MockServerSupport", path: "Tests/Support/Swift"),
         .testTarget(name: "NetCoreTests", dependencies: ["NetCore", "MockServerSupport"]),

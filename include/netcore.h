@@ -1867,6 +1867,74 @@ NC_API nc_status nc_request_add_part(nc_request *request, const char *name, cons
  */
 NC_API nc_status nc_request_add_file_part(nc_request *request, const char *name, const char *path,
                                           const char *filename, const char *content_type);
+/* Cookies                                                                     */
+/* ------------------------------------------------------------------------- */
+/*
+ * A client made with "cookies": {"enabled": true} keeps the cookies servers set
+ * (libcurl's cookie engine, one jar shared by all of the client's requests and
+ * threads) and sends each back only where its rules allow: its host (or its
+ * Domain's subdomains), its Path, https only when Secure, until it expires — on
+ * redirect hops too. Off by default: a client without it keeps and sends none.
+ * "cookies": {"file": "path"} loads a Netscape cookie file when the client is made
+ * and writes it (atomically, mode 0600) at nc_client_free() and on
+ * nc_client_cookies_flush(). Cookies are credentials: never logged or in events.
+ * docs/cookies.md.
+ */
+
+/**
+ * Lists the jar's unexpired cookies as a JSON array of objects:
+ * [{"name":"sid","value":"…","domain":"127.0.0.1","include_subdomains":false,
+ *   "path":"/","secure":false,"http_only":true,"expires":0}, …]
+ * "expires" is Unix seconds, 0 for a session cookie; "domain" has no leading dot.
+ * A client without a jar lists "[]". The values are credentials: do not log them.
+ *
+ * Ownership: `client` is borrowed. On NC_OK, *json_out receives a new
+ *   NUL-terminated UTF-8 string the caller releases with nc_string_free().
+ * Thread:    any thread (the jar has its own lock).
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL argument); NC_ERR_NO_MEMORY.
+ *   *json_out is written only on NC_OK.
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_cookies_json(const nc_client *client, char **json_out);
+
+/**
+ * Forgets every cookie of the jar: requests sent from now on carry none until a
+ * server sets one again. The cookie file keeps its contents until the next
+ * nc_client_cookies_flush() or nc_client_free(), which write the empty jar.
+ * Nothing on a client without a jar.
+ *
+ * Ownership: `client` is borrowed.
+ * Thread:    any thread.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_cookies_clear(nc_client *client);
+
+/**
+ * Writes the jar to "cookies.file" now, as nc_client_free() does: a temporary
+ * file beside it (mode 0600) renamed over it, so a reader sees the old file or the
+ * new one, never part of one. Nothing (NC_OK) without a file or without a jar.
+ *
+ * Ownership: `client` is borrowed. On NC_ERR_FAILED, if `error_out` is not NULL,
+ *   *error_out receives a new error (NC_DOMAIN_TRANSPORT 23, the message naming
+ *   the file and the reason) released with nc_error_free().
+ * Thread:    any thread.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client); NC_ERR_FAILED (the
+ *   file could not be written; the previous file is unchanged).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_cookies_flush(nc_client *client, nc_error **error_out);
+
+/**
+ * Releases a string the library returned as an owned out-parameter
+ * (nc_client_cookies_json()).
+ *
+ * Ownership: consumes `s`. NULL is a no-op.
+ * Thread:    any thread.
+ * Returns:   nothing.
+ * Since:     0.3
+ */
+NC_API void nc_string_free(char *s);
 
 /* ------------------------------------------------------------------------- */
 /* Event-loop integration ("callbacks": "queue")                               */

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1194,6 +1195,74 @@ static void test_cache(void) {
     CHECK_INT(count_entries(dir), 0);
     nc_client_free(c);
     rmdir(dir);
+/* ---- cookies (docs/cookies.md) -------------------------------------------- */
+
+/* The jar as JSON text, compared with `want` (JSON text). */
+static void expect_jar(nc_client *c, const char *want) {
+    char *json = NULL;
+    if (CHECK_INT(nc_client_cookies_json(c, &json), NC_OK)) CHECK_JSON_TEXT(json, want);
+    nc_string_free(json);
+}
+
+static void test_cookies(void) {
+    char url[512], config[1024], path[256], dir[] = "/tmp/nc-cookies-c-XXXXXX";
+    nc_client *c;
+    nc_error *err = NULL;
+    struct stat st;
+    const char *port = strrchr(g_base, ':');
+
+    /* Off by default: a Set-Cookie is not sent back, the jar lists nothing. */
+    g_ctx = "cookies off";
+    c = make_client(ENVELOPE_A, NULL);
+    if (!c) return;
+    expect_ok(c, "/cookies/set?name=sid&value=v1&path=/", "{\"set\":\"sid=v1; Path=/\"}");
+    expect_ok(c, "/cookies/echo", "{\"cookie\":null,\"count\":0}");
+    expect_jar(c, "[]");
+    nc_client_free(c);
+
+    /* On: sent back to its host and path only. */
+    c = make_client(ENVELOPE_A, "\"cookies\":{\"enabled\":true}");
+    if (!c) return;
+    expect_ok(c, "/cookies/set?name=sid&value=v1&path=/", "{\"set\":\"sid=v1; Path=/\"}");
+    expect_ok(c, "/cookies/echo", "{\"cookie\":\"sid=v1\",\"count\":1}");
+    expect_jar(
+        c, "[{\"name\":\"sid\",\"value\":\"v1\",\"domain\":\"127.0.0.1\",\"include_subdomains\":false,"
+           "\"path\":\"/\",\"secure\":false,\"http_only\":false,\"expires\":0}]");
+    snprintf(url, sizeof url, "http://localhost%s/cookies/echo", port ? port : ":0");
+    expect_ok(c, url, "{\"cookie\":null,\"count\":0}"); /* 127.0.0.1's cookie, not localhost's */
+    nc_client_cookies_clear(c);
+    expect_ok(c, "/cookies/set?name=a&value=1&path=/api/cookies/a",
+              "{\"set\":\"a=1; Path=/api/cookies/a\"}");
+    expect_ok(c, "/cookies/a/echo", "{\"cookie\":\"a=1\",\"count\":1}");
+    expect_ok(c, "/cookies/b/echo", "{\"cookie\":null,\"count\":0}");
+    CHECK_INT(nc_client_cookies_clear(c), NC_OK);
+    expect_jar(c, "[]");
+    nc_client_free(c);
+
+    /* Persisted: written (0600) at free, loaded by the next client. */
+    g_ctx = "cookie file";
+    if (!CHECK(mkdtemp(dir) != NULL)) return;
+    snprintf(path, sizeof path, "%s/jar.txt", dir);
+    snprintf(config, sizeof config, "\"cookies\":{\"enabled\":true,\"file\":\"%s\"}", path);
+    c = make_client(ENVELOPE_A, config);
+    if (!c) return;
+    expect_ok(c, "/cookies/set?name=keep&value=k1&path=/&max_age=600",
+              "{\"set\":\"keep=k1; Path=/; Max-Age=600\"}");
+    CHECK_INT(nc_client_cookies_flush(c, &err), NC_OK);
+    CHECK(err == NULL);
+    CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
+    nc_client_free(c);
+    c = make_client(ENVELOPE_A, config);
+    if (!c) return;
+    expect_ok(c, "/cookies/echo", "{\"cookie\":\"keep=k1\",\"count\":1}");
+    nc_client_free(c);
+    unlink(path);
+    rmdir(dir);
+
+    CHECK_INT(nc_client_cookies_json(NULL, NULL), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_client_cookies_clear(NULL), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_client_cookies_flush(NULL, NULL), NC_ERR_INVALID_ARGUMENT);
+    nc_string_free(NULL);
 }
 
 int main(int argc, char **argv) {
@@ -1217,6 +1286,7 @@ int main(int argc, char **argv) {
     test_hooks();
     test_adapters();
     test_cache();
+    test_cookies();
 
     printf("%d passed, %d failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;

@@ -5,7 +5,8 @@
 #      versioned NETCORE_0; SONAME libnetcore.so.0; no Swift runtime dependencies
 #   3. NC_VERSION_* of the header match the loaded library
 #   4. Tests/C/c_api_test.c against the loopback mock server
-#   5. every example: the demo (scripts/run-demo.sh), the quick start, endpoints, app_layer, batch, retry
+#   5. every example: the demo (scripts/run-demo.sh), the quick start, endpoints, app_layer, batch, retry,
+#      envelopes, cancel, event_loop, download; the Swift stories (examples/swift, netcore-examples all)
 # Last line: "C: N passed, M failed"; exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -39,7 +40,8 @@ source Tests/Support/mock-server.sh
 trap 'mock_stop; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
-for f in "$LIB" build/bin/demo build/bin/quickstart build/bin/endpoints build/bin/app_layer build/bin/batch build/bin/retry; do
+for f in "$LIB" build/bin/demo build/bin/quickstart build/bin/endpoints build/bin/app_layer build/bin/batch build/bin/retry \
+    build/bin/envelopes build/bin/cancel build/bin/event_loop build/bin/download; do
     if [[ ! -e $f ]]; then
         fail "$f exists" "run 'make examples' first"
         finish
@@ -232,6 +234,55 @@ if out=$(timeout 60 build/bin/retry "$base" 2>&1 {server_in}>&-) && [ "$out" = "
     pass "examples: retry (backoff events, POST sent once, Idempotency-Key, deadline)"
 else
     fail "examples: retry (exit $?)" "$out"
+fi
+expected_envelopes='envelope A (code)
+  /env/code/ok         ok: {"id":7,"name":"Ada"}
+  /env/code/fail       api error 1001: wrong password
+envelope B (success flag)
+  /env/success/ok      ok: {"id":42}
+  /env/success/fail    api error 4003: forbidden [trace trace-fail-1]
+envelope C (status)
+  /env/status/ok       ok: {"items":[1,2,3]}
+  /env/status/fail     api error E42: quota exceeded
+raw mode
+  /env/code/fail       ok: {"code":1001,"msg":"wrong password","data":{"field":"password"}}'
+if out=$(timeout 60 build/bin/envelopes "$base" 2>&1 {server_in}>&-) && [ "$out" = "$expected_envelopes" ]; then
+    pass "examples: envelopes (shapes A, B, C and raw mode)"
+else
+    fail "examples: envelopes (exit $?)" "$out"
+fi
+if out=$(timeout 60 build/bin/cancel "$base" 2>&1 {server_in}>&-) &&
+    grep -qxF 'GET /slow?ms=5000 (task): cancelled' <<<"$out" &&
+    [ "$(grep -c '(group screen): cancelled$' <<<"$out")" = 2 ] &&
+    grep -qxF 'cancel_group("screen"): 2 request(s)' <<<"$out"; then
+    pass "examples: cancel (a task, a group; each callback once)"
+else
+    fail "examples: cancel (exit $?)" "$out"
+fi
+if out=$(timeout 60 build/bin/event_loop "$base" 2>&1 </dev/null {server_in}>&-) &&
+    grep -qxF '/users/7 -> {"id":7,"name":"Ada"}' <<<"$out" &&
+    grep -qxF '/slow?ms=200 -> {"slept_ms":200}' <<<"$out" &&
+    grep -qxF 'dispatched: 3/3 done' <<<"$out"; then
+    pass "examples: event_loop (poll() on nc_client_fd, dispatch on this thread)"
+else
+    fail "examples: event_loop (exit $?)" "$out"
+fi
+if out=$(timeout 60 build/bin/download "$base" "$tmp" 2>&1 {server_in}>&-) &&
+    grep -qxF 'size: 1048576 bytes' <<<"$out" &&
+    grep -qxF 'size after the 404: 0 bytes' <<<"$out"; then
+    pass "examples: download (a 1 MiB body to a file; a 404 leaves it empty)"
+else
+    fail "examples: download (exit $?)" "$out"
+fi
+# The Swift stories: one executable (examples/swift), built incrementally here.
+if out=$(swift build -q --product netcore-examples 2>&1) &&
+    out=$(timeout 120 "$(swift build --show-bin-path)/netcore-examples" all "$base" "$tmp" 2>&1 {server_in}>&-) &&
+    [ "$(grep -c '^== ' <<<"$out")" = 7 ] &&
+    grep -qxF '  api error 4003: forbidden [trace trace-fail-1]' <<<"$out" &&
+    grep -qxF 'user 99: business error 404001: no such user: 99' <<<"$out"; then
+    pass "examples: swift (quickstart, envelopes, cancel, event-loop, download, endpoints, retry)"
+else
+    fail "examples: swift (exit $?)" "$out"
 fi
 mock_stop
 

@@ -204,6 +204,9 @@ import Testing
             case .cacheDir: #expect(Configuration.Cache().dir == nil && d == .none)
             case .cacheDiskBytes: #expect(d == .integer(Configuration.Cache().diskBytes))
             case .cachePrivate: #expect(d == .boolean(Configuration.Cache().isPrivate))
+            case .cookies: #expect(d == .section)
+            case .cookiesEnabled: #expect(d == .boolean(plain.cookies.enabled))
+            case .cookiesFile: #expect(plain.cookies.file == nil && d == .none)
             }
         }
         let parsed = try Configuration.parse(json: "{}").get()

@@ -11,6 +11,7 @@
 #include "ncbody.h"
 #include "nccrypto.h"
 #include "ncroute.h"
+#include "ncshare.h"
 #include "ncsink.h"
 
 typedef size_t (*ncshim_data_fn)(char *ptr, size_t size, size_t nmemb, void *userdata);

@@ -182,6 +182,13 @@ private struct ConfigReader {
             }
             config.auth.token = token
         case .authMaxRefreshesPerMinute: config.auth.maxRefreshesPerMinute = try integer(value, key)
+        case .cookies:
+            try requireObject(value, path)
+            config.cookies = Configuration.Cookies()
+            try applyMembers(of: value, in: .cookies, to: &config)
+            if let why = config.cookies.problem { throw ConfigError(message: why.json) }
+        case .cookiesEnabled: config.cookies.enabled = try boolean(value, path)
+        case .cookiesFile: config.cookies.file = try optionalString(value, path)
         }
     }
 

@@ -52,6 +52,7 @@ extension Configuration {
         if let dir = cache?.dir, dir.isEmpty || dir.utf8.contains(0) {
             throw fail("cache.dir must be a directory path or nil, got \"\".")
         }
+        if let why = cookies.problem { throw fail(why.swift) }
 
         if let envelope {
             let fields: [(ConfigKey, String?)] = [
@@ -96,7 +97,7 @@ extension Configuration {
             .envelopeMessage, .envelopeData, .envelopeTraceID, .envelopeAuthExpiredCodes,
             .tls, .proxy, .httpVersion, .tlsCAFile, .tlsCAPath, .tlsClientCert, .tlsClientKey,
             .tlsPinnedPublicKeys, .tlsMinVersion, .proxyURL, .proxyNoProxy, .reachability, .reachabilityMode,
-            .auth, .authToken, .cacheDir, .cachePrivate:
+            .auth, .authToken, .cacheDir, .cachePrivate, .cookies, .cookiesEnabled, .cookiesFile:
             return nil
         }
     }

@@ -59,6 +59,8 @@ public struct Configuration: Sendable {
     public var auth = Auth()
     /// The response cache ("cache", Features/Cache); nil, the default: none.
     public var cache: Cache? = nil
+    /// The cookie jar ("cookies", Configuration+Cookies.swift). Default: off.
+    public var cookies = Cookies()
 
     public struct Limits: Sendable {
         /// CURLMOPT_MAX_HOST_CONNECTIONS; 0 = unlimited. Default 8.

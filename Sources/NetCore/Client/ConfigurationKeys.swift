@@ -66,6 +66,10 @@ enum ConfigKey: String, CaseIterable, Sendable {
     case cacheDir = "cache.dir"
     case cacheDiskBytes = "cache.disk_bytes"
     case cachePrivate = "cache.private"
+    // The cookie jar (Features/Cookies/, docs/cookies.md).
+    case cookies
+    case cookiesEnabled = "cookies.enabled"
+    case cookiesFile = "cookies.file"
 
     /// The table.
     var spec: ConfigKeySpec {
@@ -217,6 +221,14 @@ enum ConfigKey: String, CaseIterable, Sendable {
             return .init(
                 .boolean, .boolean(false), "cache.isPrivate",
                 "store answers to requests with credentials, and Cache-Control: private ones")
+        case .cookies:
+            return .init(.section(optional: false), .section, "cookies", "the client's cookie jar (off by default)")
+        case .cookiesEnabled:
+            // Off: cookies are credentials, kept only when the app asks (docs/cookies.md).
+            return .init(.boolean, .boolean(false), "cookies.enabled", "keep cookies and send them back")
+        case .cookiesFile:
+            return .init(
+                .name, .none, "cookies.file", "Netscape cookie file loaded at creation, written at free and on flush")
         }
     }
 

@@ -21,6 +21,8 @@ public final class NetClient: @unchecked Sendable {
     /// The seam-2 policy of transfers that only store (no stored answer involved,
     /// no other policy): one object per client, so a send allocates none.
     let cacheStoringPolicy: CacheTransferPolicy?
+    /// The cookie jar ("cookies", NetClient+Cookies.swift); nil when off (the default).
+    let cookieJar: CookieJar?
 
     /// Creates a client and starts its transfer thread. The configuration is checked
     /// as the JSON form is (`Configuration.validate()`): a bad value throws
@@ -30,17 +32,23 @@ public final class NetClient: @unchecked Sendable {
         try configuration.validate()
         // Before the transfer thread starts: a cache directory that cannot be used
         // refuses the configuration.
-        if let c = configuration.cache { cache = try ResponseCache(c) } else { cache = nil }
+        if let c = configuration.cache {
+            cache = try ResponseCache(c, cookieJar: configuration.cookies.enabled)
+        } else {
+            cache = nil
+        }
         cacheStoringPolicy = cache.map { CacheTransferPolicy(cache: $0, inner: nil, entry: nil, fallback: false) }
+        let jar = configuration.cookies.enabled ? try CookieJar(file: configuration.cookies.file) : nil
         guard
             let loop = TransferLoop(
                 mode: configuration.callbacks, limits: configuration.limits,
-                proxies: ProxyEnvironment(configured: configuration.proxy))
+                proxies: ProxyEnvironment(configured: configuration.proxy), share: jar?.share)
         else {
             throw NetError.internalError(
                 "libcurl or the transfer thread could not be started (out of memory or thread limit).")
         }
         self.loop = loop
+        self.cookieJar = jar
         self.executor = Executor(loop: loop)
         self.hooks = ClientHooks(loop: loop)
         self.reachabilityGate = ReachabilityGate(
@@ -72,6 +80,7 @@ public final class NetClient: @unchecked Sendable {
     deinit {
         if !loop.shutdown() { loop.stopDetached() }
         forgetHeldTransfers()
+        cookieJar?.saveAtClose()
     }
 
     /// The settings in force for requests sent now.
@@ -192,6 +201,8 @@ public final class NetClient: @unchecked Sendable {
     public func shutdown() -> Bool {
         guard loop.shutdown() else { return false }
         forgetHeldTransfers()
+        // After the last transfer: the file holds what the last responses set.
+        cookieJar?.saveAtClose()
         return true
     }
 

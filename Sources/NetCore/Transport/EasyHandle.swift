@@ -26,8 +26,11 @@ final class EasyHandle {
     /// The multipart body set with CURLOPT_MIMEPOST (EasyHandle+Upload.swift); freed
     /// when the next transfer sets another, or with the handle.
     var mime: OpaquePointer?
+    /// The client's share (cookies), attached once here; held so that it outlives
+    /// the handle (CurlShare.swift). Nil for a client without one.
+    private let share: CurlShare?
 
-    init?() {
+    init?(share: CurlShare? = nil) {
         guard let h = curl_easy_init() else { return nil }
         guard let s = ncsink_new(h) else {
             curl_easy_cleanup(h)
@@ -41,6 +44,7 @@ final class EasyHandle {
         handle = h
         sink = s
         body = b
+        self.share = share
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         // Options that are the same for every transfer on this handle.
@@ -58,6 +62,7 @@ final class EasyHandle {
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_WRITEDATA, s)
         _ = ncshim_easy_setopt_data_fn(h, CURLOPT_HEADERFUNCTION, ncsink_header)
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_HEADERDATA, s)
+        share?.attach(h)
     }
 
     deinit {

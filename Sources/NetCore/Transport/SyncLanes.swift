@@ -12,9 +12,9 @@ final class SyncLane {
     let multi: UnsafeMutableRawPointer
     let easy: EasyHandle
 
-    init?() {
+    init?(share: CurlShare?) {
         guard let m = curl_multi_init() else { return nil }
-        guard let e = EasyHandle() else {
+        guard let e = EasyHandle(share: share) else {
             curl_multi_cleanup(m)
             return nil
         }
@@ -42,6 +42,10 @@ final class SyncLanes: @unchecked Sendable {
     private var busy: [SyncLane] = []
     /// Set once by stop(); read by the lanes' drive loops without the lock.
     let stopping = Atomic<Bool>(false)
+    /// What the lanes' easy handles attach to (the client's, CurlShare.swift).
+    private let share: CurlShare?
+
+    init(share: CurlShare?) { self.share = share }
 
     enum Acquired {
         case lane(SyncLane)
@@ -60,7 +64,7 @@ final class SyncLanes: @unchecked Sendable {
         }
         if stopping.load(ordering: .acquiring) { return .stopping }
         // A new lane is made without the lock; stop() may have begun meanwhile.
-        guard let made = SyncLane() else { return .noMemory }
+        guard let made = SyncLane(share: share) else { return .noMemory }
         return monitor.withLock {
             if stopping.load(ordering: .relaxed) { return .stopping }
             busy.append(made)

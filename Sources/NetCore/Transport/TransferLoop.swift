@@ -22,7 +22,10 @@ final class TransferLoop: @unchecked Sendable {
     /// The proxy settings: configured, or the environment's read when the client was made.
     let proxies: ProxyEnvironment
     /// Synchronous sends' lanes (SyncLanes.swift).
-    let lanes = SyncLanes()
+    let lanes: SyncLanes
+    /// What every easy handle of this loop and its lanes attaches to at creation
+    /// (CurlShare.swift); nil: nothing shared.
+    private let share: CurlShare?
     /// Queue mode's completions (CompletionQueue.swift); nil in loop mode.
     let completions: CompletionQueue?
     /// Where the loop is in its life; written under the monitor.
@@ -81,9 +84,12 @@ final class TransferLoop: @unchecked Sendable {
     var eventFD: Int32 { completions?.fd ?? -1 }
 
     init?(
-        mode: Configuration.CallbackMode, limits: Configuration.Limits, proxies: ProxyEnvironment = ProxyEnvironment()
+        mode: Configuration.CallbackMode, limits: Configuration.Limits, proxies: ProxyEnvironment = ProxyEnvironment(),
+        share: CurlShare? = nil
     ) {
         self.proxies = proxies
+        self.share = share
+        lanes = SyncLanes(share: share)
         CurlGlobal.ensureInitialized()
         guard let m = curl_multi_init() else { return nil }
         if mode == .queue {
@@ -707,7 +713,7 @@ final class TransferLoop: @unchecked Sendable {
 
     private func newEasyHandle() -> EasyHandle? {
         handlesMade.add(1, ordering: .relaxed)
-        return EasyHandle()
+        return EasyHandle(share: share)
     }
 
     /// Takes a transfer out of the multi handle and recycles its easy handle.

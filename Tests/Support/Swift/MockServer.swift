@@ -9,6 +9,8 @@ import Glibc
 /// when its stdin closes) or when `stop()` is called.
 public final class MockServer: @unchecked Sendable {
     public let port: Int
+    /// The loopback address it listens on (127.0.0.1 unless given).
+    public let host: String
     private let process: Process
     private let stdinPipe: Pipe
 
@@ -17,11 +19,14 @@ public final class MockServer: @unchecked Sendable {
         do { return try MockServer() } catch { fatalError("mock server did not start: \(error)") }
     }()
 
-    public init() throws {
+    /// `host`: another loopback address (127.0.0.2 …) gives a server whose URLs are
+    /// another host to libcurl: neither "localhost" nor "127.0.0.1" (cookie tests).
+    public init(host: String = "127.0.0.1") throws {
+        self.host = host
         let script = MockServer.repositoryRoot + "/Tests/Support/mock_server.py"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, "--exit-on-stdin-eof"]
+        process.arguments = ["python3", script, "--exit-on-stdin-eof", "--host", host]
         let out = Pipe()
         let input = Pipe()
         process.standardOutput = out
@@ -47,7 +52,7 @@ public final class MockServer: @unchecked Sendable {
     }
 
     /// "http://127.0.0.1:PORT"
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var baseURL: String { "http://\(host):\(port)" }
 
     public func url(_ path: String) -> String { baseURL + path }
 

@@ -37,6 +37,7 @@ from ._capi import C as _C, LIBRARY_PATH
 from ._adapters import Outgoing
 from .aio import AsyncClient
 from ._retry import Retry
+from ._cookies import Cookie, Cookies
 from .client import Callback, Client, Task
 from .errors import (
     APIError,
@@ -91,7 +92,7 @@ __all__ = [
     "AsyncClient", "Client", "Task", "Callback", "Response", "Headers", "Redirect", "Outgoing",
     "Error", "ClientError", "Cancelled", "Unreachable", "InvalidRequest", "InvalidConfig",
     "ResponseTooLarge", "ShutDown", "HeadersTooLarge", "InternalError", "AdapterFailed",
-    "DeadlineExceeded", "AuthRefreshFailed", "NotCached", "CachePolicy", "Retry",
+    "DeadlineExceeded", "AuthRefreshFailed", "NotCached", "CachePolicy", "Retry", "Cookie", "Cookies",
     "TransportError", "Timeout", "HTTPError", "APIError", "ParseError",
     "StatusError", "InvalidArgument", "InvalidState", "NoMemory", "Failed",
     "Domain", "ClientCode", "ParseCode", "Status",

@@ -278,6 +278,11 @@ TABLE: Tuple[Signature, ...] = (
     # reachability
     ("nc_client_set_reachability", (ClientHandle, c_int32), nc_status),
     ("nc_client_reachability", (ClientHandle,), c_int32),
+    # cookies
+    ("nc_client_cookies_json", (ClientHandle, POINTER(c_void_p)), nc_status),
+    ("nc_client_cookies_clear", (ClientHandle,), nc_status),
+    ("nc_client_cookies_flush", (ClientHandle, POINTER(ErrorHandle)), nc_status),
+    ("nc_string_free", (c_void_p,), None),
     # batches
     ("nc_batch_new", (ClientHandle, c_int32, POINTER(BatchHandle)), nc_status),
     ("nc_batch_add", (BatchHandle, RequestHandle), nc_status),

@@ -492,6 +492,7 @@ class AsyncClient:
     cache_stats = Client.cache_stats
     reachability = Client.reachability
     reachable = Client.reachable
+    cookies = Client.cookies
 
     # -- deprecated names (removed in ALIASES_REMOVED_IN) -------------------------
 

@@ -6,7 +6,7 @@ import threading
 import weakref
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from . import _batch, _cache, _hooks, _reach
+from . import _batch, _cache, _cookies, _hooks, _reach
 from ._capi import C, NC_OK, ErrorHandle, ResponseHandle, TaskHandle
 from ._adapters import apply_auth, configured_redirects, redirect_arg, without_redirects
 from ._core import ClientCore, Config, Pending, config_text, convert, data_key, report
@@ -293,6 +293,13 @@ class Client:
     @reachability.setter
     def reachability(self, mode: str) -> None:
         _reach.set_mode(self._core, mode)
+
+    @property
+    def cookies(self) -> "_cookies.Cookies":
+        """The cookie jar (``{"cookies": {"enabled": True}}``): a live, read-only view
+        of :class:`netcore.Cookie` values, with ``clear()`` and ``save()``. Empty on a
+        client without a jar. See ``docs/cookies.md``."""
+        return _cookies.Cookies(self._core)
 
     @property
     def reachable(self) -> bool:

@@ -11,13 +11,18 @@
 /// a dictionary operation at a time; file reads and writes run outside it.
 public final class ResponseCache: @unchecked Sendable {
     let privateCache: Bool
+    /// The client's cookie jar is on: libcurl may add a Cookie header the request
+    /// does not show, so every request counts as carrying a credential (stored
+    /// only when the cache is private).
+    let cookieJar: Bool
     let disk: DiskStore?
     private let lock = Lock()
     private var memory: MemoryStore
     private var counters = CacheStats()
 
-    init(_ config: Configuration.Cache) throws(NetError) {
+    init(_ config: Configuration.Cache, cookieJar: Bool = false) throws(NetError) {
         privateCache = config.isPrivate
+        self.cookieJar = cookieJar
         memory = MemoryStore(limit: Int(clamping: config.memoryBytes))
         if let dir = config.dir {
             switch DiskStore.open(dir: dir, limit: config.diskBytes) {
@@ -62,9 +67,11 @@ public final class ResponseCache: @unchecked Sendable {
     /// `no-store` nor `Vary: *`, and — unless the cache is private — neither
     /// `Cache-Control: private` nor a credential in the request that got it
     /// (Authorization, Cookie, Proxy-Authorization, credential_headers: as the
-    /// attempt sent them, so a token or basic credentials count).
+    /// attempt sent them, so a token or basic credentials count; with the cookie
+    /// jar on, every request, as the jar's Cookie header is not seen here).
     func storeIfAllowed(_ t: Transfer, _ p: PreparedRequest, _ key: CacheKey, _ r: Response) {
         guard r.status == 200, t.redirects == 0, !r.fromCache else { return }
+        if cookieJar && !privateCache { return }
         if !privateCache, let sent = t.prepared, !sent.headers.isEmpty {
             for name in p.credentialHeaders where sent.headers.contains(name) { return }
         }

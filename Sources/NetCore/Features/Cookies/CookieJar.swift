@@ -1,0 +1,190 @@
+import CCurlShim
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A client's cookie jar: libcurl's cookie engine in a share object every easy
+/// handle of the client attaches to (CurlShare.swift), so a cookie set by a
+/// response on the transfer thread is sent by the next request from a
+/// synchronous send's lane too. libcurl does the matching (domain, host-only,
+/// path, Secure, expiry) when a request is sent and the parsing of Set-Cookie on
+/// every response, redirect hops included (each hop is a transfer of its own).
+///
+/// Made only when "cookies": {"enabled": true}: a client without a jar has no
+/// share, no control handle, and its handles set no cookie option.
+///
+/// The file ("cookies.file", Netscape format as libcurl reads and writes it):
+/// - loaded once, when the client is made (CURLOPT_COOKIEFILE + COOKIELIST
+///   "RELOAD" on the control handle); a missing file is an empty jar;
+/// - written when the client is freed and on `save()` (nc_client_cookies_flush),
+///   never during transfers: a crash loses what changed since the last save,
+///   which an app that cares bounds by flushing after a login;
+/// - written by us rather than by CURLOPT_COOKIEJAR so it is atomic and private:
+///   a temporary file beside it, created 0600 (O_EXCL), written, fsync'd and
+///   renamed over the old one — a reader sees the old jar or the new one, never
+///   half of one, and no other user can read the credentials in it.
+/// Session cookies (no Expires / Max-Age) are written too, as libcurl's own jar
+/// does: an app's login session is usually one, and the file is the app's.
+final class CookieJar: @unchecked Sendable {
+    let share: CurlShare
+    let file: String?
+    /// An easy handle that never transfers: the way to the share's cookies
+    /// (CURLINFO_COOKIELIST, CURLOPT_COOKIELIST). Used under `lock` only.
+    private let control: UnsafeMutableRawPointer
+    private let lock = Lock()
+
+    /// Makes the jar and loads `file` into it. Throws CLIENT invalidConfig naming
+    /// "cookies.file" when the file exists but cannot be read, or its directory
+    /// does not exist (it could never be written).
+    init(file: String?) throws(NetError) {
+        CurlGlobal.ensureInitialized()
+        guard let share = CurlShare(), let control = curl_easy_init() else {
+            throw NetError.internalError("libcurl could not make the cookie jar (out of memory).")
+        }
+        self.share = share
+        self.control = control
+        self.file = file
+        share.attach(control)
+        guard let file else { return }
+        if let why = CookieJar.problem(file) {
+            throw NetError.invalidConfig("Configuration key 'cookies.file' names '\(file)', which \(why).")
+        }
+        let path = CString(file)
+        _ = ncshim_easy_setopt_ptr(control, CURLOPT_COOKIEFILE, path.pointer)
+        _ = ncshim_easy_setopt_ptr(control, CURLOPT_COOKIELIST, CookieJar.reload.pointer)
+    }
+
+    deinit {
+        // Before the share goes (CurlShare's lifetime rule).
+        curl_easy_cleanup(control)
+    }
+
+    private static let reload = CString("RELOAD")
+    private static let all = CString("ALL")
+
+    /// Why `file` cannot serve as the jar's file, or nil.
+    static func problem(_ file: String) -> String? {
+        let fd = open(file, O_RDONLY | O_CLOEXEC)
+        if fd >= 0 {
+            var st = stat()
+            let regular = fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
+            close(fd)
+            return regular ? nil : "is not a regular file"
+        }
+        let err = errno
+        guard err == ENOENT else { return "cannot be read: \(String(cString: strerror(err)))" }
+        // Missing: fine (an empty jar), if it can be created later.
+        let dir = file.lastIndex(of: "/").map { $0 == file.startIndex ? "/" : String(file[..<$0]) } ?? "."
+        var st = stat()
+        guard stat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
+            return "is in a directory that does not exist ('\(dir)')"
+        }
+        return nil
+    }
+
+    /// Every unexpired cookie, in libcurl's order.
+    func cookies() -> [Cookie] {
+        let now = Int64(time(nil))
+        return lines().compactMap(Cookie.init(netscapeLine:)).filter { !$0.isExpired(now: now) }
+    }
+
+    /// libcurl's Netscape lines of every cookie in the jar.
+    private func lines() -> [String] {
+        lock.withLock {
+            var raw: UnsafeMutableRawPointer? = nil
+            guard ncshim_easy_getinfo_ptr(control, CURLINFO_COOKIELIST, &raw) == CURLE_OK, let raw else { return [] }
+            let list = raw.assumingMemoryBound(to: curl_slist.self)
+            defer { curl_slist_free_all(list) }
+            var out: [String] = []
+            var node: UnsafeMutablePointer<curl_slist>? = list
+            while let n = node {
+                if let data = n.pointee.data { out.append(String(cString: data)) }
+                node = n.pointee.next
+            }
+            return out
+        }
+    }
+
+    /// Forgets every cookie (the file keeps its contents until the next save).
+    func clear() {
+        lock.withLock { _ = ncshim_easy_setopt_ptr(control, CURLOPT_COOKIELIST, CookieJar.all.pointer) }
+    }
+
+    /// Writes the jar to its file (atomically, mode 0600); nothing without a file.
+    /// Throws TRANSPORT 23 (CURLE_WRITE_ERROR, as an output file that cannot be
+    /// written) naming the file and the system's reason.
+    func save() throws(NetError) {
+        guard let file else { return }
+        let now = Int64(time(nil))
+        var text =
+            "# Netscape HTTP Cookie File\n# Written by libnetcore \(NetCoreVersion.string). Do not edit while a client uses it.\n\n"
+        for line in lines() {
+            // Expired cookies are dropped, as libcurl's own jar writer does.
+            if let c = Cookie(netscapeLine: line), c.isExpired(now: now) { continue }
+            text += line + "\n"
+        }
+        if let why = CookieJar.writeAtomically(text, to: file) {
+            var e = NetError(
+                domain: .transport, code: Int64(CURLE_WRITE_ERROR.rawValue),
+                message:
+                    "The cookie file '\(file)' could not be written: \(why). The previous file, if any, is unchanged.")
+            e.attempts = 0
+            throw e
+        }
+    }
+
+    /// The last save, when the client shuts down: once (shutdown() and the client's
+    /// deinit both call it; no request runs after the first), a failure ignored as
+    /// there is no way to report it (nc_client_cookies_flush does).
+    func saveAtClose() {
+        let first: Bool = lock.withLock {
+            defer { closed = true }
+            return !closed
+        }
+        if first { try? save() }
+    }
+    /// saveAtClose() ran (guarded by `lock`).
+    private var closed = false
+
+    /// Temp file beside `path` (same filesystem, so rename is atomic), 0600, fsync'd,
+    /// renamed over `path`. The reason on failure, with nothing left behind.
+    static func writeAtomically(_ text: String, to path: String) -> String? {
+        let temp = "\(path).tmp-\(getpid())-\(tempCounter.next())"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return String(cString: strerror(errno)) }
+        var failure: String? = nil
+        let bytes = Array(text.utf8)
+        bytes.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var done = 0
+            while done < buffer.count {
+                let n = write(fd, base + done, buffer.count - done)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = String(cString: strerror(errno))
+                    return
+                }
+                done += n
+            }
+        }
+        if failure == nil && fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
+        if close(fd) != 0 && failure == nil { failure = String(cString: strerror(errno)) }
+        if failure == nil && rename(temp, path) != 0 { failure = String(cString: strerror(errno)) }
+        if failure != nil { unlink(temp) }
+        return failure
+    }
+
+    private static let tempCounter = Counter()
+
+    /// Distinct temporary names for saves of several jars of one process at once.
+    private final class Counter: @unchecked Sendable {
+        private let lock = Lock()
+        private var value = 0
+        func next() -> Int {
+            lock.withLock {
+                value += 1; return value
+            }
+        }
+    }
+}
