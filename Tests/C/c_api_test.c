@@ -1195,6 +1195,8 @@ static void test_cache(void) {
     CHECK_INT(count_entries(dir), 0);
     nc_client_free(c);
     rmdir(dir);
+}
+
 /* ---- cookies (docs/cookies.md) -------------------------------------------- */
 
 /* The jar as JSON text, compared with `want` (JSON text). */
