@@ -23,6 +23,9 @@ final class EasyHandle {
     var appliedProxy: CString?
     /// The TLS and HTTP-version options last set (ConnectionSettings.swift).
     var appliedConnection: ConnectionSettings?
+    /// Options only some transfers set (a download's Range, progress) are set:
+    /// the next configure clears them (clearTransferExtras).
+    var hasTransferExtras = false
 
     init?() {
         guard let h = curl_easy_init() else { return nil }

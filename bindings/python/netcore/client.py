@@ -366,9 +366,11 @@ class Client:
                 moving (whole seconds, rounded up); ``0``: no limit; ``None``: the
                 client's. A :class:`~netcore.Timeout` says which fired (``timeout``).
             output: a file path (str, bytes or os.PathLike): the body of a 2xx
-                response is streamed into it (created or truncated) instead of
-                memory, and ``Response.body`` is empty; raw mode; other statuses
-                keep their body in memory (``nc_request_set_output_file``).
+                response is downloaded into it instead of memory (through
+                ``path.part``, renamed on success only; a ``.part`` left by a cut
+                download is resumed when the server allows it), and
+                ``Response.body`` is empty; raw mode; other statuses keep their body
+                in memory (``nc_request_set_output_file``, docs/transfers.md).
             group: a cancellation group: the request is sent with ``nc_client_send``
                 and waited for here, so that :meth:`cancel_group` from another
                 thread cancels it (this call then raises
