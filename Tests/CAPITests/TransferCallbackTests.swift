@@ -45,6 +45,24 @@ let chunkFn: nc_body_fn = { chunk, len, ud in
     }
 }
 
+/// A progress log that also runs `check` inside each call.
+final class ProgressProbe: @unchecked Sendable {
+    let log: ProgressLog
+    let check: () -> Void
+    init(log: ProgressLog, check: @escaping () -> Void) {
+        self.log = log
+        self.check = check
+    }
+    var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+}
+
+let probeFn: nc_progress_fn = { dn, dt, un, ut, ud in
+    guard let ud else { return }
+    let probe = Unmanaged<ProgressProbe>.fromOpaque(ud).takeUnretainedValue()
+    probe.check()
+    progressFn(dn, dt, un, ut, probe.log.userdata)
+}
+
 @Suite struct TransferCallbackTests {
     let server = MockServer.shared
 
@@ -114,6 +132,46 @@ let chunkFn: nc_body_fn = { chunk, len, ud in
         #expect(count >= 1)
         #expect(client.sync(request).succeeded)
         #expect(log.lock.withLock { log.calls.count } == count)
+    }
+
+    @Test func anUploadReportsItsBytesSent() throws {
+        let client = try TestClient(config(envelope: nil))
+        defer { client.free() }
+        let request = try Request("POST", "/text")
+        let n = 1_000_000
+        #expect(request.body(String(repeating: "u", count: n), "text/plain") == NC_OK)
+        let log = ProgressLog()
+        #expect(nc_request_set_progress(request.handle, progressFn, log.userdata) == NC_OK)
+        let o = client.sync(request)
+        #expect(o.succeeded, "\(o)")
+        let calls = log.lock.withLock { log.calls }
+        #expect(isMonotonic(calls))
+        #expect(calls.last?.up == Int64(n))
+        #expect(calls.last?.upTotal == Int64(n))
+    }
+
+    @Test func inQueueModeProgressRunsOnTheTransferThreadBeforeTheQueuedCompletion() throws {
+        let client = try TestClient(config(envelope: nil, #""callbacks":"queue""#))
+        defer { client.free() }
+        let request = try Request("GET", "/dl/file?key=\(uniqueKey())&bytes=2000000")
+        let log = ProgressLog()
+        #expect(nc_request_set_progress(request.handle, progressFn, log.userdata) == NC_OK)
+        let me = pthread_self()
+        let onMyThread = Box(0)
+        let probe = ProgressProbe(log: log) { if pthread_equal(pthread_self(), me) != 0 { onMyThread.value += 1 } }
+        #expect(nc_request_set_progress(request.handle, probeFn, probe.userdata) == NC_OK)
+        let c = Collector { _, _ in log.lock.withLock { log.completed = true } }
+        client.send(request, c, task: false)
+        #expect(
+            waitUntil(timeout: 20) {
+                _ = nc_client_dispatch(client.handle)
+                return c.calls == 1
+            })
+        let calls = log.lock.withLock { log.calls }
+        #expect(!calls.isEmpty)
+        #expect(calls.last?.down == 2_000_000)
+        #expect(log.lock.withLock { log.afterCompletion } == 0)
+        #expect(onMyThread.value == 0, "progress is not queued for dispatch")
     }
 
     @Test func aBodyCallbackGetsEveryByteInOrderAndTheResponseBodyIsEmpty() throws {
