@@ -548,7 +548,7 @@ NC_API nc_status nc_request_set_envelope(nc_request *request, int enabled);
  * .part is appended (nc_response_status() is 206), any other 2xx starts it over. A
  * .part without a sidecar is started over, never resumed. On failure or
  * cancellation the .part and sidecar are kept when they can be resumed, else
- * removed. One download per path at a time (the .part is locked: a second fails to
+ * removed (a 416 answer to a resume removes them too). One download per path at a time (the .part is locked: a second fails to
  * open). A `path` that exists and is not a regular file (a device, a FIFO) is
  * written in place: no .part, no resume. Such a request is read in raw mode (no
  * envelope check), is never coalesced, nc_response_body() is empty, and

@@ -155,6 +155,29 @@ func residentBytes() -> Int {
         #expect(downloadStats(key)["range_requests"] as? Int == 0)
     }
 
+    @Test func a416ToAResumeRemovesThePartSoTheNextSendStartsClean() throws {
+        let dir = downloadDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("file.bin").path
+        let key = uniqueKey(), n = 1000
+        // A .part already as long as the resource, with its validator: Range asks past the end.
+        #expect(FileManager.default.createFile(atPath: path + ".part", contents: Data(downloadContent(n))))
+        #expect(
+            FileManager.default.createFile(atPath: path + ".part.meta", contents: Data("\"\(key)-\(n)-v1\"\n".utf8)))
+        let client = try TestClient(config(envelope: nil))
+        defer { client.free() }
+        let first = try download(client, "/dl/file?key=\(key)&bytes=\(n)", to: path)
+        #expect(first.error?.domain == NC_DOMAIN_HTTP)
+        #expect(first.error?.code == 416)
+        #expect(!fileExists(path))
+        #expect(!fileExists(path + ".part"))
+        #expect(!fileExists(path + ".part.meta"))
+        let second = try download(client, "/dl/file?key=\(key)&bytes=\(n)", to: path)
+        #expect(second.succeeded, "\(second)")
+        #expect(fileBytes(path) == downloadContent(n))
+        #expect(downloadStats(key)["range_requests"] as? Int == 1)
+    }
+
     @Test func cancellingMidDownloadLeavesNoFinalFileAndTheNextSendResumes() throws {
         let dir = downloadDir()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -161,9 +161,13 @@ final class Download {
             unlink(metaPath.pointer)
             return nil
         }
+        // 416 to a resumed request: the server has no bytes past the .part (it is
+        // complete, or the resource shrank): resuming again would fail the same way.
+        let unsatisfiable = status == 416 && state.pointee.offset > 0
         var st = stat()
         let resumable =
-            closed == nil && stat(partPath, &st) == 0 && st.st_size > 0 && access(metaPath.pointer, F_OK) == 0
+            closed == nil && !unsatisfiable && stat(partPath, &st) == 0 && st.st_size > 0
+            && access(metaPath.pointer, F_OK) == 0
         if !resumable { discard() }
         return nil
     }
@@ -211,7 +215,8 @@ extension Transfer {
         guard let d = download else { return (response, error) }
         download = nil
         let succeeded = error == nil && response != nil
-        guard let reason = d.finish(succeeded: succeeded, status: response?.status ?? 0), succeeded,
+        let status = response?.status ?? (error?.domain == .http ? Int32(clamping: error?.code ?? 0) : 0)
+        guard let reason = d.finish(succeeded: succeeded, status: status), succeeded,
             let p = prepared
         else { return (response, error) }
         return (
