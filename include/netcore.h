@@ -580,7 +580,8 @@ typedef void (*nc_progress_fn)(int64_t down_now, int64_t down_total, int64_t up_
  * — never after it. The values never go backwards: a redirect hop or a retry starts
  * libcurl's counts again, and the values reported hold at the highest seen until
  * the new hop passes them. A resumed download (nc_request_set_output_file) counts
- * the whole file: the bytes already in its .part are included. `fn` runs on the
+ * the whole file: the bytes already in its .part are included once its 206 body
+ * arrives. `fn` runs on the
  * transfer thread, in queue mode too (it is not queued for nc_client_dispatch); it
  * must return quickly and must not free the client or wait for a request. Such a
  * request is never coalesced. A request without one costs nothing: libcurl's

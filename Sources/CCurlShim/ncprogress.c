@@ -22,9 +22,12 @@ int ncprogress_xferinfo(void *userdata, curl_off_t dltotal, curl_off_t dlnow, cu
     if (!p || !p->fn) return 0;
     int64_t v[4] = {dlnow, dltotal, ulnow, ultotal};
     /* A download's values describe the whole file (an unknown total stays 0). */
-    if (v[0] > 0 || v[1] > 0) {
-        v[0] += p->base;
-        if (v[1] > 0) v[1] += p->base;
+    /* Only once a 206 continues the .part: before its first byte a 200 may still
+     * start it over (then the offset is not part of this body). */
+    int64_t base = p->dl && p->dl->appended ? p->dl->offset : 0;
+    if (base > 0 && (v[0] > 0 || v[1] > 0)) {
+        v[0] += base;
+        if (v[1] > 0) v[1] += base;
     }
     int changed = 0;
     for (int i = 0; i < 4; i++) {

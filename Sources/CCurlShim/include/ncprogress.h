@@ -7,9 +7,10 @@
  * second) and only when a value changed, plus the call that reports the body
  * complete (down_now == down_total). The four values never go backwards: a retry
  * or redirect hop starts libcurl's counts again from zero, and the values reported
- * hold at the highest seen until the new hop passes them. `base` (the bytes a
- * resumed download already has) is added to the download values, so they describe
- * the whole file. ncprogress_flush makes the last call when the last values seen
+ * hold at the highest seen until the new hop passes them. The bytes a resumed
+ * download already has (`dl->offset`) are added to the download values once its
+ * 206 body starts arriving, so they describe the whole file (before that, the
+ * total may be the remainder the server announced). ncprogress_flush makes the last call when the last values seen
  * were not reported (before the completion, never after it).
  *
  * Threads: the thread that drives the transfer only.
@@ -21,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ncdownload.h"
+
 #define NCPROGRESS_INTERVAL_NS 50000000LL
 
 typedef void (*ncprogress_fn)(int64_t down_now, int64_t down_total, int64_t up_now, int64_t up_total,
@@ -29,11 +32,12 @@ typedef void (*ncprogress_fn)(int64_t down_now, int64_t down_total, int64_t up_n
 typedef struct ncprogress {
     ncprogress_fn fn;
     void *userdata;
-    int64_t base;        /* added to the download values (a resumed download's bytes) */
-    int64_t seen[4];     /* the latest values (down now, total, up now, total), monotonic */
-    int64_t reported[4]; /* the values of the last call */
-    int64_t last_ns;     /* CLOCK_MONOTONIC of the last call; 0: none yet */
-    int calls;           /* calls made */
+    const ncdownload *dl; /* a resumed download: its offset is added to the download
+                             values once a 206 continues the .part */
+    int64_t seen[4];      /* the latest values (down now, total, up now, total), monotonic */
+    int64_t reported[4];  /* the values of the last call */
+    int64_t last_ns;      /* CLOCK_MONOTONIC of the last call; 0: none yet */
+    int calls;            /* calls made */
 } ncprogress;
 
 /* CURLOPT_XFERINFOFUNCTION with the ncprogress as CURLOPT_XFERINFODATA; returns 0

@@ -152,7 +152,7 @@ extension EasyHandle {
             sink.pointee.out_ud = UnsafeMutableRawPointer(s)
         }
         if let p = x.progress {
-            p.pointee.base = download?.state.pointee.offset ?? 0
+            p.pointee.dl = download.flatMap { $0.inPlace ? nil : UnsafePointer($0.state) }
             _ = ncprogress_install(handle, p)
             hasTransferExtras = true
         }
