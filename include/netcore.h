@@ -536,16 +536,30 @@ NC_API nc_status nc_request_set_timeout_ms(nc_request *request, int64_t ms);
 NC_API nc_status nc_request_set_envelope(nc_request *request, int enabled);
 
 /**
- * Streams the body of a 2xx response into the file at `path` instead of memory
- * (for downloads: memory stays flat whatever the size). The file is created, or
- * truncated, when the request starts (mode 0666 minus the umask) and is closed
- * before the completion runs. Such a request is read in raw mode (no envelope
- * check), nc_response_body() is empty, and limits.max_response_bytes does not
- * apply to the file. Bodies of other statuses — redirect hops, HTTP errors — are
- * kept in memory as usual (the error carries them) and the file stays empty.
+ * Downloads the body of a 2xx response into the file at `path` instead of memory
+ * (memory stays flat whatever the size). The bytes go to `path.part` (created with
+ * mode 0666 minus the umask), renamed to `path` only when the request succeeds,
+ * before the completion runs: a failed or cancelled download never leaves a file at
+ * `path` (an existing one is replaced only by a complete download). Resume: when the
+ * response that started the .part carried a validator (ETag, else Last-Modified)
+ * and "Accept-Ranges: bytes" (and no Content-Encoding), the validator is kept in
+ * the sidecar `path.part.meta` (one line: the validator, then "\n"); a later send
+ * to the same path — or a retry of this one — then asks for the rest with
+ * "Range: bytes=<size of .part>-" and "If-Range: <validator>": a 206 continuing the
+ * .part is appended (nc_response_status() is 206), any other 2xx starts it over. A
+ * .part without a sidecar is started over, never resumed. On failure or
+ * cancellation the .part and sidecar are kept when they can be resumed, else
+ * removed (a 416 answer to a resume removes them too). One download per path at a time (the .part is locked: a second fails to
+ * open). A `path` that exists and is not a regular file (a device, a FIFO) is
+ * written in place: no .part, no resume. Such a request is read in raw mode (no
+ * envelope check), is never coalesced, nc_response_body() is empty, and
+ * limits.max_response_bytes does not apply to the file. Bodies of other statuses —
+ * redirect hops, HTTP errors — are kept in memory as usual (the error carries them).
  * Failures are NC_DOMAIN_TRANSPORT 23 (CURLE_WRITE_ERROR) naming the path: the file
- * cannot be opened (nothing is sent, attempts 0), a write fails (disk full), or
- * closing it fails. NULL `path` goes back to memory.
+ * cannot be opened (nothing is sent, attempts 0), a write fails (disk full), a 206
+ * does not continue the .part, or closing or renaming fails. docs/transfers.md has
+ * the whole story (.part, rename and resume since 0.3). NULL `path` goes back
+ * to memory.
  *
  * Ownership: `request` is borrowed; `path` (UTF-8) is copied.
  * Thread:    the thread that uses the builder.
@@ -554,6 +568,59 @@ NC_API nc_status nc_request_set_envelope(nc_request *request, int enabled);
  * Since:     0.2
  */
 NC_API nc_status nc_request_set_output_file(nc_request *request, const char *path);
+
+/** A request's progress (nc_request_set_progress): bytes received and their total,
+ * bytes sent and their total (a total is 0 while unknown). */
+typedef void (*nc_progress_fn)(int64_t down_now, int64_t down_total, int64_t up_now, int64_t up_total,
+                               void *userdata);
+
+/**
+ * Reports the request's progress to `fn` while it transfers: at most about 20 calls
+ * a second (one per 50 ms, plus the call that reports the body complete), only when
+ * a value changed, and a last call with the final values just before the completion
+ * — never after it. The values never go backwards: a redirect hop or a retry starts
+ * libcurl's counts again, and the values reported hold at the highest seen until
+ * the new hop passes them. A resumed download (nc_request_set_output_file) counts
+ * the whole file: the bytes already in its .part are included once its 206 body
+ * arrives. `fn` runs on the
+ * transfer thread, in queue mode too (it is not queued for nc_client_dispatch); it
+ * must return quickly and must not free the client or wait for a request. Such a
+ * request is never coalesced. A request without one costs nothing: libcurl's
+ * progress meter stays off. NULL `fn` removes it.
+ *
+ * Ownership: `request` is borrowed; `userdata` is the caller's and must stay valid
+ *   until the request's completion has run (for every send of the request).
+ * Thread:    the thread that uses the builder; `fn` runs on the transfer thread.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request) and the request is unchanged.
+ * Since:     0.3
+ */
+NC_API nc_status nc_request_set_progress(nc_request *request, nc_progress_fn fn, void *userdata);
+
+/** A chunk of a 2xx response body (nc_request_set_body_callback): return 0 to go on,
+ * non-zero to abort the transfer. */
+typedef int (*nc_body_fn)(const void *chunk, size_t len, void *userdata);
+
+/**
+ * Hands the body of a 2xx response to `fn` chunk by chunk as it arrives (as libcurl
+ * receives it, up to CURL_MAX_WRITE_SIZE bytes each), instead of keeping it:
+ * nc_response_body() is then empty and limits.max_response_bytes does not apply.
+ * Returning non-zero aborts the transfer, which completes with NC_DOMAIN_CLIENT /
+ * NC_CLIENT_CANCELLED. Bodies of other statuses (redirect hops, HTTP errors) are
+ * kept in memory for the error as usual. Such a request is read in raw mode (no
+ * envelope check), is never coalesced, and is not retried once a chunk was
+ * delivered (the retry policy is not asked: the caller has seen those bytes); a
+ * retry before the first chunk is as usual. With an output file as well, the body
+ * goes to `fn` and the file stays empty. `fn` runs on the transfer thread, in queue
+ * mode too (chunks are not queued for nc_client_dispatch); it must not free the
+ * client or wait for a request. NULL `fn` removes it.
+ *
+ * Ownership: `request` is borrowed; `chunk` is borrowed for the call only;
+ *   `userdata` is the caller's and must stay valid until the completion has run.
+ * Thread:    the thread that uses the builder; `fn` runs on the transfer thread.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request) and the request is unchanged.
+ * Since:     0.3
+ */
+NC_API nc_status nc_request_set_body_callback(nc_request *request, nc_body_fn fn, void *userdata);
 
 /* ------------------------------------------------------------------------- */
 /* Endpoint catalog                                                            */

@@ -53,6 +53,9 @@ void ncsink_reset(ncsink *s, curl_off_t max_body, size_t max_header_count, size_
     s->out_errno = 0;
     s->out_bytes = 0;
     s->content_length[0] = 0;
+    s->dl = NULL;
+    s->out_fn = NULL;
+    s->out_ud = NULL;
 }
 
 /* Writes all of `p` to the sink's descriptor; 0 and out_errno set on failure. */
@@ -120,11 +123,27 @@ size_t ncsink_write(char *ptr, size_t size, size_t nmemb, void *userdata) {
     if (!s || (nmemb && size > (size_t)-1 / nmemb)) return 0;
     size_t n = size * nmemb;
     if (n == 0) return 0;
-    if (s->out_fd >= 0) {
+    if (s->out_fd >= 0 || s->out_fn) {
         if (s->to_file < 0) {
             long status = 0;
             curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
             s->to_file = status >= 200 && status < 300;
+            if (s->to_file && s->dl && !s->out_fn) {
+                int err = 0;
+                if (!ncdownload_begin(s->dl, s, status, &err)) {
+                    s->out_errno = err;
+                    s->abort_reason = NCSINK_FILE_ERROR;
+                    return 0;
+                }
+            }
+        }
+        if (s->to_file && s->out_fn) {
+            if (s->out_fn(ptr, n, s->out_ud) != 0) {
+                s->abort_reason = NCSINK_CALLBACK_ABORT;
+                return 0;
+            }
+            s->out_bytes += (unsigned long long)n;
+            return n;
         }
         if (s->to_file) {
             if (!write_out(s, ptr, n)) {

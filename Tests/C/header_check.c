@@ -177,6 +177,21 @@ typedef int64_t (*nc_check_retry_fn)(const nc_response *, const nc_error *, int3
 typedef char nc_check_retry_fn_type[sizeof(nc_retry_fn) == sizeof(nc_check_retry_fn) ? 1 : -1];
 typedef char nc_check_deadline_code[NC_CLIENT_DEADLINE_EXCEEDED == 10 ? 1 : -1];
 
+/* Transfers (0.3): progress and streamed bodies, with their callback types. */
+struct nc_transfer_api_table {
+    nc_status (*request_set_progress)(nc_request *, nc_progress_fn, void *);
+    nc_status (*request_set_body_callback)(nc_request *, nc_body_fn, void *);
+};
+
+struct nc_transfer_api_table nc_transfer_api_check_table = {
+    nc_request_set_progress,
+    nc_request_set_body_callback,
+};
+typedef void (*nc_check_progress_fn)(int64_t, int64_t, int64_t, int64_t, void *);
+typedef char nc_check_progress_fn_type[sizeof(nc_progress_fn) == sizeof(nc_check_progress_fn) ? 1 : -1];
+typedef int (*nc_check_body_fn)(const void *, size_t, void *);
+typedef char nc_check_body_fn_type[sizeof(nc_body_fn) == sizeof(nc_check_body_fn) ? 1 : -1];
+
 /* Every constant is an integer constant expression of the documented value. */
 typedef char nc_check_version[(NC_VERSION_NUMBER >> 16) == NC_VERSION_MAJOR ? 1 : -1];
 typedef char nc_check_status[(NC_OK == 0 && NC_ERR_INVALID_ARGUMENT == 1 && NC_ERR_INVALID_STATE == 2 &&

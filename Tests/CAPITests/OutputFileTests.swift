@@ -49,7 +49,7 @@ import Testing
         #expect(bytes == pattern(3_000_000))
     }
 
-    @Test func anHTTPErrorKeepsItsBodyInTheErrorAndLeavesTheFileEmpty() throws {
+    @Test func anHTTPErrorKeepsItsBodyInTheErrorAndLeavesNoFile() throws {
         let (path, dir) = tempPath()
         defer { try? FileManager.default.removeItem(at: dir) }
         let o = try fetch(config(), "/status/404?body=text") {
@@ -59,7 +59,8 @@ import Testing
         #expect(o.error?.domain == NC_DOMAIN_HTTP)
         #expect(o.error?.code == 404)
         #expect(o.error?.body?.isEmpty == false)
-        #expect(contents(path) == [])
+        #expect(contents(path) == nil)
+        #expect(contents(path + ".part") == nil)
     }
 
     @Test func onlyTheFinalResponseOfARedirectIsWritten() throws {

@@ -20,6 +20,9 @@
  * A sink may also write the body to a file descriptor (nc_request_set_output_file):
  * then a 2xx body goes there as it arrives, never to memory, and the body limit does
  * not apply to it; bodies of other statuses (redirect hops, errors) stay in memory.
+ * With `dl` set the file is a download's .part (ncdownload.h), which decides at the
+ * first body byte whether the bytes continue it or start it over. A body callback
+ * (`out_fn`) receives a 2xx body the same way, chunk by chunk, as libcurl hands it.
  *
  * Threads: a sink is used by the thread that drives its easy handle only.
  */
@@ -29,14 +32,21 @@
 #include <curl/curl.h>
 #include <stddef.h>
 
+#include "ncdownload.h"
+#include "ncprogress.h"
+
 enum {
     NCSINK_OK = 0,
     NCSINK_BODY_TOO_LARGE = 1,
     NCSINK_HEADERS_TOO_LARGE = 2,
     NCSINK_NO_MEMORY = 3,
-    NCSINK_FILE_ERROR = 4, /* writing to out_fd failed: see out_errno */
-    NCSINK_BAD_FRAMING = 5 /* Content-Length values that disagree (RFC 9112 §6.3) */
+    NCSINK_FILE_ERROR = 4,     /* writing to out_fd failed: see out_errno */
+    NCSINK_BAD_FRAMING = 5,    /* Content-Length values that disagree (RFC 9112 §6.3) */
+    NCSINK_CALLBACK_ABORT = 6  /* the body callback returned non-zero */
 };
+
+/* A body callback (nc_request_set_body_callback): chunks of a 2xx body; non-zero aborts. */
+typedef int (*ncsink_body_fn)(const void *chunk, size_t len, void *userdata);
 
 typedef struct ncsink {
     CURL *easy;          /* to read Content-Length (borrowed) */
@@ -55,13 +65,17 @@ typedef struct ncsink {
     int out_fd;                   /* -1: the body goes to memory (borrowed descriptor) */
     int to_file;                  /* -1 not decided yet, 0 memory, 1 out_fd (by status) */
     int out_errno;                /* errno of a failed write to out_fd */
-    unsigned long long out_bytes; /* bytes written to out_fd */
     /* The response's Content-Length as its first such line gave it (digits, no
      * leading zeros; "" none yet): a later line or list member that differs ends
      * the transfer with NCSINK_BAD_FRAMING. libcurl 7.88 keeps the last line's
      * value and the first member of a list, which lets such a response choose its
      * own framing. */
     char content_length[24];
+    unsigned long long out_bytes; /* bytes written to out_fd or given to out_fn */
+    ncdownload *dl;               /* the download out_fd belongs to, if resumable (borrowed;
+                                     ncsink_reset clears it, set after) */
+    ncsink_body_fn out_fn;        /* a 2xx body goes to this callback (before out_fd) */
+    void *out_ud;                 /* its userdata (borrowed) */
 } ncsink;
 
 /* A new, empty sink for `easy` (NULL when out of memory). */

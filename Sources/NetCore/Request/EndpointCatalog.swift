@@ -80,6 +80,7 @@ public struct EndpointCatalog: Sendable {
             try out.setTimeout(ms: request.timeoutMs ?? endpoint.timeoutMs)
             out.envelope = request.envelope ?? endpoint.envelope
             try out.setOutputPath(request.outputPath)
+            out.transferCallbacks = request.transferCallbacks
             // What the request sets wins over the endpoint's.
             try out.setGroup(request.group ?? endpoint.group)
             out.flags = request.flags

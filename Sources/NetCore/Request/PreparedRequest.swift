@@ -235,13 +235,13 @@ final class PreparedRequest: @unchecked Sendable {
         for (name, value) in request.headers { headers.set(name, value) }
         if let contentType, !headers.contains("Content-Type") { headers.set("Content-Type", contentType) }
 
-        // A body written to a file is not read as an envelope: raw mode.
+        // A body written to a file or a body callback is not read as an envelope: raw mode.
         let envelope: CompiledEnvelope? =
-            (request.envelope ?? true) && request.outputPath == nil ? settings.envelope : nil
+            (request.envelope ?? true) && request.outputPath == nil && !request.streamsBody ? settings.envelope : nil
         var limits = settings.config.limits
         if let maxRedirects = request.maxRedirects { limits.maxRedirects = min(max(maxRedirects, 0), 100) }
         let coalesce =
-            settings.config.coalesce && !request.flags.contains(.noCoalesce)
+            settings.config.coalesce && !request.flags.contains(.noCoalesce) && request.transferCallbacks == nil
             && CoalescingKey.eligible(
                 method: request.method.rawValue, hasBody: body != nil || request.upload != nil,
                 outputPath: request.outputPath)

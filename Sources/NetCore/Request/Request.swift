@@ -19,6 +19,8 @@ public struct Request: Sendable {
         var contentType: String? = nil
         var timeoutMs: Int64? = nil
         var outputPath: String? = nil
+        /// Progress and body callbacks (Request+Transfers.swift); nil: none.
+        var transferCallbacks: TransferCallbacks? = nil
         var envelope: Bool? = nil
         var flags: RequestFlags = []
         /// The catalog endpoint this request names (EndpointCatalog.swift); nil: a plain request.
@@ -49,6 +51,7 @@ public struct Request: Sendable {
             c.contentType = contentType
             c.timeoutMs = timeoutMs
             c.outputPath = outputPath
+            c.transferCallbacks = transferCallbacks
             c.envelope = envelope
             c.flags = flags
             c.endpoint = endpoint
@@ -99,6 +102,11 @@ public struct Request: Sendable {
     /// Bodies of other statuses (errors, redirect hops) stay in memory. nil = memory.
     /// Set with `setOutputPath(_:)`.
     public var outputPath: String? { storage.outputPath }
+    /// Progress and body callbacks (Request+Transfers.swift).
+    package internal(set) var transferCallbacks: TransferCallbacks? {
+        get { storage.transferCallbacks }
+        set { changing().transferCallbacks = newValue }
+    }
     /// Envelope validation on/off overriding the client's; nil = the client's.
     public var envelope: Bool? {
         get { storage.envelope }

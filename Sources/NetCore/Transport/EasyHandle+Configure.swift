@@ -14,7 +14,14 @@ extension EasyHandle {
         let h = handle
         let me = Unmanaged.passUnretained(t).toOpaque()
         errorBuffer[0] = 0
+        if hasTransferExtras { clearTransferExtras() }
         arm(p.limits, outputFD: t.outputFD)
+        // After the options below (a resumed download replaces the header list);
+        // progress and body callbacks (Request+Transfers.swift).
+        defer {
+            if let d = t.download { applyDownload(d, p) }
+            if let x = t.extras { applyExtras(x, download: t.download) }
+        }
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_PRIVATE, me)
         body.pointee.offset = 0   // a request sent again reads its body from the start
         if p.upload != nil || body.pointee.fd >= 0 || mime != nil { setUpload(for: t, p) }

@@ -29,6 +29,9 @@ final class EasyHandle {
     /// The client's share (cookies), attached once here; held so that it outlives
     /// the handle (CurlShare.swift). Nil for a client without one.
     private let share: CurlShare?
+    /// Options only some transfers set (a download's Range, progress) are set:
+    /// the next configure clears them (clearTransferExtras).
+    var hasTransferExtras = false
 
     init?(share: CurlShare? = nil) {
         guard let h = curl_easy_init() else { return nil }

@@ -81,7 +81,10 @@ extension Transfer {
     func next(after outcome: consuming HopOutcome) -> TransferAction {
         guard case .ended(let response, let error) = hopResult(outcome) else { return .redirect }
         emitAttemptEnd(response, error)
-        guard let policy, error != nil || policy.decidesOnSuccess else { return .complete(response, error) }
+        // A body callback that has seen bytes cannot be given them again: no retry.
+        guard let policy, error != nil || policy.decidesOnSuccess, !(extras?.delivered ?? false) else {
+            return .complete(response, error)
+        }
         switch policy.next(after: self, response: response, error: error) {
         case .redirect: return .complete(response, error)
         case let action: return action
@@ -154,10 +157,17 @@ extension Transfer {
         case Int32(NCSINK_BAD_FRAMING):
             return TransportErrors.conflictingLength(method: p.method, url: String(cString: p.url.pointer))
                 .attempted(sent)
+        case Int32(NCSINK_CALLBACK_ABORT):
+            return NetError.cancelled.attempted(sent)
         case Int32(NCSINK_FILE_ERROR):
+            // ERANGE: a resumed download's 206 did not start where the .part ends (ncdownload.c).
+            let reason =
+                o.outputErrno == ERANGE
+                ? "the server's 206 does not continue the .part (Content-Range); it starts over next time"
+                : String(cString: strerror(o.outputErrno))
             return TransportErrors.error(
                 code: CURLE_WRITE_ERROR,
-                detail: "writing '\(p.outputPath ?? "")': \(String(cString: strerror(o.outputErrno)))",
+                detail: "writing '\(p.outputPath ?? "")': \(reason)",
                 method: p.method, url: String(cString: p.url.pointer)
             ).attempted(sent)
         default:

@@ -89,12 +89,16 @@ public final class Transfer: @unchecked Sendable {
     var easy: EasyHandle?
     /// Where the transfer waits between attempts, if it does.
     @exclusivity(unchecked) var waiting: Waiting = .none
-    /// The output file (Request.outputPath) while the transfer runs; -1 otherwise.
-    var outputFD: Int32 = -1
     /// The body file (Upload.file) and its size, open from the first attempt to the
     /// completion (Transfer+Upload.swift); -1 otherwise.
     var inputFD: Int32 = -1
     var inputSize: Int64 = 0
+    /// The download (Request.outputPath) while the transfer runs (Transfer+Download.swift).
+    var download: Download?
+    /// The request's progress and body callbacks, when it set one (Request+Transfers.swift).
+    var extras: TransferExtras?
+    /// The download's descriptor, -1 when there is none.
+    var outputFD: Int32 { download?.fd ?? -1 }
     /// Index in the loop's list of transfers in the multi handle; -1 when not there.
     var activeSlot = -1
     var result: (Response?, NetError?) = (nil, nil)
@@ -133,10 +137,7 @@ public final class Transfer: @unchecked Sendable {
         self.deliver = deliver
     }
 
-    deinit {
-        if outputFD >= 0 { close(outputFD) }
-        if inputFD >= 0 { close(inputFD) }
-    }
+    deinit { if inputFD >= 0 { close(inputFD) } }
 
     /// Starts attempt `attempt + 1` from the request as resolved at send, as the
     /// preparer (if any) adapts it. Nil: send it now. Otherwise what to do instead,
@@ -186,47 +187,6 @@ public final class Transfer: @unchecked Sendable {
         let elapsedMs = Int64(clamping: (now &- attemptStart) / 1_000_000)
         let left = p.timeoutMs - elapsedMs
         return left > 0 ? left : 0
-    }
-
-    /// Opens (creates or truncates) the request's output file, once per transfer.
-    /// Nil on success or when there is none, else the error to complete with
-    /// (nothing was sent).
-    func openOutput() -> NetError? {
-        guard outputFD < 0, let p = prepared, let path = p.outputPath else { return nil }
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-        if fd < 0 {
-            let reason = String(cString: strerror(errno))
-            var e = TransportErrors.error(
-                code: CURLE_WRITE_ERROR, detail: "cannot open '\(path)' for writing: \(reason)",
-                method: p.method, url: String(cString: p.url.pointer))
-            e.attempts = 0
-            return e
-        }
-        outputFD = fd
-        return nil
-    }
-
-    /// Closes the output file, if open. An error text if closing failed (the data
-    /// may not have reached the disk).
-    func closeOutput() -> String? {
-        guard outputFD >= 0 else { return nil }
-        let rc = close(outputFD)
-        outputFD = -1
-        return rc == 0 ? nil : String(cString: strerror(errno))
-    }
-
-    /// The completion's result once the output file is closed: a successful
-    /// download whose file could not be closed fails with TRANSPORT 23.
-    func closingOutput(_ response: Response?, _ error: NetError?) -> (Response?, NetError?) {
-        guard let reason = closeOutput(), error == nil, let p = prepared, let path = p.outputPath else {
-            return (response, error)
-        }
-        return (
-            nil,
-            TransportErrors.error(
-                code: CURLE_WRITE_ERROR, detail: "closing '\(path)': \(reason)",
-                method: p.method, url: String(cString: p.url.pointer))
-        )
     }
 
     /// Cancels the request: when this returns the completion has run (loop mode,

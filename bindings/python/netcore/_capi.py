@@ -143,6 +143,12 @@ BATCH_FN = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
 RETRY_FN = ctypes.CFUNCTYPE(c_int64, c_void_p, c_void_p, c_int32, c_void_p)
 #: ``void (*nc_refresh_fn)(nc_client *, const nc_error *, void *userdata)``.
 REFRESH_FN = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_void_p)
+#: ``void (*nc_progress_fn)(int64_t down_now, int64_t down_total, int64_t up_now,
+#: int64_t up_total, void *userdata)``.
+PROGRESS_FN = ctypes.CFUNCTYPE(None, c_int64, c_int64, c_int64, c_int64, c_void_p)
+#: ``int (*nc_body_fn)(const void *chunk, size_t len, void *userdata)``: the chunk
+#: arrives as an int, borrowed for the call; non-zero aborts.
+BODY_FN = ctypes.CFUNCTYPE(ctypes.c_int, c_void_p, c_size_t, c_void_p)
 
 
 # --------------------------------------------------------------------------
@@ -205,6 +211,8 @@ TABLE: Tuple[Signature, ...] = (
     ("nc_request_set_body_file", (RequestHandle, c_char_p, c_char_p), nc_status),
     ("nc_request_add_part", (RequestHandle, c_char_p, c_char_p, c_size_t, c_char_p, c_char_p), nc_status),
     ("nc_request_add_file_part", (RequestHandle, c_char_p, c_char_p, c_char_p, c_char_p), nc_status),
+    ("nc_request_set_progress", (RequestHandle, PROGRESS_FN, c_void_p), nc_status),
+    ("nc_request_set_body_callback", (RequestHandle, BODY_FN, c_void_p), nc_status),
     # sending
     ("nc_client_send", (ClientHandle, RequestHandle, COMPLETE_FN, c_void_p, POINTER(TaskHandle)),
      nc_status),

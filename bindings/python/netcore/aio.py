@@ -33,6 +33,7 @@ from ._tls import _UNSET, Cert, Verify, connection_keys, with_connection_keys
 from ._adapters import apply_auth, configured_redirects, redirect_arg, without_redirects
 from . import _refresh
 from ._retry import RetryArg, install_handler, retry_json
+from ._transfers import AsyncStream, ProgressFn, apply_progress, progress_callback
 from ._request import RequestLimits, HeadersArg, Params, build_request, endpoint_request, plain_request
 from .client import Callback, Client
 from .errors import Error, Status, error_for
@@ -323,7 +324,8 @@ class AsyncClient:
                 follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
                 deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
                 idle_timeout: Optional[float] = None, cache: Optional[int] = None,
-                on_cached: Optional[Callable[..., Any]] = None) -> Response:
+                on_cached: Optional[Callable[..., Any]] = None,
+                progress: Optional[ProgressFn] = None) -> Response:
         """Send a request and await its response (``nc_client_send``; the completion
         is dispatched on the event loop).
 
@@ -344,7 +346,7 @@ class AsyncClient:
                 and timeout is None and envelope is None and output is None
                 and follow_redirects is None and group is None and retry is None and deadline is None
                 and connect_timeout is None and idle_timeout is None and cache is None
-                and on_cached is None):
+                and on_cached is None and progress is None):
             # nc_client_send copies the builder: the thread's cached one is reused.
             limits = None
             task = core.send(plain_request(method, path), pending)
@@ -356,6 +358,8 @@ class AsyncClient:
                                 output=output, max_redirects=redirect_arg(self._core, follow_redirects),
                                 group=group, limits=limits)
             try:
+                pending.keep = progress_callback(progress)   # alive until the completion
+                apply_progress(req, pending.keep)
                 task = core.send(req, pending)
             finally:
                 C.nc_request_free(req)
@@ -404,7 +408,8 @@ class AsyncClient:
              follow_redirects: Optional[bool] = None,
              group: Optional[str] = None, retry: RetryArg = None,
              deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
-             idle_timeout: Optional[float] = None) -> "asyncio.Future[Response]":
+             idle_timeout: Optional[float] = None,
+             progress: Optional[ProgressFn] = None) -> "asyncio.Future[Response]":
         """Start a request and return at once (``nc_client_send``), as
         :meth:`netcore.Client.send` does; call it from a coroutine or callback of the
         client's event loop.
@@ -432,6 +437,8 @@ class AsyncClient:
                             max_redirects=redirect_arg(self._core, follow_redirects), group=group,
                             limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout))
         try:
+            pending.keep = progress_callback(progress)   # alive until the completion
+            apply_progress(req, pending.keep)
             task = core.send(req, pending)
         finally:
             C.nc_request_free(req)
@@ -439,6 +446,24 @@ class AsyncClient:
         weakref.finalize(fut, C.nc_task_free, task)
         fut.add_done_callback(functools.partial(_sent_done, task, callback is not None))
         return fut
+
+    def stream(self, method: str, path: str, *, params: Optional[Params] = None,
+               json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
+               timeout: Optional[float] = None, group: Optional[str] = None,
+               progress: Optional[ProgressFn] = None) -> AsyncStream:
+        """:meth:`netcore.Client.stream` for asyncio::
+
+            async with aclient.stream("GET", "/files/big") as r:
+                async for chunk in r.aiter_bytes():
+                    ...
+
+        Chunks reach the event loop as they arrive (an unbounded queue); leaving the
+        block early cancels the request. Arguments as in :meth:`request`.
+        """
+        self._attach()
+        kwargs = dict(params=params, json=json, data=data, headers=headers, timeout=timeout,
+                      group=group, progress=progress)
+        return AsyncStream(self._core, method, path, build_request, kwargs)
 
     # -- the endpoint catalog ---------------------------------------------------
 

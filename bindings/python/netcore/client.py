@@ -13,6 +13,7 @@ from ._core import ClientCore, Config, Pending, config_text, convert, data_key, 
 from ._tls import _UNSET, Cert, Verify, connection_keys, with_connection_keys
 from . import _refresh
 from ._retry import RetryArg, install_handler, retry_json
+from ._transfers import ProgressFn, Stream, apply_progress, progress_callback
 from ._request import RequestLimits, HeadersArg, Params, build_request, cstr, endpoint_request, endpoint_spec, plain_request
 from .errors import Error, Status, check_call, error_for
 from .response import Response
@@ -337,7 +338,8 @@ class Client:
                 follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
                 deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
                 idle_timeout: Optional[float] = None, cache: Optional[int] = None,
-                on_cached: Optional[Callable[..., Any]] = None) -> Response:
+                on_cached: Optional[Callable[..., Any]] = None,
+                progress: Optional[ProgressFn] = None) -> Response:
         """Send a request and wait for it (``nc_client_send_sync``; the GIL is released
         while waiting).
 
@@ -384,9 +386,11 @@ class Client:
                 moving (whole seconds, rounded up); ``0``: no limit; ``None``: the
                 client's. A :class:`~netcore.Timeout` says which fired (``timeout``).
             output: a file path (str, bytes or os.PathLike): the body of a 2xx
-                response is streamed into it (created or truncated) instead of
-                memory, and ``Response.body`` is empty; raw mode; other statuses
-                keep their body in memory (``nc_request_set_output_file``).
+                response is downloaded into it instead of memory (through
+                ``path.part``, renamed on success only; a ``.part`` left by a cut
+                download is resumed when the server allows it), and
+                ``Response.body`` is empty; raw mode; other statuses keep their body
+                in memory (``nc_request_set_output_file``, docs/transfers.md).
             cache: a :class:`~netcore.CachePolicy` (the client needs ``"cache"``;
                 ``None``: the endpoint's, else ``NETWORK_ONLY``). ``CACHE_ONLY``
                 raises :class:`~netcore.NotCached` when nothing usable is stored.
@@ -398,6 +402,11 @@ class Client:
                 and waited for here, so that :meth:`cancel_group` from another
                 thread cancels it (this call then raises
                 :class:`~netcore.Cancelled`).
+            progress: ``progress(down, down_total, up, up_total)`` (bytes; a total is
+                0 while unknown) on the client's transfer thread while the request
+                runs: at most about 20 calls a second, values that never go
+                backwards, never after the completion (``nc_request_set_progress``,
+                docs/transfers.md); what it raises is logged.
 
         Returns:
             The :class:`~netcore.Response`.
@@ -419,14 +428,15 @@ class Client:
             task = self.send(method, path, params=params, json=json, data=data, files=files, headers=headers,
                              timeout=timeout, envelope=envelope, output=output,
                              follow_redirects=follow_redirects, group=group, retry=retry,
-                             deadline=deadline, connect_timeout=connect_timeout, idle_timeout=idle_timeout)
+                             deadline=deadline, connect_timeout=connect_timeout, idle_timeout=idle_timeout,
+                             progress=progress)
             return task.result()
         resp_p, err_p = ResponseHandle(), ErrorHandle()
         if (params is None and json is None and data is None and files is None and headers is None
                 and timeout is None and envelope is None and output is None
                 and follow_redirects is None and retry is None and deadline is None
                 and connect_timeout is None and idle_timeout is None and cache is None
-                and on_cached is None):
+                and on_cached is None and progress is None):
             # The common plain call: the thread's cached builder (see plain_request),
             # and core.handle() inline.
             handle = core._handle
@@ -441,6 +451,8 @@ class Client:
                                 output=output, max_redirects=redirect_arg(self._core, follow_redirects),
                                 limits=limits)
             try:
+                keep = progress_callback(progress)   # alive until the completion
+                apply_progress(req, keep)
                 status = C.nc_client_send_sync(core.handle(), req, ctypes.byref(resp_p),
                                                ctypes.byref(err_p))
             finally:
@@ -514,7 +526,7 @@ class Client:
              envelope: Optional[bool] = None, output: Any = None,
              follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
              deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
-             idle_timeout: Optional[float] = None) -> Task:
+             idle_timeout: Optional[float] = None, progress: Optional[ProgressFn] = None) -> Task:
         """Start a request and return at once (``nc_client_send``).
 
         ``callback(response, error)`` runs exactly once when the request ends — on
@@ -535,11 +547,38 @@ class Client:
                             output=output, max_redirects=redirect_arg(self._core, follow_redirects),
                             group=group, limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout))
         try:
-            handle = self._core.send(req, _CallbackPending(task, callback))
+            pending = _CallbackPending(task, callback)
+            pending.keep = progress_callback(progress)   # alive until the completion
+            apply_progress(req, pending.keep)
+            handle = self._core.send(req, pending)
         finally:
             C.nc_request_free(req)
         task._attach(handle)
         return task
+
+    def stream(self, method: str, path: str, *, params: Optional[Params] = None,
+               json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
+               timeout: Optional[float] = None, group: Optional[str] = None,
+               progress: Optional[ProgressFn] = None) -> Stream:
+        """A request whose 2xx body is read as chunks while it arrives
+        (``nc_request_set_body_callback``)::
+
+            with client.stream("GET", "/files/big") as r:
+                for chunk in r.iter_bytes():
+                    out.write(chunk)
+
+        The request starts when the ``with`` block is entered (``nc_client_send``);
+        ``iter_bytes()`` yields ``bytes`` chunks and at the end raises the request's
+        :class:`~netcore.Error` if it failed (an HTTP error keeps its body on the
+        error); ``r.response`` is the :class:`~netcore.Response` (empty body) after
+        the last chunk. Leaving the block early cancels the request. Raw mode, never
+        coalesced, not retried once a chunk was delivered. Chunks wait in an
+        unbounded queue between the transfer thread and the reader (loop mode).
+        Arguments as in :meth:`request`.
+        """
+        kwargs = dict(params=params, json=json, data=data, headers=headers, timeout=timeout,
+                      group=group, progress=progress)
+        return Stream(self._core, method, path, build_request, kwargs)
 
     # -- the endpoint catalog ---------------------------------------------------
 

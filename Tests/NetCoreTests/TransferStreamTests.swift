@@ -1,0 +1,83 @@
+import MockServerSupport
+import Testing
+
+@testable import NetCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The Swift forms of issue 15 items 8 and 10 against the loopback server:
+/// `NetClient.bytes(for:)` (an AsyncSequence of chunks) and `Request.setProgress`.
+@Suite struct TransferStreamTests {
+    let server = MockServer.shared
+
+    func client() throws -> NetClient {
+        try NetClient(configuration: Configuration(baseURL: server.baseURL, envelope: nil).validated())
+    }
+
+    func content(_ n: Int) -> [UInt8] { (0..<n).map { UInt8($0 % 251) } }
+
+    @Test func bytesYieldsTheWholeBodyInOrder() async throws {
+        let c = try client()
+        defer { c.shutdown() }
+        let n = 2_000_000
+        var got: [UInt8] = []
+        var chunks = 0
+        for try await chunk in c.bytes(for: try Request(method: "GET", target: "/dl/file?key=sw&bytes=\(n)")) {
+            got += chunk
+            chunks += 1
+        }
+        #expect(got == content(n))
+        #expect(chunks > 1)
+    }
+
+    @Test func bytesThrowsTheHTTPError() async throws {
+        let c = try client()
+        defer { c.shutdown() }
+        do {
+            for try await _ in c.bytes(for: try Request(method: "GET", target: "/status/404?body=text")) {}
+            Issue.record("expected an error")
+        } catch let e as NetError {
+            #expect(e.domain == .http)
+            #expect(e.code == 404)
+        }
+    }
+
+    @Test func stoppingEarlyCancelsTheTransferAndTheClientGoesOn() async throws {
+        let c = try client()
+        defer { c.shutdown() }
+        let request = try Request(method: "GET", target: "/dl/file?key=swc&bytes=50000000&stall_after=100000")
+        var seen = 0
+        for try await chunk in c.bytes(for: request) {
+            seen += chunk.count
+            break
+        }
+        #expect(seen > 0)
+        let r = try await c.send(Request(method: "GET", target: "/dl/file?key=swd&bytes=10"))
+        #expect(r.status == 200)
+    }
+
+    @Test func progressClosureSeesTheWholeBodyMonotonically() async throws {
+        let c = try client()
+        defer { c.shutdown() }
+        let n = 3_000_000
+        let log = ProgressValues()
+        var request = try Request(method: "GET", target: "/dl/file?key=swp&bytes=\(n)")
+        request.setProgress { log.add($0) }
+        let r = try await c.send(request)
+        #expect(r.status == 200)
+        let values = log.values
+        #expect(!values.isEmpty)
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0.downloaded <= $1.downloaded })
+        #expect(
+            values.last == TransferProgress(downloaded: Int64(n), downloadTotal: Int64(n), uploaded: 0, uploadTotal: 0))
+    }
+}
+
+final class ProgressValues: @unchecked Sendable {
+    private let lock = Lock()
+    private var stored: [TransferProgress] = []
+    func add(_ p: TransferProgress) { lock.withLock { stored.append(p) } }
+    var values: [TransferProgress] { lock.withLock { stored } }
+}
