@@ -33,18 +33,19 @@ check "installed stripped, with a debug link" bash -c "! readelf -S '$prefix/lib
 # 6.91 MB); the features of the next wave (TLS, retry, reachability, groups, …)
 # brought it back just over (docs/size.md "After the feature wave"), and the cut
 # planned for that — Swift concurrency out of the C product, about 550 KB — is not
-# done yet. Until then this guards against regressions at 7.4 MB (7.3 MB until the response
-# cache, issue 15, added 115 KB: docs/size.md). Over it, `make size-report` says
+# done yet. Until then this guards against regressions at 7.5 MB (7.3 MB until the response
+# cache, issue 15, added 115 KB; 7.4 MB until cookies, downloads and uploads added 86 KB:
+# docs/size.md). Over it, `make size-report` says
 # where the bytes come from; the usual cause is one call into a Swift library that
 # was not linked before (String.contains(String) brings _StringProcessing: 1.2 MB).
 # The budget holds for the build docs/size.md describes (lld with packed relative
 # relocations: the toolchain's ld.lld and glibc >= 2.36); without them it is 7.6 MB.
 installed_bytes=$(stat -c %s "$prefix/lib/libnetcore.so.$version" 2>/dev/null || echo 0)
 if readelf -d "$prefix/lib/libnetcore.so.$version" 2>/dev/null | grep -q '(RELR)'; then
-  check "installed library within the 7.4 MB guard ($installed_bytes bytes; docs/size.md)" \
-    test "$installed_bytes" -gt 0 -a "$installed_bytes" -le 7400000
+  check "installed library within the 7.5 MB guard ($installed_bytes bytes; docs/size.md)" \
+    test "$installed_bytes" -gt 0 -a "$installed_bytes" -le 7500000
 else
-  echo "skip - 7.4 MB guard: the library was linked without DT_RELR (no ld.lld in the toolchain or glibc < 2.36; docs/size.md)"
+  echo "skip - 7.5 MB guard: the library was linked without DT_RELR (no ld.lld in the toolchain or glibc < 2.36; docs/size.md)"
 fi
 check "no _StringProcessing or _RegexParser linked in (docs/size.md)" \
   bash -c "! nm build/lib/libnetcore.so.0 | grep -q '17_StringProcessing\|12_RegexParser'"

@@ -1,11 +1,11 @@
 /* download.c — a response body written straight to a file.
  * usage: download http://127.0.0.1:8080/api [DIRECTORY]
  *
- * nc_request_set_output_file(): a 2xx body goes to the file as it arrives (not
- * into memory; limits.max_response_bytes does not apply), and the file is closed
- * before the completion runs. Any other status leaves the file empty and the
- * error carries the body. Exits 1 unless the 1 MiB download has exactly the
- * expected size and the 404 left an empty file. */
+ * nc_request_set_output_file(): a 2xx body goes to `path.part` as it arrives (not
+ * into memory; limits.max_response_bytes does not apply), renamed to `path` before
+ * the completion runs. Any other status leaves no file at `path` and the error
+ * carries the body (docs/transfers.md: resuming a cut download). Exits 1 unless the
+ * 1 MiB download has exactly the expected size and the 404 left no file. */
 #include <netcore.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,10 +57,10 @@ int main(int argc, char **argv) {
     printf("size: %lld bytes\n", file_size(big));
     ok &= file_size(big) == 1048576;
 
-    /* A 404: the request fails (HTTP 404) and the file stays empty. */
+    /* A 404: the request fails (HTTP 404) and no file appears (-1: none). */
     ok &= download(c, "/status/404", missing) == NC_ERR_FAILED;
     printf("size after the 404: %lld bytes\n", file_size(missing));
-    ok &= file_size(missing) == 0;
+    ok &= file_size(missing) == -1;
 
     unlink(big);
     unlink(missing);

@@ -1,7 +1,8 @@
 """Download to a file: the body goes to disk as it arrives, not into memory.
 
 usage: python3 download.py BASE_URL [DIRECTORY]
-A non-2xx answer raises and leaves the file empty. Exits 1 on an unexpected size."""
+The body goes to PATH.part, renamed to PATH on success only: a non-2xx answer
+raises and leaves no file. Exits 1 on an unexpected size."""
 import os
 import sys
 import tempfile
@@ -21,8 +22,8 @@ with netcore.Client({"base_url": base}) as client:
         client.get("/status/404", output=missing)
         ok = False
     except netcore.HTTPError as e:
-        print(f"GET /status/404 -> HTTP {e.code}; file size {os.path.getsize(missing)}")
-        ok &= os.path.getsize(missing) == 0
+        print(f"GET /status/404 -> HTTP {e.code}; file exists: {os.path.exists(missing)}")
+        ok &= not os.path.exists(missing)
 for p in (path, missing):
     if os.path.exists(p):
         os.unlink(p)

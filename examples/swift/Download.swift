@@ -4,8 +4,8 @@ import NetCore
 import Glibc
 #endif
 
-/// Download to a file: a 2xx body goes to disk as it arrives, not into memory; a
-/// non-2xx answer fails and leaves the file empty.
+/// Download to a file: a 2xx body goes to disk (`path.part`, renamed on success) as
+/// it arrives, not into memory; a non-2xx answer fails and leaves no file.
 func download(_ base: String) async -> Bool {
     guard let client = client(#"{"base_url":"\#(base)"}"#) else { return false }
     defer { client.shutdown() }
@@ -37,8 +37,8 @@ func download(_ base: String) async -> Bool {
         ok = false
     }
     if case .failure(let e) = await get("/status/404", to: missing) {
-        print("GET /status/404 -> \(e.domain.name) \(e.code); file size \(size(missing))")
-        ok = ok && e.domain == .http && size(missing) == 0
+        print("GET /status/404 -> \(e.domain.name) \(e.code); file size \(size(missing)) (-1: no file)")
+        ok = ok && e.domain == .http && size(missing) == -1
     } else {
         ok = false
     }
