@@ -17,7 +17,7 @@ EXPECTED = {
     "envelopes.py": "  api error 4003: forbidden [trace trace-fail-1]",
     "cancel.py": "callbacks: ['Cancelled', 'Cancelled', 'Cancelled']",
     "event_loop.py": "queue mode: /users/7 -> {'id': 7, 'name': 'Ada'}",
-    "download.py": "GET /status/404 -> HTTP 404; file size 0",
+    "download.py": "GET /status/404 -> HTTP 404; file exists: False",
     "endpoints.py": "user 99: business error 404001: no such user: 99",
     "retry.py": "POST /flaky -> HTTP 503 after 1 attempt(s)",
 }
