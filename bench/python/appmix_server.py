@@ -6,8 +6,8 @@ An app's API, as the app-mix workload sees it: every answer takes server time
 connections, as a real API has a pool — so requests beyond it queue; and it
 counts what it was asked, so the benchmark can report the work each client made it
 do. The capacity is what makes avoided requests count: a client that asks the same
-thing twice waits behind its own duplicates. One asyncio event loop, HTTP/1.1
-keep-alive, Content-Length on every response, binds 127.0.0.1 only.
+thing twice waits behind its own duplicates. HTTP/1.1 keep-alive and the process
+contract of http_loop.py.
 
   GET /list?id=N    a list screen's data: holds a worker LIST_MS (5 ms), ~2 KB of
                     envelope JSON with "Cache-Control: no-store" (never cacheable:
@@ -20,15 +20,11 @@ keep-alive, Content-Length on every response, binds 127.0.0.1 only.
   GET /_stats       {"list":n,"res":n,"res_304":n,"item":n,"total":n} (not counted)
   GET /_reset       zeroes the counters (not counted)
 
-Prints "PORT <n>" on stdout once listening; exits on SIGTERM/SIGINT, on stdin EOF
-with --exit-on-stdin-eof, and after --max-seconds (default 3600) in any case.
 """
-import argparse
-import asyncio
 import json
-import signal
-import sys
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
+
+from http_loop import KeepAliveProtocol, serve
 
 LIST_MS, RES_MS, ITEM_MS = 5, 5, 5
 WORKERS = 16  # requests served at once; the others wait in arrival order
@@ -69,61 +65,27 @@ class Workers:
             self.run(ms, nxt)
 
 
-WORKERS_POOL = None
+POOL = []
 
 
-class AppProtocol(asyncio.Protocol):
-    def __init__(self, loop):
-        self.loop = loop
-        self.buf = b""
-        self.transport = None
-        self.pending = None
-
-    def connection_made(self, transport):
-        self.transport = transport
-
-    def connection_lost(self, exc):
-        self.transport = None
-
-    def data_received(self, data):
-        self.buf += data
-        if self.pending is None:
-            self.next_request()
-
-    def next_request(self):
-        end = self.buf.find(b"\r\n\r\n")
-        if end < 0:
-            if len(self.buf) > 65536:
-                self.transport.close()
-            return
-        head, self.buf = self.buf[:end].decode("latin-1"), self.buf[end + 4:]
-        lines = head.split("\r\n")
-        parts = lines[0].split(" ")
-        target = parts[1] if len(parts) > 1 else "/"
-        headers = {}
-        for line in lines[1:]:
-            name, _, value = line.partition(":")
-            headers[name.strip().lower()] = value.strip()
-        close = "close" in headers.get("connection", "").lower()
-        url = urlsplit(target)
+class AppProtocol(KeepAliveProtocol):
+    def handle(self, url, headers, close):
         try:
             n = int(parse_qs(url.query).get("id", ["0"])[0])
         except ValueError:
             n = 0
         path = url.path
         if path == "/_stats":
-            self.respond(200, json.dumps(STATS).encode(), (), close)
+            self.respond(200, json.dumps(STATS).encode(), close=close)
         elif path == "/_reset":
             for k in STATS:
                 STATS[k] = 0
-            self.respond(200, b"{}", (), close)
+            self.respond(200, b"{}", close=close)
         elif path == "/list":
-            STATS["list"] += 1
-            STATS["total"] += 1
+            self.count("list")
             self.later(LIST_MS, 200, list_body(n), (("Cache-Control", "no-store"),), close)
         elif path == "/res":
-            STATS["res"] += 1
-            STATS["total"] += 1
+            self.count("res")
             etag = f'"v1-{n}"'
             cache = (("Cache-Control", "max-age=1"), ("ETag", etag))
             if headers.get("if-none-match") == etag:
@@ -132,60 +94,20 @@ class AppProtocol(asyncio.Protocol):
             else:
                 self.later(RES_MS, 200, res_body(n), cache, close)
         elif path == "/item":
-            STATS["item"] += 1
-            STATS["total"] += 1
+            self.count("item")
             self.later(ITEM_MS, 200, envelope({"item": n, "name": f"item {n}"}),
                        (("Cache-Control", "no-store"),), close)
         else:
-            self.respond(404, b'{"error":"not found"}', (), close)
+            self.respond(404, b'{"error":"not found"}', close=close)
+
+    @staticmethod
+    def count(kind):
+        STATS[kind] += 1
+        STATS["total"] += 1
 
     def later(self, ms, status, body, headers, close):
-        self.pending = True  # answered in order: the next request waits for this one
-        WORKERS_POOL.run(ms, lambda: self.respond(status, body, headers, close))
-
-    def respond(self, status, body, headers, close):
-        self.pending = None
-        if self.transport is None:
-            return
-        reason = {200: "OK", 304: "Not Modified", 404: "Not Found"}[status]
-        extra = "".join(f"{k}: {v}\r\n" for k, v in headers)
-        length = "" if status == 304 else f"Content-Length: {len(body)}\r\n"
-        head = (f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\n{length}{extra}"
-                f"Connection: {'close' if close else 'keep-alive'}\r\n\r\n").encode()
-        self.transport.write(head + body)
-        if close:
-            self.transport.close()
-        elif self.buf:
-            self.next_request()
-
-
-async def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--port", type=int, default=0)
-    ap.add_argument("--exit-on-stdin-eof", action="store_true")
-    ap.add_argument("--max-seconds", type=float, default=3600)
-    args = ap.parse_args()
-    loop = asyncio.get_running_loop()
-    global WORKERS_POOL
-    WORKERS_POOL = Workers(loop)
-    stop = loop.create_future()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, lambda: stop.done() or stop.set_result(None))
-    server = await loop.create_server(lambda: AppProtocol(loop), "127.0.0.1", args.port,
-                                      backlog=4096, reuse_address=True)
-    print(f"PORT {server.sockets[0].getsockname()[1]}", flush=True)
-    if args.exit_on_stdin_eof:
-        def on_stdin():
-            if not sys.stdin.buffer.read1(4096):
-                loop.remove_reader(sys.stdin.fileno())
-                stop.done() or stop.set_result(None)
-        loop.add_reader(sys.stdin.fileno(), on_stdin)
-    try:
-        await asyncio.wait_for(stop, timeout=args.max_seconds)
-    except asyncio.TimeoutError:
-        pass
-    server.close()
+        POOL[0].run(ms, lambda: self.respond(status, body, headers, close))
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    serve(AppProtocol, setup=lambda loop: POOL.append(Workers(loop)))
