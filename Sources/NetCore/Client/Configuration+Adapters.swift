@@ -14,6 +14,7 @@ extension Configuration {
         /// The header that carries the timestamp (Unix seconds). Default "X-Timestamp".
         public var timestampHeader: String = "X-Timestamp"
 
+        /// HMAC-SHA256 signing with `secret`, the signature in `header` and the Unix time in `timestampHeader` (defaults as in the "signing" key).
         public init(secret: String, header: String = "X-Signature", timestampHeader: String = "X-Timestamp") {
             self.secret = secret
             self.header = header

@@ -10,6 +10,7 @@ extension Configuration {
         /// file is an empty jar), written atomically (temp file + rename, mode 0600)
         /// when the client is freed and on a flush. Needs `enabled`. Default nil.
         public var file: String? = nil
+        /// Cookies off (the default): no jar, no file.
         public init() {}
 
         /// Why these settings are refused, for the JSON form and for `validate()`;

@@ -23,6 +23,7 @@
 ///                            httpVersion: .http2)
 /// ```
 extension Configuration {
+    /// A configuration from Swift values; every argument defaults to the JSON key's default (docs/configuration.md).
     public init(
         baseURL: String?,
         environments: [String: String] = Configuration().environments,

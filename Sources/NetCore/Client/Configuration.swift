@@ -34,6 +34,7 @@ public struct Configuration: Sendable {
     public var coalesce: Bool = ConfigKey.coalesce.defaultBoolean
     /// Envelope schema; nil = raw mode. Default nil (key absent or null).
     public var envelope: EnvelopeSchema? = nil
+    /// Response and redirect limits ("limits"); defaults in `Limits`.
     public var limits = Limits()
     /// Where completion callbacks run. Default `.loop`.
     public var callbacks: CallbackMode = .loop
@@ -62,6 +63,7 @@ public struct Configuration: Sendable {
     /// The cookie jar ("cookies", Configuration+Cookies.swift). Default: off.
     public var cookies = Cookies()
 
+    /// The "limits" object: connections per host, response and header sizes, redirects.
     public struct Limits: Sendable {
         /// CURLMOPT_MAX_HOST_CONNECTIONS; 0 = unlimited. Default 8.
         public var maxConnectionsPerHost = Int(truncatingIfNeeded: ConfigKey.limitsMaxConnectionsPerHost.defaultInteger)
@@ -73,6 +75,7 @@ public struct Configuration: Sendable {
         public var maxHeaderCount = Int(truncatingIfNeeded: ConfigKey.limitsMaxHeaderCount.defaultInteger)
         /// Total header bytes accepted in one response. Default 65536.
         public var maxHeaderBytes = Int(truncatingIfNeeded: ConfigKey.limitsMaxHeaderBytes.defaultInteger)
+        /// The defaults of this section, as documented beside each value.
         public init() {}
     }
 
@@ -83,6 +86,7 @@ public struct Configuration: Sendable {
         /// How long an unreachable request waits for the network (or a change of
         /// mode) before it fails, ms; 0 = it fails at once. Default 0.
         public var waitForNetworkMs: Int64 = ConfigKey.reachabilityWaitForNetworkMs.defaultInteger
+        /// The defaults of this section, as documented beside each value.
         public init() {}
     }
 
@@ -93,6 +97,7 @@ public struct Configuration: Sendable {
         public var token: String? = nil
         /// Refreshes allowed a minute; past it an expiry is the answer. Default 3.
         public var maxRefreshesPerMinute: Int64 = ConfigKey.authMaxRefreshesPerMinute.defaultInteger
+        /// The defaults of this section, as documented beside each value.
         public init() {}
     }
 
@@ -107,9 +112,11 @@ public struct Configuration: Sendable {
         /// Store answers to requests that carry credentials, and `Cache-Control:
         /// private` ones: a cache of one user's client. Default false.
         public var isPrivate: Bool = ConfigKey.cachePrivate.defaultBoolean
+        /// The defaults of this section, as documented beside each value.
         public init() {}
     }
 
+    /// Where completions run ("callbacks"): on the transfer thread (`loop`) or in `dispatch()` (`queue`).
     public enum CallbackMode: String, Sendable, CaseIterable {
         /// On the client's transfer thread.
         case loop
@@ -117,6 +124,7 @@ public struct Configuration: Sendable {
         case queue
     }
 
+    /// The defaults of this section, as documented beside each value.
     public init() {}
 
     /// Lower-cased names of every credential header.

@@ -24,6 +24,7 @@
 /// - Queue mode (`"callbacks": "queue"`): the executor still runs on the transfer
 ///   thread, but completions wait for `dispatch()` as always.
 extension NetClient {
+    /// A task executor that runs jobs on the client's transfer thread, so a task sending one request after another needs no thread switch.
     public final class Executor: TaskExecutor, @unchecked Sendable {
         let loop: TransferLoop
 

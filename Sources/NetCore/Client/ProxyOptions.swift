@@ -11,6 +11,7 @@ public struct ProxyOptions: Sendable, Equatable {
     /// `no_proxy`. Default nil: the environment's, when the proxy comes from there.
     public var noProxy: String? = nil
 
+    /// An explicit proxy (`url`, nil: the environment's) and the hosts that bypass it (`noProxy`).
     public init(url: String? = nil, noProxy: String? = nil) {
         self.url = url
         self.noProxy = noProxy

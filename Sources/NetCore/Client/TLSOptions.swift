@@ -35,6 +35,7 @@ public struct TLSOptions: Sendable, Equatable {
         case v1_3 = "1.3"
     }
 
+    /// TLS options; nil members keep libcurl's defaults (the system CA store, TLS 1.2 at least). Trust is never widened.
     public init(
         caFile: String? = nil, caPath: String? = nil, clientCert: String? = nil, clientKey: String? = nil,
         pinnedPublicKeys: [String] = [], minVersion: Version = .v1_2
@@ -59,6 +60,7 @@ public struct EndpointTLS: Sendable, Equatable {
     /// Replaces the client's pins for this endpoint's requests ([] = no pinning).
     public var pinnedPublicKeys: [String]?
 
+    /// The options an endpoint may set: its own CA file and public-key pins.
     public init(caFile: String? = nil, pinnedPublicKeys: [String]? = nil) {
         self.caFile = caFile
         self.pinnedPublicKeys = pinnedPublicKeys

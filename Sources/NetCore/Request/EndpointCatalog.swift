@@ -7,14 +7,18 @@ import CJansson
 /// `resolve` is pure: it turns a request naming an endpoint into the plain request
 /// it stands for, or into the CLIENT `invalidRequest` error it completes with.
 public struct EndpointCatalog: Sendable {
+    /// The endpoints by name.
     public private(set) var endpoints: [String: Endpoint] = [:]
 
+    /// A catalog of `endpoints` (a later one of the same name replaces an earlier).
     public init(_ endpoints: [Endpoint] = []) {
         for e in endpoints { self.endpoints[e.name] = e }
     }
 
+    /// No endpoint is defined.
     public var isEmpty: Bool { endpoints.isEmpty }
 
+    /// The endpoint named `name`, nil if there is none.
     public subscript(name: String) -> Endpoint? { endpoints[name] }
 
     /// Adds `endpoint`, replacing one of the same name.

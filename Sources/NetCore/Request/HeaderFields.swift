@@ -1,7 +1,9 @@
 /// An ordered list of headers; names compare case-insensitively.
 public struct HeaderFields: Sendable, Sequence {
+    /// The headers in the order they were set, names as given.
     public private(set) var entries: [(name: String, value: String)] = []
 
+    /// No headers.
     public init() {}
 
     /// Replaces every header called `name` with one carrying `value`.
@@ -16,16 +18,20 @@ public struct HeaderFields: Sendable, Sequence {
         if !replaced { entries.append((name, value)) }
     }
 
+    /// Removes every header of that name (case-insensitive).
     public mutating func remove(_ name: String) {
         entries.removeAll { Self.same($0.name, name) }
     }
 
+    /// The value of the header of that name (case-insensitive), nil if absent.
     public subscript(name: String) -> String? {
         entries.first { Self.same($0.name, name) }?.value
     }
 
+    /// A header of that name (case-insensitive) is set.
     public func contains(_ name: String) -> Bool { self[name] != nil }
 
+    /// No header is set.
     public var isEmpty: Bool { entries.isEmpty }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {

@@ -2,7 +2,9 @@
 /// `noCoalesce` (coalescing), `noRetry` and `idempotent` (retry), `skipAuth` (token
 /// refresh).
 public struct RequestFlags: OptionSet, Sendable, Hashable {
+    /// The C value (NC_REQUEST_* bits).
     public let rawValue: UInt32
+    /// Flags from their C bits.
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// The client's error handler is not called for this request's failure.

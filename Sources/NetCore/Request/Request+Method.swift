@@ -3,8 +3,10 @@ extension Request {
     /// other token (`"PROPFIND"`). Upper-cased; a value that is not an HTTP token is
     /// refused when the request is made (`Request.init(method:target:)`).
     public struct Method: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+        /// The method token, upper case.
         public let rawValue: String
 
+        /// A method from its token (upper-cased).
         public init(rawValue: String) { self.rawValue = rawValue.uppercased() }
         public init(stringLiteral value: String) { self.init(rawValue: value) }
         /// An already upper-cased token (a request's own).
@@ -12,12 +14,19 @@ extension Request {
 
         public var description: String { rawValue }
 
+        /// GET.
         public static let get = Method(rawValue: "GET")
+        /// HEAD.
         public static let head = Method(rawValue: "HEAD")
+        /// POST.
         public static let post = Method(rawValue: "POST")
+        /// PUT.
         public static let put = Method(rawValue: "PUT")
+        /// PATCH.
         public static let patch = Method(rawValue: "PATCH")
+        /// DELETE.
         public static let delete = Method(rawValue: "DELETE")
+        /// OPTIONS.
         public static let options = Method(rawValue: "OPTIONS")
 
         /// GET, HEAD, PUT, DELETE and OPTIONS: sending one twice has the effect of

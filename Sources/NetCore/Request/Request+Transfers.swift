@@ -3,11 +3,16 @@ import CCurlShim
 /// How far a transfer got (nc_request_set_progress): bytes received and sent, and
 /// the totals when known (0: unknown). A resumed download counts the whole file.
 public struct TransferProgress: Sendable, Equatable {
+    /// Body bytes received so far (a resumed download's earlier bytes included).
     public var downloaded: Int64
+    /// The body's expected size, 0 when unknown.
     public var downloadTotal: Int64
+    /// Request body bytes sent so far.
     public var uploaded: Int64
+    /// The request body's size, 0 when there is none or it is unknown.
     public var uploadTotal: Int64
 
+    /// A progress report of these counts.
     public init(downloaded: Int64, downloadTotal: Int64, uploaded: Int64, uploadTotal: Int64) {
         self.downloaded = downloaded
         self.downloadTotal = downloadTotal

@@ -81,17 +81,20 @@ public struct Request: Sendable {
     public var method: Method { Method(upperCased: storage.method) }
     /// A path joined to the client's base URL, or an absolute http(s) URL.
     public var target: String { storage.target }
+    /// This request's headers (they win over the client's defaults).
     public var headers: HeaderFields { storage.headers }
     /// Query parameters in order; names may repeat.
     public var query: [(name: String, value: String)] { storage.query }
     /// Parameters (a JSON object, nulls dropped when encoded).
     public var params: JSONValue? { storage.params }
+    /// How params are encoded (`.default`: query for GET/HEAD/DELETE/OPTIONS, form otherwise).
     public var encoding: ParameterEncoding {
         get { storage.encoding }
         set { changing().encoding = newValue }
     }
     /// A raw body, sent as is (exclusive with `params`).
     public var body: NetBytes? { storage.body }
+    /// The raw body's Content-Type, nil for none.
     public var contentType: String? { storage.contentType }
     /// Total timeout in ms overriding the client's (0 = none); nil = the client's.
     /// Set with `setTimeout(ms:)`.

@@ -19,7 +19,9 @@ public protocol RequestAdapter: AnyObject, Sendable {
 /// the full URL (query included, percent-encoded) and the body are fixed; the
 /// headers may be changed.
 public struct OutgoingRequest: Sendable {
+    /// The method sent.
     public let method: String
+    /// The full URL sent (query included, percent-encoded).
     public let url: String
     /// The encoded body, nil when there is none.
     public let body: NetBytes?

@@ -24,6 +24,7 @@ public struct EnvelopeSchema: Sendable {
     /// Business codes meaning "not logged in / token expired". Default [].
     public var authExpiredCodes: [String] = ConfigKey.envelopeAuthExpiredCodes.defaultList
 
+    /// The default envelope: `code` (0 is success), `msg`, `data`.
     public init() {}
 
     /// The code is a success condition.

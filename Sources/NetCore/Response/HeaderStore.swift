@@ -37,6 +37,7 @@ public final class HeaderStore: @unchecked Sendable {
         self.owner = owner
     }
 
+    /// How many header lines the response has.
     public var count: Int { offsets { $0.count } }
 
     /// The size of the header lines as received (what a cache counts them for).
@@ -138,6 +139,7 @@ public final class HeaderStore: @unchecked Sendable {
         }
     }
 
+    /// The value of the first header of that name (case-insensitive), nil if absent.
     public func value(_ name: String) -> String? {
         name.withCString { value($0).map { String(cString: $0) } }
     }

@@ -28,6 +28,7 @@ public struct JSONValueDecoder: Sendable {
     /// Passed to every `Decoder` as `userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable]
 
+    /// A decoder passing `userInfo` to the types it decodes.
     public init(userInfo: [CodingUserInfoKey: any Sendable] = [:]) {
         self.userInfo = userInfo
     }

@@ -59,6 +59,7 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
         case decodingFailed = 5
     }
 
+    /// Which of the five domains the error belongs to.
     public var domain: Domain
     /// NC_CLIENT_* / CURLcode / HTTP status / business code (0 if not an integer) / NC_PARSE_*.
     public var code: Int64
@@ -68,6 +69,7 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// HTTP status of the response that produced the error, 0 if none.
     public var httpStatus: Int32 = 0
+    /// The server's trace id from the envelope, when it sent one.
     public var traceID: String? = nil
     /// The envelope's data of a business error (nil when absent or null).
     public var data: JSONValue? = nil
@@ -88,6 +90,7 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
     /// (C callbacks receive the response as a separate argument).
     public var response: Response? = nil
 
+    /// An error of `domain` and `code` with `message` (`codeString`: the business code as the server wrote it).
     public init(domain: Domain, code: Int64, codeString: String? = nil, message: String) {
         self.domain = domain
         self.code = code
@@ -103,19 +106,25 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
         NetError(domain: .client, code: code.rawValue, message: message)
     }
 
+    /// CLIENT 1: the request was cancelled.
     public static let cancelled = client(
         .cancelled, "The request was cancelled before it finished. No action needed unless the cancel was unexpected.")
+    /// CLIENT 6: the client was shut down while the request was in flight.
     public static let shutdown = client(
         .shutdown,
         "The client was shut down (nc_client_free) while the request was running. Send it again on a live client.")
 
+    /// CLIENT 3: the request cannot be sent, saying why.
     public static func invalidRequest(_ why: String) -> NetError { client(.invalidRequest, why) }
     /// A request or client argument was refused while building (nothing was changed
     /// or sent): CLIENT `invalidRequest`, like a request that cannot be sent.
     public static func invalidArgument(_ why: String) -> NetError { client(.invalidRequest, why) }
+    /// CLIENT 4: the configuration is wrong, saying why.
     public static func invalidConfig(_ why: String) -> NetError { client(.invalidConfig, why) }
+    /// CLIENT 8: libcurl could not be set up (out of memory), saying what failed.
     public static func internalError(_ why: String) -> NetError { client(.internalError, why) }
 
+    /// CLIENT 5: the body exceeded limits.max_response_bytes (`limit`).
     public static func responseTooLarge(limit: Int) -> NetError {
         client(
             .responseTooLarge,
@@ -123,6 +132,7 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
         )
     }
 
+    /// CLIENT 7: the headers exceeded limits.max_header_count or max_header_bytes.
     public static func headersTooLarge(countLimit: Int, byteLimit: Int) -> NetError {
         client(
             .headersTooLarge,

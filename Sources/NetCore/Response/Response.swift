@@ -6,7 +6,9 @@ import Synchronization
 public final class Response: @unchecked Sendable {
     /// HTTP status of the final response (after redirects).
     public let status: Int32
+    /// The final response's headers.
     public let headers: HeaderStore
+    /// The body as received (decompressed; empty for a download to a file).
     public let body: NetBytes
     /// Served from the client's cache (Features/Cache).
     public let fromCache: Bool

@@ -48,6 +48,7 @@ public final class JSONValue: @unchecked Sendable {
         return .success(value)
     }
 
+    /// Parses JSON text; the failure gives line, column and reason.
     public static func parse(_ string: String) -> Result<JSONValue, JSONParseFailure> {
         var s = string
         return s.withUTF8 { parse(UnsafeRawBufferPointer($0)) }
@@ -103,8 +104,11 @@ public final class JSONValue: @unchecked Sendable {
 
 /// Why a body is not JSON, with jansson's position.
 public struct JSONParseFailure: Error, Sendable {
+    /// The line of the error, from 1.
     public var line: Int
+    /// The column of the error, from 1.
     public var column: Int
+    /// jansson's description of the error.
     public var reason: String
     /// The parser ran out of memory: the text was not judged (not a parse error).
     public var outOfMemory = false

@@ -11,17 +11,21 @@ public final class NetBytes: @unchecked Sendable {
     // exclusivity check (a thread-local access set) for a plain load. Only the
     // owner appends, before the buffer is shared; nothing can overlap.
     @exclusivity(unchecked) private(set) var base: UnsafeMutablePointer<UInt8>?
+    /// The number of bytes.
     @exclusivity(unchecked) public private(set) var count: Int = 0
     @exclusivity(unchecked) private var capacity: Int = 0
 
+    /// No bytes.
     public init() {}
 
+    /// A copy of `bytes`.
     public init(bytes: UnsafeRawBufferPointer) {
         if bytes.count > 0, let src = bytes.baseAddress {
             _ = append(src, bytes.count)
         }
     }
 
+    /// The UTF-8 bytes of `string`.
     public convenience init(_ string: String) {
         var s = string
         self.init()
@@ -82,8 +86,10 @@ public final class NetBytes: @unchecked Sendable {
         return NetBytes.emptyPointer
     }
 
+    /// The bytes, valid while this object lives.
     public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: pointer, count: count) }
 
+    /// The bytes copied into an array.
     public var array: [UInt8] { Array(bytes) }
 
     /// The bytes decoded as UTF-8, invalid sequences replaced.

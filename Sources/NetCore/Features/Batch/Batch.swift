@@ -32,6 +32,7 @@ public final class Batch: @unchecked Sendable {
         case shuttingDown
     }
 
+    /// Whether the batch waits for every request (`.settle`) or ends at the first failure (`.failFast`).
     public let policy: Policy
     let client: NetClient
     private let lock = Lock()
@@ -53,6 +54,7 @@ public final class Batch: @unchecked Sendable {
         case building, sent, completed
     }
 
+    /// An empty batch of requests to send on `client` with `policy`.
     public init(client: NetClient, policy: Policy = .settle) {
         self.client = client
         self.policy = policy

@@ -32,6 +32,7 @@ public enum CachePolicy: Int32, Sendable, CaseIterable {
         }
     }
 
+    /// The policy named as in configuration and endpoints ("network_only", "cache_else_network", …); nil for an unknown name.
     public init?(name: String) {
         guard let found = CachePolicy.allCases.first(where: { $0.name == name }) else { return nil }
         self = found

@@ -144,15 +144,20 @@ public struct CacheStats: Sendable, Equatable {
     public var evictions: Int64 = 0
     /// Conditional requests sent for a stale stored answer, and the 304s received.
     public var revalidations: Int64 = 0
+    /// 304 answers received to those conditional requests.
     public var notModified: Int64 = 0
     /// Bytes and entries in memory now; bytes on disk (this process's estimate).
     public var bytes: Int64 = 0
+    /// Entries in memory now.
     public var entries: Int64 = 0
+    /// Bytes on disk (this process's estimate).
     public var diskBytes: Int64 = 0
     /// The bounds: memory_bytes, and disk_bytes (0 without a directory).
     public var memoryLimit: Int64 = 0
+    /// disk_bytes (0 without a directory).
     public var diskLimit: Int64 = 0
 
+    /// All counters at zero.
     public init() {}
 
     /// `{"hits","misses","stores","evictions","revalidations","not_modified",

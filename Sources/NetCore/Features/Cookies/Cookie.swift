@@ -1,18 +1,24 @@
 /// One cookie of a client's jar, as libcurl's cookie engine holds it.
 public struct Cookie: Sendable, Equatable {
+    /// The cookie's name.
     public var name: String
+    /// The cookie's value (a credential: never logged).
     public var value: String
     /// The host (no leading dot); `includeSubdomains` says whether subdomains match too
     /// (a `Domain=` attribute) or only this host (a host-only cookie).
     public var domain: String
+    /// Subdomains of `domain` match too (the cookie had a `Domain=` attribute).
     public var includeSubdomains: Bool
+    /// The path prefix the cookie is sent under.
     public var path: String
     /// Sent over https only.
     public var secure: Bool
+    /// Set with `HttpOnly` (libcurl sends it like any other).
     public var httpOnly: Bool
     /// Unix seconds when it expires; 0: a session cookie (no Expires / Max-Age).
     public var expires: Int64
 
+    /// A cookie with every field given (tests and callers that build a jar's view).
     public init(
         name: String, value: String, domain: String, includeSubdomains: Bool = false, path: String = "/",
         secure: Bool = false, httpOnly: Bool = false, expires: Int64 = 0

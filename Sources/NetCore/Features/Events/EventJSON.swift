@@ -12,6 +12,7 @@
 /// and `code` its numeric code, both null on success. `elapsed_us` (request_end)
 /// is the time from the start of the first attempt to the completion.
 extension RequestEvent {
+    /// The event as the JSON text C and Python handlers receive.
     public var json: String { text.finished() }
 
     /// The JSON lent as NUL-terminated text with its length (what a C event

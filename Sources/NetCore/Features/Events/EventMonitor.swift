@@ -24,15 +24,21 @@ public protocol EventMonitor: AnyObject, Sendable {
 }
 
 extension EventMonitor {
+    /// Does nothing unless the monitor implements it.
     public func requestDidStart(_ event: RequestEvent) {}
+    /// Does nothing unless the monitor implements it.
     public func attemptDidEnd(_ event: RequestEvent) {}
+    /// Does nothing unless the monitor implements it.
     public func retryScheduled(_ event: RequestEvent) {}
+    /// Does nothing unless the monitor implements it.
     public func requestDidComplete(_ event: RequestEvent) {}
+    /// Does nothing unless the monitor implements it.
     public func cacheDidHit(_ event: RequestEvent) {}
 }
 
 /// One event of a request's life (EventMonitor).
 public struct RequestEvent: Sendable {
+    /// Which moment of the request this event marks; raw values are the JSON `"event"` names.
     public enum Kind: String, Sendable {
         case requestStart = "request_start"
         case attemptEnd = "attempt_end"
@@ -41,9 +47,11 @@ public struct RequestEvent: Sendable {
         case cacheHit = "cache_hit"
     }
 
+    /// Which moment this event marks.
     public var kind: Kind
     /// The request's number among its client's (`Transfer.id`), from 1.
     public var id: UInt64
+    /// The request's method.
     public var method: String
     /// The URL of the request as resolved at send, redacted (Redaction.swift: no
     /// userinfo, fragment, or value of a secret-looking query parameter).
@@ -61,6 +69,7 @@ public struct RequestEvent: Sendable {
     public var error: NetError? = nil
     /// `retry`: the wait before the next attempt, and why.
     public var delayMs: Int64? = nil
+    /// Why a retry was scheduled (`retry` events), e.g. "status 503".
     public var reason: String? = nil
     /// `attemptEnd`: libcurl's timings of the attempt.
     public var timings: AttemptTimings? = nil
@@ -77,18 +86,25 @@ public struct RequestEvent: Sendable {
 /// libcurl's timings of one attempt, in microseconds from the start of its last hop
 /// (CURLINFO_*_TIME_T); `totalUs` and `bytes` add up every hop of the attempt.
 public struct AttemptTimings: Sendable, Equatable {
+    /// Name resolution time, µs.
     public var dnsUs: Int64 = 0
+    /// Time until the TCP connection was up, µs.
     public var connectUs: Int64 = 0
+    /// Time until the TLS handshake ended, µs (0 over http).
     public var tlsUs: Int64 = 0
+    /// Time until the first response byte, µs.
     public var firstByteUs: Int64 = 0
+    /// The attempt's whole time, µs.
     public var totalUs: Int64 = 0
     /// Body bytes received.
     public var bytes: Int64 = 0
     /// Hops (1 + redirects followed).
     public var hops: Int32 = 0
 
+    /// All timings zero.
     public init() {}
 
+    /// An event with the given fields (tests and custom monitors).
     public init(
         dnsUs: Int64, connectUs: Int64, tlsUs: Int64, firstByteUs: Int64, totalUs: Int64,
         bytes: Int64, hops: Int32

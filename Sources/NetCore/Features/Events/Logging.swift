@@ -6,6 +6,7 @@ import Glibc
 public enum LogLevel: Int32, Sendable, Comparable, CaseIterable {
     case off = 0, error = 1, warn = 2, info = 3, debug = 4, trace = 5
 
+    /// Orders levels from `.off` to `.trace`.
     public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
 
     /// The word that starts every line of this level ("INFO", "DEBUG"…).
@@ -35,9 +36,12 @@ public enum LogLevel: Int32, Sendable, Comparable, CaseIterable {
 /// Proxy-Authorization or configured credential header), the signing secret,
 /// bodies, userinfo or secret query values (Redaction.swift).
 public struct LogHandler: Sendable {
+    /// The most detailed level written.
     public var level: LogLevel
+    /// Receives each line with its level (never credentials, tokens or secrets).
     public var write: @Sendable (LogLevel, String) -> Void
 
+    /// A logger writing lines up to `level` through `write`.
     public init(level: LogLevel, write: @escaping @Sendable (LogLevel, String) -> Void) {
         self.level = level
         self.write = write

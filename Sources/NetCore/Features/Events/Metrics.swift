@@ -6,6 +6,7 @@ public struct AttemptRecord: Sendable, Equatable {
     public var status: Int32
     /// The attempt's error, nil on success.
     public var domain: NetError.Domain?
+    /// The attempt's error code in its domain, nil on success.
     public var code: Int64?
     /// libcurl's timings (µs) and the body bytes received.
     public var timings: AttemptTimings
@@ -78,6 +79,8 @@ struct CompletionInfo {
 
 /// One redirect a request followed: the 3xx status and the URL that answered it.
 public struct RedirectHop: Sendable, Equatable {
+    /// The redirect's 3xx status.
     public var status: Int32
+    /// The URL that answered with the redirect (credentials and secret query values redacted).
     public var url: String
 }

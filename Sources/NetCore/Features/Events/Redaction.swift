@@ -9,6 +9,7 @@
 /// session, sessionid, plus any name ending in `_token`, `-token`, `_key`, `-key`,
 /// `_secret`, `-secret` or containing `password`.
 public enum Redaction {
+    /// Query parameter names whose values events and logs never show (compared case-insensitively).
     public static let secretNames: Set<String> = [
         "token", "access_token", "refresh_token", "id_token", "key", "api_key", "apikey",
         "secret", "client_secret", "password", "passwd", "pwd", "signature", "sig", "auth",

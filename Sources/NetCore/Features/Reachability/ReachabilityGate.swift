@@ -24,6 +24,7 @@ public enum ReachabilityMode: Int32, Sendable, CaseIterable {
         }
     }
 
+    /// The mode named as in configuration ("auto", "online", "offline"); nil for an unknown name.
     public init?(name: String) {
         guard let mode = ReachabilityMode.allCases.first(where: { $0.name == name }) else { return nil }
         self = mode

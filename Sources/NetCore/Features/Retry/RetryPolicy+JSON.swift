@@ -16,16 +16,26 @@ extension RetryPolicy {
     /// The keys a "retry" object gives; nil keeps the value it is merged over
     /// (DESIGN.md §3b: keys given replace, keys absent keep the client's).
     public struct Patch: Sendable, Equatable {
+        /// `max_attempts` if given.
         public var maxAttempts: Int32?
+        /// `backoff` if given.
         public var backoff: Backoff?
+        /// `initial_ms` if given.
         public var initialMs: Int64?
+        /// `multiplier` if given.
         public var multiplier: Double?
+        /// `max_delay_ms` if given.
         public var maxDelayMs: Int64?
+        /// `jitter` if given.
         public var jitter: Bool?
+        /// `statuses` if given.
         public var statuses: [Int32]?
+        /// `methods` if given.
         public var methods: [String]?
+        /// `respect_retry_after` if given.
         public var respectRetryAfter: Bool?
 
+        /// A patch that changes nothing.
         public init() {}
 
         /// Every key of `policy`: merging it gives `policy` whatever it is merged over.

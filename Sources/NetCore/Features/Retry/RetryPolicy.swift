@@ -34,8 +34,10 @@ public struct RetryPolicy: Sendable, Equatable {
     /// `maxDelayMs`, instead of the backoff. Default true.
     public var respectRetryAfter: Bool = true
 
+    /// The defaults written beside each member.
     public init() {}
 
+    /// How the delay grows between attempts: `immediate`, `constant` or `exponential` (the JSON names).
     public enum Backoff: String, Sendable, CaseIterable {
         /// No wait.
         case immediate
@@ -92,9 +94,11 @@ public struct RetryPolicy: Sendable, Equatable {
     public struct Attempt: Sendable {
         /// The attempt that failed, from 1.
         public var number: Int32
+        /// The request's method (upper case).
         public var method: String
         /// NC_REQUEST_IDEMPOTENT, or an Idempotency-Key header: any method may be retried.
         public var optedIn: Bool
+        /// The attempt's error.
         public var error: NetError
         /// The response's Retry-After header, if any.
         public var retryAfter: String?
@@ -103,6 +107,7 @@ public struct RetryPolicy: Sendable, Equatable {
         /// A number in 0..<1 for the jitter.
         public var random: Double
 
+        /// An attempt's description (what `decide` reads).
         public init(
             number: Int32, method: String, optedIn: Bool = false, error: NetError,
             retryAfter: String? = nil, nowSeconds: Int64 = 0, random: Double = 1
@@ -117,6 +122,7 @@ public struct RetryPolicy: Sendable, Equatable {
         }
     }
 
+    /// What `decide` answers: stop, or try again after a delay (with the reason shown in the `retry` event).
     public enum Decision: Sendable, Equatable {
         /// Send it again after `afterMs` milliseconds; `reason` goes to the retry event.
         case retry(afterMs: Int64, reason: String)
