@@ -8,6 +8,7 @@
 #include <curl/curl.h>
 #include <sys/eventfd.h>
 
+#include "ncalloc.h"
 #include "ncbody.h"
 #include "nccrypto.h"
 #include "ncroute.h"

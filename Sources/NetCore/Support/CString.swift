@@ -9,6 +9,8 @@ import Glibc
 package final class CString: @unchecked Sendable {
     package let pointer: UnsafePointer<CChar>
     package let count: Int
+    /// The copy could not be allocated: `pointer` is an empty string instead.
+    package let allocationFailed: Bool
 
     package init(_ string: String) {
         var s = string
@@ -21,9 +23,11 @@ package final class CString: @unchecked Sendable {
         if let p {
             pointer = UnsafePointer(p)
             count = n
+            allocationFailed = false
         } else {
             pointer = CString.empty
             count = 0
+            allocationFailed = true
         }
     }
 

@@ -1,9 +1,10 @@
 import CCurlShim
 
-/// Process-wide libcurl state: curl_global_init once, and the constant strings
-/// every easy handle is given.
+/// Process-wide libcurl state: curl_global_init once (with memory functions that
+/// note a failed allocation, ncalloc.h), and the constant strings every easy
+/// handle is given.
 enum CurlGlobal {
-    private static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+    private static let initialized: Bool = ncalloc_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
 
     static func ensureInitialized() { _ = initialized }
 

@@ -16,6 +16,9 @@ struct HopOutcome {
     var detail: String = ""
     /// errno of a failed write to the output file.
     var outputErrno: Int32 = 0
+    /// An allocation libcurl made failed on the driving thread (ncalloc.h): the
+    /// hop's code may name something else, the cause was memory.
+    var allocationFailed = false
     /// The body file ended early (true) or failed to read (uploadErrno) while sent.
     var uploadShort = false
     var uploadErrno: Int32 = 0
@@ -43,6 +46,7 @@ struct HopOutcome {
             sinkAbort = easy.abortReason
             detail = easy.errorDetail
             outputErrno = easy.outputErrno
+            allocationFailed = ncalloc_take_failure() != 0
             if code == CURLE_ABORTED_BY_CALLBACK {
                 uploadShort = easy.body.pointee.file_short != 0
                 uploadErrno = easy.body.pointee.file_errno
@@ -146,6 +150,15 @@ extension Transfer {
     /// The error of a hop libcurl (or the sink) failed.
     private func failure(_ o: HopOutcome, _ p: PreparedRequest) -> NetError {
         let sent = attemptsMade(thisOneSent: true)
+        if (o.allocationFailed || p.url.allocationFailed) && o.sinkAbort == Int32(NCSINK_OK) {
+            // Whatever libcurl's code says (27 inside the headers reads as a header
+            // line too long, 3 as "No URL set"), memory ran out (ncalloc.h).
+            let said = o.detail.isEmpty ? String(cString: curl_easy_strerror(o.code)) : o.detail
+            // A URL that could not be set was not sent (as for a URL libcurl refuses).
+            let n = o.code == CURLE_URL_MALFORMAT ? attemptsMade(thisOneSent: false) : sent
+            return NetError.internalError("Out of memory in libcurl while the request was being sent (\(said)).")
+                .attempted(n)
+        }
         switch o.sinkAbort {
         case Int32(NCSINK_BODY_TOO_LARGE):
             return NetError.responseTooLarge(limit: p.limits.maxResponseBytes).attempted(sent)

@@ -113,6 +113,33 @@ import Testing
         #expect(e?.attempts == 0)
     }
 
+    /// libcurl 7.88 answers an over-long header line and a failed allocation alike
+    /// (27 inside the headers): the note of ncalloc.c tells them apart.
+    @Test func libcurlOutOfMemoryIsInternalNotAHeaderLimit() throws {
+        let (c, t) = try transfer()
+        defer { c.shutdown() }
+        var o = HopOutcome(code: CURLE_OUT_OF_MEMORY)
+        o.headerBlockEnded = false
+        guard case .complete(nil, let tooLong) = t.next(after: o) else { Issue.record("expected .complete"); return }
+        #expect(tooLong?.domain == .client)
+        #expect(tooLong?.code == Int64(NetError.ClientCode.headersTooLarge.rawValue))
+        o.allocationFailed = true
+        let (c2, t2) = try transfer()
+        defer { c2.shutdown() }
+        guard case .complete(nil, let oom) = t2.next(after: o) else { Issue.record("expected .complete"); return }
+        #expect(oom?.domain == .client)
+        #expect(oom?.code == Int64(NetError.ClientCode.internalError.rawValue))
+        #expect(oom?.message.hasPrefix("Out of memory in libcurl") == true)
+        // A URL libcurl could not store for want of memory was not sent.
+        let (c3, t3) = try transfer()
+        defer { c3.shutdown() }
+        var u = HopOutcome(code: CURLE_URL_MALFORMAT)
+        u.allocationFailed = true
+        guard case .complete(nil, let url) = t3.next(after: u) else { Issue.record("expected .complete"); return }
+        #expect(url?.code == Int64(NetError.ClientCode.internalError.rawValue))
+        #expect(url?.attempts == 0)
+    }
+
     @Test func aHeaderBlockThatDidNotEndIsNeverASuccess() throws {
         let (c, t) = try transfer("POST")
         defer { c.shutdown() }
