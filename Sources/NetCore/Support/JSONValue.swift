@@ -42,6 +42,13 @@ public final class JSONValue: @unchecked Sendable {
             // jansson sets no text when an allocation fails inside the parser (and
             // json_error_out_of_memory where it does): that is not a parse error.
             let oom = text.isEmpty || json_error_code(&err) == json_error_out_of_memory
+            // Its lexer reports a string it could not allocate as a syntax error
+            // ("string or '}' expected near …"): a real syntax error repeats, a
+            // failed allocation rarely does — parse once more before saying so
+            // (only invalid JSON pays; docs/RELIABILITY.md, allocation failure).
+            if !oom, let again = json_loadb(src, bytes.count, Int(JSON_DECODE_ANY | JSON_ALLOW_NUL), nil) {
+                return .success(again)
+            }
             return .failure(
                 JSONParseFailure(line: Int(err.line), column: Int(err.column), reason: text, outOfMemory: oom))
         }
