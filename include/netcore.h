@@ -1899,7 +1899,9 @@ NC_API nc_status nc_request_set_body_file(nc_request *request, const char *path,
  * whose value is `len` bytes at `bytes`, or, with `filename`, an uploaded file of
  * those bytes. libcurl's MIME API writes the body, its boundary and the
  * Content-Type header; names and file names are escaped as browsers do (HTML5:
- * `"`, CR and LF percent-encoded). The first part replaces params, a raw body or a
+ * `"`, CR and LF percent-encoded, other bytes as they are). `content_type` NULL: a
+ * field has none, bytes with a `filename` get one from its extension, else
+ * application/octet-stream. The first part replaces params, a raw body or a
  * body file; parts keep the order they were added in. A non-idempotent multipart
  * request (POST) goes on a connection of its own, so libcurl never resends it by
  * itself.
@@ -1918,10 +1920,12 @@ NC_API nc_status nc_request_add_part(nc_request *request, const char *name, cons
 /**
  * Appends a file part to the request's multipart/form-data body: the file at
  * `path`, streamed by libcurl as the part's content, sent as `filename` (NULL: the
- * path's last component) with `content_type` (NULL: libcurl's guess from the
+ * path's last component) with `content_type` (NULL: from the file name's
  * extension, else application/octet-stream). The file is checked when the request
  * is sent: missing or unreadable, the request completes with NC_DOMAIN_CLIENT /
- * NC_CLIENT_INVALID_REQUEST naming it and nothing is sent. Otherwise as
+ * NC_CLIENT_INVALID_REQUEST naming it and nothing is sent. Its size is taken then;
+ * a file that becomes shorter while it is sent fails with NC_DOMAIN_TRANSPORT 26
+ * naming it (never a body shorter than its Content-Length). Otherwise as
  * nc_request_add_part().
  *
  * Ownership: `request` is borrowed; `name`, `path`, `filename` and `content_type`

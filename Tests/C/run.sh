@@ -4,7 +4,7 @@
 #   2. the library's exported ABI: exactly the NC_API functions of the header, all
 #      versioned NETCORE_0; SONAME libnetcore.so.0; no Swift runtime dependencies
 #   3. NC_VERSION_* of the header match the loaded library
-#   4. Tests/C/c_api_test.c against the loopback mock server
+#   4. Tests/C/c_api_test.c against the loopback mock server (4a: Tests/C/upload_test.c, uploads)
 #   5. every example: the demo (scripts/run-demo.sh), the quick start, endpoints, app_layer, batch, retry,
 #      envelopes, cancel, event_loop, download; the Swift stories (examples/swift, netcore-examples all)
 # Last line: "C: N passed, M failed"; exits non-zero on any failure.
@@ -147,6 +147,26 @@ if out=$(gcc -std=c99 "${STRICT[@]}" -g -o "$tmp/c_api_test" Tests/C/c_api_test.
     fi
 else
     fail "c_api_test.c compiles" "$out"
+fi
+
+# --- 4a. uploads: body files and multipart (docs/uploads.md) ---------------------
+
+if out=$(gcc -std=c99 "${STRICT[@]}" -g -o "$tmp/upload_test" Tests/C/upload_test.c "${LINK[@]}" 2>&1); then
+    out=$(timeout 120 "$tmp/upload_test" "$base" 2>&1 {server_in}>&-)
+    rc=$?
+    summary=$(tail -n 1 <<<"$out")
+    if [[ $summary =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+        passed=$((passed + BASH_REMATCH[1]))
+        failed=$((failed + BASH_REMATCH[2]))
+    fi
+    if [[ $rc -eq 0 && $summary =~ \ 0\ failed$ ]]; then
+        pass "upload_test: $summary"
+        grep '^upload of ' <<<"$out" || true
+    else
+        fail "upload_test (exit $rc): ${summary:-no summary}" "$(tail -n 40 <<<"$out")"
+    fi
+else
+    fail "upload_test.c compiles" "$out"
 fi
 
 # --- 4b. reachability without a route: a network namespace ----------------------

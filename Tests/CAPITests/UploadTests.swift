@@ -30,7 +30,9 @@ import Testing
     func sha256Hex(_ bytes: [UInt8]) -> String {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", "import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())"]
+        p.arguments = [
+            "python3", "-c", "import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())"
+        ]
         let input = Pipe(), output = Pipe()
         p.standardInput = input
         p.standardOutput = output
@@ -59,7 +61,8 @@ import Testing
     @Test func aMissingFileFailsTheRequestNamingItAndNothingIsSent() throws {
         let key = uniqueKey()
         let path = "/nonexistent/nc-\(key).bin"
-        let o = try fetch(config(base: server.baseURL, envelope: Envelope.a), "/upload/echo?key=\(key)", method: "PUT") {
+        let o = try fetch(config(base: server.baseURL, envelope: Envelope.a), "/upload/echo?key=\(key)", method: "PUT")
+        {
             #expect(nc_request_set_body_file($0.handle, path, nil) == NC_OK)
         }
         #expect(o.rc == NC_ERR_FAILED)
@@ -68,7 +71,9 @@ import Testing
         #expect(o.error?.message.contains("cannot read the upload file '\(path)'") == true, "\(o)")
         #expect(o.error?.attempts == 0)
         // A multipart file part is checked the same way.
-        let m = try fetch(config(base: server.baseURL, envelope: Envelope.a), "/upload/multipart?key=\(key)", method: "POST") {
+        let m = try fetch(
+            config(base: server.baseURL, envelope: Envelope.a), "/upload/multipart?key=\(key)", method: "POST"
+        ) {
             #expect(nc_request_add_part($0.handle, "a", "1", 1, nil, nil) == NC_OK)
             #expect(nc_request_add_file_part($0.handle, "f", path, nil, nil) == NC_OK)
         }
@@ -124,6 +129,64 @@ import Testing
         #expect(parts[3]["sha256"] as? String == f.sha256)
         #expect(parts[4]["filename"] as? String == "renamed.bin")
         #expect(parts[4]["sha256"] as? String == f.sha256)
+    }
+
+    /// Names and file names with `"`, CR, LF, backslash and UTF-8 go on the wire as
+    /// a browser sends them (HTML5: `"` %22, CR %0D, LF %0A, the rest as is), and
+    /// Python's cgi.FieldStorage reads back exactly that.
+    @Test func awkwardNamesArriveAsABrowserSendsThem() throws {
+        let cases: [(name: String, wire: String, file: String, wireFile: String)] = [
+            ("we\"ird", "we%22ird", "a \"q\".txt", "a %22q%22.txt"),
+            ("line\r\nbreak", "line%0D%0Abreak", "two\nlines.bin", "two%0Alines.bin"),
+            ("back\\slash", "back\\slash", "C:\\dir\\f.txt", "C:\\dir\\f.txt"),
+            ("ünï", "ünï", "résumé.pdf", "résumé.pdf")
+        ]
+        let o = try fetch(config(base: server.baseURL, envelope: Envelope.a), "/upload/multipart", method: "POST") {
+            for c in cases {
+                #expect(nc_request_add_part($0.handle, c.name, "v", 1, nil, nil) == NC_OK)
+                #expect(nc_request_add_part($0.handle, c.name, "f", 1, c.file, nil) == NC_OK)
+            }
+        }
+        #expect(o.succeeded, "\(o)")
+        let parts = try #require(o.echo?["parts"] as? [[String: Any]])
+        try #require(parts.count == 2 * cases.count)
+        for (i, c) in cases.enumerated() {
+            let field = parts[2 * i], file = parts[2 * i + 1]
+            #expect(field["disposition"] as? String == "form-data; name=\"\(c.wire)\"")
+            #expect(field["cgi_name"] as? String == c.wire)
+            #expect(field["cgi_filename"] is NSNull)
+            #expect(field["content_type"] is NSNull)
+            #expect(file["disposition"] as? String == "form-data; name=\"\(c.wire)\"; filename=\"\(c.wireFile)\"")
+            #expect(file["cgi_filename"] as? String == c.wireFile)
+        }
+        // A file without a type: from its extension, else application/octet-stream.
+        #expect(parts[1]["content_type"] as? String == "text/plain")
+        #expect(parts[3]["content_type"] as? String == "application/octet-stream")
+        #expect(parts[7]["content_type"] as? String == "application/pdf")
+    }
+
+    /// A POST from a file, or a multipart POST, whose kept-alive connection the
+    /// server closes after reading it is sent once: libcurl would resend it by itself.
+    @Test func aDroppedPOSTFromAFileIsSentOnce() throws {
+        let f = try makeFile(400_000)
+        defer { try? FileManager.default.removeItem(at: f.dir) }
+        let client = try TestClient(config(base: server.baseURL, envelope: Envelope.a))
+        defer { client.free() }
+        let bodies: [(String, (Request) -> Void)] = [
+            ("body file", { #expect(nc_request_set_body_file($0.handle, f.path, nil) == NC_OK) }),
+            ("file part", { #expect(nc_request_add_file_part($0.handle, "f", f.path, nil, nil) == NC_OK) }),
+            ("field", { #expect(nc_request_add_part($0.handle, "a", "1", 1, nil, nil) == NC_OK) })
+        ]
+        for (what, build) in bodies {
+            #expect(try client.sync("/env/code/ok").succeeded)   // a kept-alive connection to reuse
+            let key = uniqueKey()
+            let o = try client.sync("/drop?key=\(key)", method: "POST", build)
+            let e = try #require(o.error, "\(what)")
+            #expect(e.domain == NC_DOMAIN_TRANSPORT)
+            #expect([52, 65].contains(e.code), "\(what): \(e)")
+            #expect(e.attempts == 1)
+            #expect(hits(key) == 1, "\(what) was sent \(hits(key)) times")
+        }
     }
 
     @Test func badArgumentsChangeNothing() throws {

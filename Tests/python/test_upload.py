@@ -96,3 +96,45 @@ def test_async_client_uploads(base, tmp_path):
     r1, r2 = asyncio.run(main())
     assert r1.data["sha256"] == digest
     assert r2.data["parts"][0]["sha256"] == digest
+
+
+def test_files_awkward_names_arrive_as_a_browser_sends_them(client, tmp_path):
+    # HTML5 (what browsers send, and libcurl since 7.81): `"` %22, CR %0D, LF %0A,
+    # backslash and UTF-8 as they are; cgi.FieldStorage reads back exactly that.
+    path, digest = _file(tmp_path, 10_000, "doc.txt")
+    with open(path, "rb") as f:
+        r = client.post("/upload/multipart",
+                        data={'we"ird': "1", "line\r\nbreak": "2", "back\\slash": "3", "ünï": "4"},
+                        files={"file": ('C:\\dir\\"q".txt', f), "tuple": ("naïve\n.bin", b"xyz")})
+    parts = r.data["parts"]
+    got = [(p["cgi_name"], p["cgi_filename"], p["text"] if p["cgi_filename"] is None else p["sha256"])
+           for p in parts]
+    assert got == [("we%22ird", None, "1"), ("line%0D%0Abreak", None, "2"), ("back\\slash", None, "3"),
+                   ("ünï", None, "4"), ("file", "C:\\dir\\%22q%22.txt", digest),
+                   ("tuple", "naïve%0A.bin", hashlib.sha256(b"xyz").hexdigest())]
+    assert parts[4]["disposition"] == 'form-data; name="file"; filename="C:\\dir\\%22q%22.txt"'
+    assert parts[4]["content_type"] == "text/plain"          # from the .txt extension
+    assert parts[5]["content_type"] == "application/octet-stream"
+
+
+def test_files_tuple_with_a_file_object_streams_it_under_the_given_name(client, tmp_path):
+    path, digest = _file(tmp_path, 300_000, "orig.bin")
+    with open(path, "rb") as f:
+        r = client.post("/upload/multipart", files={"up": ("renamed.dat", f, "application/x-dat")})
+    (part,) = r.data["parts"]
+    assert (part["name"], part["filename"], part["content_type"], part["length"], part["sha256"]) == \
+        ("up", "renamed.dat", "application/x-dat", 300_000, digest)
+
+
+def test_a_post_from_a_file_is_not_resent_on_a_dropped_connection(client, tmp_path):
+    path, _ = _file(tmp_path, 200_000)
+    for kind in ("data", "files"):
+        client.get("/env/code/ok")   # leaves a kept-alive connection for the POST to reuse
+        key = uuid.uuid4().hex
+        with open(path, "rb") as f, pytest.raises(netcore.TransportError) as e:
+            if kind == "data":
+                client.post("/drop", params={"key": key}, data=f)
+            else:
+                client.post("/drop", params={"key": key}, files={"f": f})
+        assert e.value.code in (52, 65), kind
+        assert client.get("/_hits", params={"key": key}, envelope=False).json()["hits"] == 1, kind

@@ -11,6 +11,7 @@
 #include "ncalloc.h"
 #include "ncbody.h"
 #include "nccrypto.h"
+#include "ncmimefile.h"
 #include "ncroute.h"
 #include "ncshare.h"
 #include "ncsink.h"

@@ -42,6 +42,9 @@ typedef struct ncbody {
     int rewindable;
     int file_short;
     int file_errno;
+    /* 0: the body file above; n > 0: the n-th part of a multipart body, a file part
+       read by ncmimefile.c, is the file that ended early or failed to read. */
+    int file_part;
 } ncbody;
 
 /* A new body reader for `easy`, with the read and seek callbacks installed on it

@@ -26,8 +26,8 @@ public struct MultipartPart: Sendable, Equatable {
     /// The Content-Disposition `filename` (for a file part, nil means the path's
     /// last component); nil on a data part: a plain form field.
     public var filename: String?
-    /// The part's Content-Type; nil: none for a field, libcurl's guess from the
-    /// file name's extension for a file (else application/octet-stream).
+    /// The part's Content-Type; nil: none for a field, one from the file name's
+    /// extension for a file or bytes with a file name (else application/octet-stream).
     public var contentType: String?
 }
 
@@ -53,7 +53,8 @@ extension Request {
     public mutating func addPart(
         name: String, data: some Collection<UInt8>, filename: String? = nil, contentType: String? = nil
     ) throws(NetError) {
-        try append(MultipartPart(name: name, data: Array(data), path: nil, filename: filename, contentType: contentType))
+        try append(
+            MultipartPart(name: name, data: Array(data), path: nil, filename: filename, contentType: contentType))
     }
 
     /// Appends a file part streamed from `path` (opened at send, as `setBodyFile`),
@@ -107,13 +108,50 @@ extension Upload {
             var st = stat()
             if stat(path, &st) != 0 || access(path, R_OK) != 0 {
                 let reason = String(cString: strerror(errno))
-                return .invalidRequest("\(method) \(url): cannot read the upload file '\(path)': \(reason); nothing was sent.")
+                return .invalidRequest(
+                    "\(method) \(url): cannot read the upload file '\(path)': \(reason); nothing was sent.")
             }
             if (st.st_mode & S_IFMT) != S_IFREG {
-                return .invalidRequest("\(method) \(url): the upload file '\(path)' is not a regular file; nothing was sent.")
+                return .invalidRequest(
+                    "\(method) \(url): the upload file '\(path)' is not a regular file; nothing was sent.")
             }
         }
         return nil
+    }
+}
+
+extension Upload {
+    /// The file of the body (`part` 0) or of the `part`-th part (from 1), if a file.
+    func path(ofPart part: Int) -> String? {
+        switch self {
+        case .file(let path, _): return part == 0 ? path : nil
+        case .multipart(let parts): return part >= 1 && part <= parts.count ? parts[part - 1].path : nil
+        }
+    }
+}
+
+extension MultipartPart {
+    /// The last component of a file's path: a file part's default file name.
+    static func lastComponent(of path: String) -> String {
+        path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? path
+    }
+
+    /// A file part's Content-Type when none is given: from the file name's
+    /// extension for the few types a browser or libcurl would name (libcurl's own
+    /// short list), else application/octet-stream, as browsers send an unknown file.
+    static func contentType(forFileName name: String) -> String {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "application/octet-stream" }
+        switch name[name.index(after: dot)...].lowercased() {
+        case "gif": return "image/gif"
+        case "jpg", "jpeg": return "image/jpeg"
+        case "png": return "image/png"
+        case "svg": return "image/svg+xml"
+        case "txt": return "text/plain"
+        case "htm", "html": return "text/html"
+        case "pdf": return "application/pdf"
+        case "xml": return "application/xml"
+        default: return "application/octet-stream"
+        }
     }
 }
 

@@ -7,12 +7,14 @@ extension EasyHandle {
     /// reader reads this transfer's file from its start; a handle whose last
     /// transfer uploaded forgets it (the file descriptor and the MIME body).
     func setUpload(for t: Transfer, _ p: PreparedRequest) {
+        // What a short or unreadable file reports (ncbody.h, ncmimefile.h).
+        body.pointee.file_short = 0
+        body.pointee.file_errno = 0
+        body.pointee.file_part = 0
         if case .file? = p.upload {
             body.pointee.fd = t.inputFD
             body.pointee.file_size = curl_off_t(t.inputSize)
             body.pointee.file_offset = 0
-            body.pointee.file_short = 0
-            body.pointee.file_errno = 0
             // An idempotent request's file may be read again from the start
             // (libcurl's resend on a dead kept-alive connection, as for an
             // in-memory body, which it keeps); a POST's may not (ncbody.h).
@@ -47,13 +49,23 @@ extension EasyHandle {
                 mime = nil
             }
             guard let m = curl_mime_init(h) else { return }
-            for part in parts {
+            for (index, part) in parts.enumerated() {
                 guard let mp = curl_mime_addpart(m) else { continue }
                 _ = curl_mime_name(mp, part.name)
+                // A field has a type only if given; a file (on disk or bytes with a
+                // file name) the given one, else one from its name's extension.
+                var type = part.contentType
                 if let path = part.path {
-                    // Streamed by libcurl from the file (checked readable at send).
-                    _ = curl_mime_filedata(mp, path)
-                    if let f = part.filename { _ = curl_mime_filename(mp, f) }
+                    // Streamed from the file (checked readable at send) by our reader,
+                    // which aborts if the file ends before the size announced
+                    // (ncmimefile.h); libcurl's own file reader if it cannot be
+                    // opened now (it then fails the transfer reading it: TRANSPORT 26).
+                    let filename = part.filename ?? MultipartPart.lastComponent(of: path)
+                    if ncmimefile_attach(mp, path, body, Int32(clamping: index + 1)) != CURLE_OK {
+                        _ = curl_mime_filedata(mp, path)
+                    }
+                    _ = curl_mime_filename(mp, filename)
+                    type = type ?? MultipartPart.contentType(forFileName: filename)
                 } else {
                     // libcurl copies the bytes.
                     let data = part.data ?? []
@@ -63,9 +75,12 @@ extension EasyHandle {
                         }
                         return curl_mime_data(mp, base, raw.count)
                     }
-                    if let f = part.filename { _ = curl_mime_filename(mp, f) }
+                    if let f = part.filename {
+                        _ = curl_mime_filename(mp, f)
+                        type = type ?? MultipartPart.contentType(forFileName: f)
+                    }
                 }
-                if let type = part.contentType { _ = curl_mime_type(mp, type) }
+                if let type { _ = curl_mime_type(mp, type) }
             }
             mime = m
             _ = ncshim_easy_setopt_ptr(h, CURLOPT_MIMEPOST, UnsafeRawPointer(m))

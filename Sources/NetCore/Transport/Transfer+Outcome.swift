@@ -22,6 +22,8 @@ struct HopOutcome {
     /// The body file ended early (true) or failed to read (uploadErrno) while sent.
     var uploadShort = false
     var uploadErrno: Int32 = 0
+    /// 0: the body file; n > 0: the n-th part of a multipart body (ncmimefile.h).
+    var uploadPart = 0
     /// A hop that timed out had its connection ready (TCP and TLS done, the
     /// request started): tells an idle timeout from a connect timeout.
     var connected = false
@@ -50,6 +52,7 @@ struct HopOutcome {
             if code == CURLE_ABORTED_BY_CALLBACK {
                 uploadShort = easy.body.pointee.file_short != 0
                 uploadErrno = easy.body.pointee.file_errno
+                uploadPart = Int(easy.body.pointee.file_part)
             }
             headerBlockEnded = easy.headerBlockEnded   // TransportErrors.headerLineTooLong
             if code == CURLE_SEND_FAIL_REWIND {
@@ -184,14 +187,17 @@ extension Transfer {
                 method: p.method, url: String(cString: p.url.pointer)
             ).attempted(sent)
         default:
-            if o.uploadShort || o.uploadErrno != 0, case .file(let path, _)? = p.upload {
-                // The body file shrank, or could not be read, after its size was sent.
+            if o.uploadShort || o.uploadErrno != 0, let path = p.upload?.path(ofPart: o.uploadPart) {
+                // The body file (or a multipart file part) shrank, or could not be
+                // read, after its size was sent.
+                let announced = o.uploadPart == 0 ? "the \(inputSize) bytes announced" : "the size announced"
                 let why =
                     o.uploadShort
-                    ? "it became shorter than the \(inputSize) bytes announced (it changed while it was sent)"
+                    ? "it became shorter than \(announced) (it changed while it was sent)"
                     : String(cString: strerror(o.uploadErrno))
+                let what = o.uploadPart == 0 ? "the body file" : "the file of part \(o.uploadPart)"
                 return TransportErrors.error(
-                    code: CURLE_READ_ERROR, detail: "reading the body file '\(path)': \(why)",
+                    code: CURLE_READ_ERROR, detail: "reading \(what) '\(path)': \(why)",
                     method: p.method, url: String(cString: p.url.pointer)
                 ).attempted(sent)
             }
