@@ -57,6 +57,22 @@ let probeAdapter: nc_adapter_fn = { out, userdata in
     return NC_OK
 }
 
+/// Adds, replaces or removes headers as its userdata (a HeaderEdit) says.
+final class HeaderEdit: @unchecked Sendable {
+    let edits: [(name: String, value: String?)]
+    init(_ edits: [(String, String?)]) { self.edits = edits.map { (name: $0.0, value: $0.1) } }
+    var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+}
+
+let headerEditAdapter: nc_adapter_fn = { out, userdata in
+    guard let userdata else { return NC_ERR_INVALID_ARGUMENT }
+    for (name, value) in Unmanaged<HeaderEdit>.fromOpaque(userdata).takeUnretainedValue().edits {
+        let rc = value.map { nc_outgoing_set_header(out, name, $0) } ?? nc_outgoing_set_header(out, name, nil)
+        if rc != NC_OK { return rc }
+    }
+    return NC_OK
+}
+
 @Suite struct AdapterTests {
     let server = MockServer.shared
 
@@ -90,6 +106,77 @@ let probeAdapter: nc_adapter_fn = { out, userdata in
         #expect(a.sawURL.first?.contains("app=shop") == true)
         #expect(a.setHeaderStatus == NC_OK)
         #expect(a.badHeaderStatus == NC_ERR_INVALID_ARGUMENT)   // CR/LF refused
+    }
+
+    /// Each attempt sends exactly the adapters' headers, once each, whether they
+    /// only added names (the request's own lines are shared, not rebuilt:
+    /// PreparedRequest.adapted) or replaced, removed, or added a header that
+    /// changes the lines the library adds itself — sent again on the same handle,
+    /// through the loop and synchronously.
+    @Test func adaptedHeadersAreSentExactlyOnceEachWhateverTheAdaptersDid() throws {
+        let base = #""headers":{"X-Common":"base","X-Gone":"soon"},"compression":false"#
+        let signing = #""signing":{"secret":"mock-signing-secret"}"#
+        struct Case {
+            let edits: [(String, String?)]
+            let expect: [String: String?]
+        }
+        let cases: [Case] = [
+            // Only new names: the shared-list path.
+            Case(edits: [("X-Added", "1")], expect: ["x-added": "1", "x-common": "base", "x-gone": "soon"]),
+            // A replaced and a removed header: the whole list is rebuilt.
+            Case(
+                edits: [("X-Common", "changed"), ("X-Gone", nil), ("X-Added", "2")],
+                expect: ["x-added": "2", "x-common": "changed", "x-gone": nil]),
+            // A new name that decides a line of the library's own.
+            Case(
+                edits: [("Accept-Encoding", "gzip")],
+                expect: ["accept-encoding": "gzip", "x-common": "base", "x-gone": "soon"]),
+        ]
+        for k in cases {
+            let edit = HeaderEdit(k.edits)
+            let c = try TestClient(config(envelope: Envelope.a, base, signing))
+            defer { c.free() }
+            #expect(nc_client_add_adapter(c.handle, headerEditAdapter, edit.userdata) == NC_OK)
+            let request = try Request("GET", "/echo")
+            var signatures = Set<String>()
+            for round in 0..<3 {
+                let o =
+                    round == 1
+                    ? c.sendAndWait(request).outcome ?? Outcome(rc: NC_ERR_FAILED, response: nil, error: nil)
+                    : c.sync(request)
+                #expect(o.error == nil, "\(k.edits) round \(round): \(o)")
+                let headers = try #require(o.echo?["headers"] as? [String: String])
+                for (name, value) in k.expect { #expect(headers[name] == value, "\(k.edits) \(name): \(headers)") }
+                // One signature and one timestamp line (a second would be joined with ", ").
+                let signature = try #require(headers["x-signature"])
+                #expect(signature.count == 64, "\(headers)")
+                #expect(headers["x-timestamp"]?.contains(",") == false)
+                signatures.insert(signature)
+            }
+            #expect(!signatures.isEmpty)
+            // The library's own lines follow the adapted headers: with the adapter's
+            // Accept-Encoding the answer is decompressed.
+            if k.edits.contains(where: { $0.0 == "Accept-Encoding" }) {
+                let gz = try c.sync("/gzip")
+                #expect(gz.error == nil, "\(gz)")
+                #expect((gz.echo?["compressed"] as? Bool) == true, "\(gz)")
+            }
+        }
+        // An adapter that adds nothing, without signing: the request itself is
+        // sent, again and again (its header lines are never freed twice).
+        let idle = HeaderEdit([])
+        let plain = try TestClient(config(envelope: Envelope.a, base))
+        defer { plain.free() }
+        #expect(nc_client_add_adapter(plain.handle, headerEditAdapter, idle.userdata) == NC_OK)
+        let request = try Request("GET", "/echo")
+        for round in 0..<4 {
+            let o =
+                round % 2 == 1
+                ? plain.sendAndWait(request).outcome ?? Outcome(rc: NC_ERR_FAILED, response: nil, error: nil)
+                : plain.sync(request)
+            #expect(o.error == nil, "\(o)")
+            #expect((o.echo?["headers"] as? [String: String])?["x-common"] == "base")
+        }
     }
 
     @Test func aFailingAdapterSendsNothing() throws {

@@ -124,6 +124,6 @@ final class AdapterChain: AttemptPreparer {
                 return .failure(e)
             }
         }
-        return .success(original.adapted(headers: out.headers))
+        return .success(original.adapted(headers: out.headers, appendedFrom: out.onlyAppended ? out.baseCount : nil))
     }
 }

@@ -8,14 +8,23 @@ public struct HeaderFields: Sendable, Sequence {
 
     /// Replaces every header called `name` with one carrying `value`.
     public mutating func set(_ name: String, _ value: String) {
-        var replaced = false
-        entries = entries.compactMap { entry in
-            guard Self.same(entry.name, name) else { return entry }
-            if replaced { return nil }
-            replaced = true
-            return (name, value)
+        setReporting(name, value)
+    }
+
+    /// `set`, saying whether a header of that name was there (replaced) rather
+    /// than appended. Nothing is copied when the name is new (the usual case).
+    @discardableResult
+    mutating func setReporting(_ name: String, _ value: String) -> Bool {
+        guard let first = entries.firstIndex(where: { Self.same($0.name, name) }) else {
+            entries.append((name, value))
+            return false
         }
-        if !replaced { entries.append((name, value)) }
+        entries[first] = (name, value)
+        var i = entries.index(after: first)
+        while i < entries.endIndex {
+            if Self.same(entries[i].name, name) { entries.remove(at: i) } else { i += 1 }
+        }
+        return true
     }
 
     /// Removes every header of that name (case-insensitive).

@@ -29,6 +29,12 @@ public struct OutgoingRequest: Sendable {
     public let attempt: Int32
     /// The headers to send (the client's defaults merged with the request's).
     public private(set) var headers: HeaderFields
+    /// The adapters only appended headers under new names: `headers` is the
+    /// request's own followed by theirs, from `headers.entries[baseCount]` on
+    /// (PreparedRequest.adapted shares the request's header lines then).
+    private(set) var onlyAppended = true
+    /// How many headers the request had before the adapters ran.
+    let baseCount: Int
 
     // Explicit: the synthesized one would be private (`headers` has a private setter).
     init(method: String, url: String, body: NetBytes?, attempt: Int32, headers: HeaderFields) {
@@ -37,6 +43,7 @@ public struct OutgoingRequest: Sendable {
         self.body = body
         self.attempt = attempt
         self.headers = headers
+        self.baseCount = headers.entries.count
     }
 
     /// Sets (nil: removes) a header. Throws `.invalidArgument` (nothing changed)
@@ -44,18 +51,24 @@ public struct OutgoingRequest: Sendable {
     /// control character.
     public mutating func setHeader(_ name: String, _ value: String?) throws(NetError) {
         guard HTTPValidation.isToken(name) else { throw NetError.invalidArgument("header name must be an HTTP token") }
-        guard let value else { headers.remove(name); return }
+        guard let value else {
+            if headers.contains(name) {
+                onlyAppended = false
+                headers.remove(name)
+            }
+            return
+        }
         guard HTTPValidation.isHeaderValue(value) else {
             throw NetError.invalidArgument("header value must not contain CR, LF or control characters")
         }
-        headers.set(name, value)
+        if headers.setReporting(name, value) { onlyAppended = false }
     }
 
     /// Sets a header whose value the library produced and knows to be valid (a
     /// signature, a timestamp): only the name is checked.
     mutating func setHeader(_ name: String, trustedValue value: String) throws(NetError) {
         guard HTTPValidation.isToken(name) else { throw NetError.invalidArgument("header name must be an HTTP token") }
-        headers.set(name, value)
+        if headers.setReporting(name, value) { onlyAppended = false }
     }
 
     /// A header's value (case-insensitive name), nil if absent.

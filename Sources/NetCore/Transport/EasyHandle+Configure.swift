@@ -30,8 +30,25 @@ extension EasyHandle {
         // between transfers. Saves the setopts and libcurl's copy of the URL. (A
         // redirect hop, the only one with less than the whole timeout, is a new
         // resolved request each time.)
-        if configuredFor === p && timeoutMs == p.timeoutMs { return }
-        configuredFor = p
+        //
+        // An adapted form of that request (AdapterChain.swift: a new one per
+        // attempt, with the adapters' headers) differs only in its headers: the
+        // header list is set, nothing else (libcurl would otherwise copy the URL
+        // out of the CURLU again: about 8k instructions per signed request).
+        let root = p.adaptedFrom ?? p
+        if configuredFor === root && timeoutMs == p.timeoutMs {
+            if appliedHeaders !== p {
+                _ = ncshim_easy_setopt_ptr(h, CURLOPT_HTTPHEADER, p.headerList)
+                appliedHeaders = p
+            }
+            if decodesContent != p.decodesContent {
+                _ = ncshim_easy_setopt_ptr(h, CURLOPT_ACCEPT_ENCODING, p.decodesContent ? CurlGlobal.empty : nil)
+                decodesContent = p.decodesContent
+            }
+            return
+        }
+        configuredFor = root
+        appliedHeaders = p
         if let parsed = p.parsedURL {
             // The parsed URL (see PreparedRequest.parsedURL). Clearing CURLOPT_URL
             // makes libcurl take its URL text (CURLINFO_EFFECTIVE_URL, messages) from

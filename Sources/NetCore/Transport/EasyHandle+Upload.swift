@@ -28,7 +28,7 @@ extension EasyHandle {
             _ = ncshim_easy_setopt_ptr(handle, CURLOPT_MIMEPOST, nil)
             curl_mime_free(old)
             mime = nil
-            if configuredFor === p { configuredFor = nil }
+            if configuredFor === (p.adaptedFrom ?? p) { configuredFor = nil }
         }
     }
 

@@ -19,6 +19,9 @@ final class EasyHandle {
     /// The resolved request whose options are set on the handle (see configure()).
     /// Held strongly so its address cannot be reused by another one while set.
     var configuredFor: PreparedRequest?
+    /// The request whose header list CURLOPT_HTTPHEADER points to: `configuredFor`
+    /// or an adapted form of it (held so the list outlives its use).
+    var appliedHeaders: PreparedRequest?
     /// The proxy string last given to CURLOPT_PROXY (owned by the client's loop).
     var appliedProxy: CString?
     /// The TLS and HTTP-version options last set (ConnectionSettings.swift).
@@ -81,6 +84,7 @@ final class EasyHandle {
     func parked() {
         if let p = configuredFor, (p.body?.count ?? 0) > 65_536 {
             configuredFor = nil
+            appliedHeaders = nil
             // The handle must not point at the request's parsed URL once it may be freed.
             _ = ncshim_easy_setopt_ptr(handle, CURLOPT_CURLU, nil)
         }

@@ -220,6 +220,10 @@ final class TransferLoop: @unchecked Sendable {
         return true
     }
 
+    /// deferToDispatch would take a call now (queue mode, on the loop thread):
+    /// asked first by callers that would otherwise allocate the call for nothing.
+    var defersToDispatch: Bool { completions != nil && onLoopThread }
+
     /// True when the caller runs inside one of this client's callbacks.
     var isCallbackThread: Bool {
         onLoopThread || (completions?.isDrainingThread ?? false) || CallbackScope.isInside(self)

@@ -72,6 +72,11 @@ final class ClientHooks: @unchecked Sendable {
 
     var log: LogHandler? { lock.withLock { logHandler } }
 
+    /// The event and log handlers installed now, read together (one lock).
+    var handlers: (event: (@Sendable (RequestEvent) -> Void)?, log: LogHandler?) {
+        lock.withLock { (eventHandler, logHandler) }
+    }
+
     /// The Authorization header or token changed: the next expiry is reported again.
     func noteCredentialsChanged() {
         credentialsGeneration.add(1, ordering: .relaxed)
@@ -131,15 +136,15 @@ final class HookMonitor: EventMonitor, @unchecked Sendable {
     private func deliver(_ e: RequestEvent) {
         // Queue mode: the hooks run in nc_client_dispatch, in order with the
         // completions, as every other callback does there.
-        if hooks.loop.deferToDispatch({ [self] in deliverNow(e) }) { return }
+        // (Asked first: the closure would be allocated for nothing otherwise.)
+        if hooks.loop.defersToDispatch, hooks.loop.deferToDispatch({ [self] in deliverNow(e) }) { return }
         deliverNow(e)
     }
 
     private func deliverNow(_ e: RequestEvent) {
-        let event = hooks.event
-        let log = hooks.log
+        let (event, log) = hooks.handlers
         guard event != nil || log != nil else { return }
-        CallbackScope.run(hooks.loop) {
+        func run() {
             event?(e)
             if let log {
                 for (level, line) in LogLines.lines(for: e, level: log.level) {
@@ -147,6 +152,9 @@ final class HookMonitor: EventMonitor, @unchecked Sendable {
                 }
             }
         }
+        // On the loop thread re-entrant calls already know where they are
+        // (TransferLoop.isCallbackThread); a synchronous send's thread is marked.
+        if hooks.loop.onLoopThread { run() } else { CallbackScope.run(hooks.loop, run) }
     }
 
     func requestDidStart(_ event: RequestEvent) { deliver(event) }

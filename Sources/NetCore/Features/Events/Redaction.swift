@@ -29,10 +29,15 @@ public enum Redaction {
     /// `url` without userinfo, fragment, or the values of secret query parameters.
     public static func url(_ url: String) -> String {
         // Most URLs have no userinfo, query or fragment: nothing to hide, no copy.
-        if !url.utf8.contains(where: { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
-        {
-            return url
-        }
+        // (Over the contiguous bytes: UTF8View.contains costs ~30 instructions a byte.)
+        let plain =
+            url.utf8.withContiguousStorageIfAvailable { u in
+                for b in u where b == UInt8(ascii: "@") || b == UInt8(ascii: "?") || b == UInt8(ascii: "#") {
+                    return false
+                }
+                return true
+            } ?? !url.utf8.contains(where: { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
+        if plain { return url }
         var s = Substring(url)
         if let hash = s.firstIndex(of: "#") { s = s[..<hash] }
         var query: Substring? = nil
