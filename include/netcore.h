@@ -1883,7 +1883,8 @@ NC_API nc_status nc_client_refresh_done(nc_client *client, const char *token, co
  * (CURLE_READ_ERROR) naming it — a wrong length is never sent silently. An
  * idempotent request (PUT, …) retried by the retry policy sends the whole file
  * again; a non-idempotent one (POST, …) is never resent by libcurl on its own
- * (docs/uploads.md).
+ * (docs/uploads.md). With "signing" configured, each attempt hashes the file as it
+ * is when the attempt starts (read through once more: docs/signing.md).
  *
  * Ownership: `request` is borrowed; `path` and `content_type` (UTF-8) are copied.
  * Thread:    the thread that uses the builder.
@@ -1904,7 +1905,9 @@ NC_API nc_status nc_request_set_body_file(nc_request *request, const char *path,
  * application/octet-stream. The first part replaces params, a raw body or a
  * body file; parts keep the order they were added in. A non-idempotent multipart
  * request (POST) goes on a connection of its own, so libcurl never resends it by
- * itself.
+ * itself. A multipart body cannot be signed (libcurl chooses its boundary while it
+ * sends): with "signing" configured the request completes with NC_DOMAIN_CLIENT /
+ * NC_CLIENT_INVALID_REQUEST saying so, nothing sent (docs/signing.md).
  *
  * Ownership: `request` is borrowed; `name`, `bytes`, `filename` and `content_type`
  *   are copied.

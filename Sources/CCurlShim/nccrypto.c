@@ -9,6 +9,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 /* Algorithms fetched once per process: an implicit fetch (EVP_sha256(), HMAC())
    looks the implementation up again on every call, which costs more than hashing a
@@ -95,6 +98,35 @@ int ncshim_sha256(const void *data, size_t len, unsigned char out[32]) {
     if (!fetched()) return 0;
     if (EVP_Digest(data, len, out, &out_len, sha256_md, NULL) != 1) return 0;
     return out_len == 32;
+}
+
+int ncshim_sha256_file(const char *path, unsigned char out[32], int *err) {
+    if (err) *err = 0;
+    if (path == NULL || !fetched()) return 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (err) *err = errno;
+        return 0;
+    }
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    int ok = ctx != NULL && EVP_DigestInit_ex(ctx, sha256_md, NULL) == 1;
+    unsigned char buf[65536];
+    while (ok) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n == 0) break;
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            if (err) *err = errno;
+            ok = 0;
+            break;
+        }
+        ok = EVP_DigestUpdate(ctx, buf, (size_t)n) == 1;
+    }
+    unsigned int out_len = 0;
+    ok = ok && EVP_DigestFinal_ex(ctx, out, &out_len) == 1 && out_len == 32;
+    EVP_MD_CTX_free(ctx);
+    close(fd);
+    return ok;
 }
 
 size_t ncshim_base64(const void *data, size_t len, char *out, size_t out_cap) {

@@ -97,6 +97,39 @@ import Testing
         #expect(hits(key) == 3)
     }
 
+    /// Signing covers a body file (its SHA-256, read when the attempt starts) and
+    /// the server verifies it; a multipart body cannot be signed (libcurl makes its
+    /// boundary while sending) and is refused with nothing sent, as is a body file
+    /// that cannot be read.
+    @Test func aSignedUploadCoversTheFileAndAMultipartOneIsRefused() throws {
+        let f = try makeFile(200_000)
+        defer { try? FileManager.default.removeItem(at: f.dir) }
+        let signing = #""signing":{"secret":"mock-signing-secret"}"#
+        let o = try fetch(config(base: server.baseURL, envelope: Envelope.a, signing), "/signed?b=2&a=1", method: "PUT") {
+            #expect(nc_request_set_body_file($0.handle, f.path, nil) == NC_OK)
+        }
+        #expect(o.succeeded, "\(o)")
+        #expect(o.echo?["verified"] as? Bool == true)
+        #expect((o.echo?["string_to_sign"] as? String)?.contains("\n\(f.sha256)\n") == true, "\(o)")
+
+        let quiet = try privateServer()
+        defer { quiet.stop() }
+        let m = try fetch(config(base: quiet.baseURL, envelope: Envelope.a, signing), "/signed", method: "POST") {
+            #expect(nc_request_add_part($0.handle, "a", "1", 1, nil, nil) == NC_OK)
+        }
+        #expect(m.error?.domain == NC_DOMAIN_CLIENT)
+        #expect(m.error?.code == Int64(NC_CLIENT_INVALID_REQUEST))
+        #expect(m.error?.message.contains("a multipart body cannot be signed") == true, "\(m)")
+        #expect(m.error?.attempts == 0)
+        let missing = f.dir.appendingPathComponent("gone.bin").path
+        let g = try fetch(config(base: quiet.baseURL, envelope: Envelope.a, signing), "/signed", method: "PUT") {
+            #expect(nc_request_set_body_file($0.handle, missing, nil) == NC_OK)
+        }
+        #expect(g.error?.code == Int64(NC_CLIENT_INVALID_REQUEST))
+        #expect(g.error?.message.contains("'\(missing)'") == true, "\(g)")
+        #expect(serverStats(quiet).paths["/signed"] == nil)
+    }
+
     @Test func multipartFieldsAndFilesAreParsedByTheServer() throws {
         let f = try makeFile(100_000, name: "photo.jpg")
         defer { try? FileManager.default.removeItem(at: f.dir) }

@@ -93,6 +93,22 @@ def test_signing_is_verified_by_the_server(base):
         assert info.value.code == 401
 
 
+def test_signing_covers_a_body_file_and_refuses_multipart(base, tmp_path):
+    path = tmp_path / "body.bin"
+    payload = bytes(range(256)) * 1000
+    path.write_bytes(payload)
+    config = {"base_url": base, "envelope": {}, "signing": {"secret": "mock-signing-secret"}}
+    with netcore.Client(config) as c:
+        with open(path, "rb") as f:
+            r = c.put("/signed", data=f)
+        assert r.data["verified"] is True
+        assert r.data["string_to_sign"].split("\n")[3] == hashlib.sha256(payload).hexdigest()
+        with pytest.raises(netcore.InvalidRequest) as info:
+            c.post("/signed", data={"a": "1"}, files={"f": ("a.txt", b"x", "text/plain")})
+        assert "a multipart body cannot be signed" in str(info.value)
+        assert info.value.attempts == 0
+
+
 def test_the_docs_vector_with_pythons_hmac():
     body = b'{"item":"book","qty":2}'
     text = "\n".join(["POST", "/v1/orders", "a=0&a=1&b=x%20y",

@@ -26,6 +26,11 @@ int ncshim_hmac_key_sign(const ncshim_hmac_key *key, const void *data, size_t le
 /* SHA-256 of `data`; writes 32 bytes to `out`. 1 on success. */
 int ncshim_sha256(const void *data, size_t len, unsigned char out[32]);
 
+/* SHA-256 of the file at `path`, read through once (a signed request's body file);
+   writes 32 bytes to `out`. 1 on success; 0 on failure with the errno of the open
+   or read that failed in `*err` (0 when libcrypto failed). */
+int ncshim_sha256_file(const char *path, unsigned char out[32], int *err);
+
 /* Standard base64 (with padding) of `data` into `out`, NUL-terminated. `out_cap`
    must be at least 4 * ((len + 2) / 3) + 1. Returns the characters written, or 0
    when `out_cap` is too small or `len` too large. */

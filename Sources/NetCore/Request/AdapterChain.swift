@@ -120,7 +120,8 @@ final class AdapterChain: AttemptPreparer {
             guard let key else {
                 return .failure(.internalError("The request could not be signed (libcrypto failed)."))
             }
-            if let e = RequestSigning.sign(&out, signing, key: key, url: original.location, timestamp: clock()) {
+            if let e = RequestSigning.sign(
+                &out, signing, key: key, url: original.location, upload: original.upload, timestamp: clock()) {
                 return .failure(e)
             }
         }

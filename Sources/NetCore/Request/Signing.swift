@@ -21,23 +21,16 @@ enum RequestSigning {
     /// Nil, or the error to fail the attempt with (the message names no secret).
     static func sign(
         _ request: inout OutgoingRequest, _ signing: Configuration.Signing, key: SigningKey,
-        url: RequestURL? = nil, timestamp: Int64
+        url: RequestURL? = nil, upload: Upload? = nil, timestamp: Int64
     ) -> NetError? {
         guard let (path, query) = (url ?? RequestURL(request.url)).pathAndQuery else {
             return .invalidRequest("The URL of \(request.method) could not be parsed to sign the request.")
         }
         let ts = String(timestamp)
         let bodyHash: [UInt8]
-        if let body = request.body, body.count > 0 {
-            guard let hash = sha256(body.bytes) else {
-                return .internalError("The request could not be signed (libcrypto failed).")
-            }
-            var hex = [UInt8]()
-            hex.reserveCapacity(64)
-            appendHex(hash, to: &hex)
-            bodyHash = hex
-        } else {
-            bodyHash = emptyBodySHA256HexBytes
+        switch bodySHA256Hex(request, upload) {
+        case .success(let hex): bodyHash = hex
+        case .failure(let e): return e
         }
         let message = stringToSignBytes(
             method: request.method, path: path, query: query, bodySHA256: bodyHash, timestamp: ts)
@@ -55,6 +48,44 @@ enum RequestSigning {
             return error
         }
         return nil
+    }
+
+    /// hex(sha256(body)) of what the attempt sends: the in-memory body, the body
+    /// file as it is when the attempt starts (read through once), or "" for none.
+    /// A multipart body cannot be signed: libcurl makes its boundary while it
+    /// sends, so its bytes are not known here.
+    private static func bodySHA256Hex(_ request: OutgoingRequest, _ upload: Upload?) -> Result<[UInt8], NetError> {
+        let digest: [UInt8]
+        switch upload {
+        case .multipart?:
+            return .failure(
+                .invalidRequest(
+                    "\(request.method) \(request.url): a multipart body cannot be signed (libcurl chooses its "
+                        + "boundary while sending, so its SHA-256 is not known beforehand); send the body as a file "
+                        + "or bytes, or use a client without \"signing\". Nothing was sent."))
+        case .file(let file, _)?:
+            var hash = [UInt8](repeating: 0, count: 32)
+            var err: Int32 = 0
+            let ok = hash.withUnsafeMutableBufferPointer { ncshim_sha256_file(file, $0.baseAddress, &err) }
+            guard ok == 1 else {
+                let reason = err != 0 ? String(cString: strerror(err)) : "libcrypto failed"
+                return .failure(
+                    .invalidRequest(
+                        "\(request.method) \(request.url): cannot read the upload file '\(file)' to sign the "
+                            + "request: \(reason); nothing was sent."))
+            }
+            digest = hash
+        case nil:
+            guard let body = request.body, body.count > 0 else { return .success(emptyBodySHA256HexBytes) }
+            guard let hash = sha256(body.bytes) else {
+                return .failure(.internalError("The request could not be signed (libcrypto failed)."))
+            }
+            digest = hash
+        }
+        var hex = [UInt8]()
+        hex.reserveCapacity(64)
+        appendHex(digest, to: &hex)
+        return .success(hex)
     }
 
     /// hex(sha256("")): the body hash of a request without a body.
