@@ -427,7 +427,7 @@ package final class TransferLoop: @unchecked Sendable {
     /// Asks the loop thread to cancel `t` and returns at once, from any thread
     /// (this loop's included): never waits, never runs the completion on the
     /// calling thread. For callers that hold a lock the completion may need, such
-    /// as a Swift task-cancellation handler (see NetClient+Async.swift). Idempotent.
+    /// as a Swift task-cancellation handler (see module NetCore's NetClient+Async.swift). Idempotent.
     package func requestCancel(_ t: Transfer) {
         monitor.lock()
         if let owner = t.owner {
