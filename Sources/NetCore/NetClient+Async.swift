@@ -91,10 +91,10 @@ enum AsyncWaiter {
     /// The waiters completed in one pass of the loop, resumed by one job on Swift's
     /// global executor (TransferLoop.deferResume says why).
     static func resumeAll(_ waiters: [UnsafeRawPointer]) {
-        let batch = Batch(waiters: waiters)
-        Task.detached { for w in batch.waiters { continuation(w).resume() } }
+        let batch = Waiters(pointers: waiters)
+        Task.detached { for w in batch.pointers { continuation(w).resume() } }
     }
 
     /// Continuations in their pointer form (each resumed exactly once, by the job).
-    private struct Batch: @unchecked Sendable { let waiters: [UnsafeRawPointer] }
+    private struct Waiters: @unchecked Sendable { let pointers: [UnsafeRawPointer] }
 }
