@@ -25,7 +25,13 @@ SWIFT_FORMAT_DIRS := Sources Tests bench/swift/Sources examples/swift
 C_FORMAT_FILES := $(wildcard Sources/CCurlShim/*.c Sources/CCurlShim/include/*.h Sources/CJansson/*.h \
 	include/*.h examples/c/*.c Tests/C/*.c Tests/fault/*.c Tests/fuzz/*.c bench/c/*.c bench/c/*.h)
 
-SWIFT_RELEASE_FLAGS := -c release --product netcore -Xswiftc -static-stdlib \
+# NO_CONCURRENCY: the C product's modules (NetCoreBase, CNetAPI) are compiled without
+# the implicit `import _Concurrency`, so the compiler proves they use none and
+# libswift_Concurrency.a, libdispatch.a and libBlocksRuntime.a stay out of the
+# library (docs/size.md). A flag of this build, never of Package.swift: SwiftPM
+# refuses unsafe flags in a package that others depend on.
+NO_CONCURRENCY := -Xswiftc -Xfrontend -Xswiftc -disable-implicit-concurrency-module-import
+SWIFT_RELEASE_FLAGS := -c release --product netcore -Xswiftc -static-stdlib $(NO_CONCURRENCY) \
 	-Xlinker --version-script=$(CURDIR)/include/netcore.map -Xlinker -soname=$(SONAME) \
 	-Xcc -gdwarf-4
 
@@ -109,7 +115,7 @@ UBSAN_RT := $(dir $(shell clang -print-file-name=libclang_rt.ubsan_standalone-x8
 UBSAN_FLAGS := -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined -Xcc -g \
 	-Xlinker -L$(UBSAN_RT) -Xlinker -lclang_rt.ubsan_standalone-x86_64 -Xlinker -rpath=$(UBSAN_RT)
 test-ubsan: deps
-	swift build -c release --product netcore --scratch-path .build-ubsan $(UBSAN_FLAGS)
+	swift build -c release --product netcore $(NO_CONCURRENCY) --scratch-path .build-ubsan $(UBSAN_FLAGS)
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 NC_CC=clang \
 	  NC_CFLAGS="-fsanitize=undefined -fno-sanitize-recover=undefined" NC_LIBDIR=.build-ubsan/release Tests/fault/c-suites.sh
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 swift test --scratch-path .build-ubsan $(UBSAN_FLAGS) --skip ExecutorTests
@@ -126,7 +132,7 @@ alloc-fail: lib
 # Tests/fuzz/fuzz_*.c target for FUZZ_SECONDS seconds on its seed corpus.
 FUZZ_SECONDS ?= 60
 fuzz: deps
-	swift build -c release --product netcore --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer \
+	swift build -c release --product netcore $(NO_CONCURRENCY) --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer \
 	  -Xcc -fsanitize=fuzzer-no-link -Xcc -fsanitize=address
 	FUZZ_SECONDS=$(FUZZ_SECONDS) Tests/fuzz/run.sh
 

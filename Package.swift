@@ -9,7 +9,7 @@ let package = Package(
     products: [
         // libnetcore.so: the C ABI. Build it with `make lib` for the distributable form.
         .library(name: "netcore", type: .dynamic, targets: ["CNetAPI"]),
-        // The core, for Swift callers.
+        // The core with its Swift concurrency API, for Swift callers (`import NetCore`).
         .library(name: "NetCore", targets: ["NetCore"]),
         // The examples' stories in Swift (examples/swift; run by Tests/C/run.sh).
         .executable(name: "netcore-examples", targets: ["NetCoreExamples"]),
@@ -19,13 +19,17 @@ let package = Package(
         .systemLibrary(name: "CJansson", path: "Sources/CJansson", pkgConfig: "jansson",
                        providers: [.apt(["libjansson-dev"])]),
         .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("crypto")]),
-        .target(name: "NetCore", dependencies: ["CCurlShim", "CJansson"]),
-        .target(name: "CNetAPI", dependencies: ["NetCore", "CNetCore"]),
+        // The core, without Swift concurrency: all the C library is built on (ARCHITECTURE.md).
+        .target(name: "NetCoreBase", dependencies: ["CCurlShim", "CJansson"]),
+        // The Swift concurrency API (async send, the client's executor, streams), on
+        // NetCoreBase, which it re-exports: Swift callers `import NetCore`.
+        .target(name: "NetCore", dependencies: ["NetCoreBase"]),
+        .target(name: "CNetAPI", dependencies: ["NetCoreBase", "CNetCore"]),
         .executableTarget(name: "NetCoreExamples", dependencies: ["NetCore"], path: "examples/swift"),
         // Starts Tests/Support/mock_server.py for the Swift test suites.
         .target(name: "MockServerSupport", path: "Tests/Support/Swift"),
-        .testTarget(name: "NetCoreTests", dependencies: ["NetCore", "MockServerSupport"]),
+        .testTarget(name: "NetCoreTests", dependencies: ["NetCore", "NetCoreBase", "MockServerSupport"]),
         // Imports NetCore too, only to check its numbers against the header's macros.
-        .testTarget(name: "CAPITests", dependencies: ["CNetAPI", "CNetCore", "NetCore", "MockServerSupport"]),
+        .testTarget(name: "CAPITests", dependencies: ["CNetAPI", "CNetCore", "NetCore", "NetCoreBase", "MockServerSupport"]),
     ]
 )

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Lists the public Swift declarations of Sources/NetCore without a DocC comment.
+"""Lists the public Swift declarations of the Swift API without a DocC comment:
+Sources/NetCoreBase (the core) and Sources/NetCore (its Swift concurrency API).
 
 A declaration is documented when a `///` line (or the end of a `/** */` block)
 comes right above it, attributes (`@inlinable`, `@discardableResult`, …) in
@@ -23,9 +24,12 @@ EXEMPT = re.compile(
     r"|func makeIterator|func next\(|init\(dictionaryLiteral|init\(stringLiteral|init\(arrayLiteral"
     r"|init\(integerLiteral|func enqueue\(|func asUnownedTaskExecutor|var errorDescription)")
 
+SOURCE_DIRS = ("Sources/NetCoreBase", "Sources/NetCore")
+
 
 def gaps(root):
-    for path in sorted(pathlib.Path(root, "Sources/NetCore").rglob("*.swift")):
+    paths = [p for d in SOURCE_DIRS for p in pathlib.Path(root, d).rglob("*.swift")]
+    for path in sorted(paths):
         lines = path.read_text(encoding="utf-8").split("\n")
         for i, line in enumerate(lines):
             if not DECL.match(line) or EXEMPT.search(line):

@@ -6,7 +6,8 @@ Reads the linker map (gold's, GNU ld's or lld's) of a `make lib` build (`make si
 read-only data, data, Swift metadata; not unwind tables, relocations, bss or debug
 info, which the linkers' maps attribute differently) per origin:
 
-  ours            NetCore, CNetAPI and CCurlShim objects of this package
+  ours            NetCoreBase, CNetAPI and CCurlShim objects of this package (and
+                  NetCore, the async API, which the C library does not link)
   Swift stdlib    libswiftCore.a's Swift code (Swift.o)
   C++ runtime     libswiftCore.a's runtime written in C++ (*.cpp.o), demangler apart
   demangler       the Swift demangler/remangler inside libswiftCore.a
@@ -43,7 +44,7 @@ def origin(path: str) -> str:
         if DEMANGLER.search(path):
             return "demangler"
         return "C++ runtime"
-    if re.search(r"/(NetCore|CNetAPI|CCurlShim)\.build/", path):
+    if re.search(r"/(NetCoreBase|NetCore|CNetAPI|CCurlShim)\.build/", path):
         return "ours"
     return "other"
 

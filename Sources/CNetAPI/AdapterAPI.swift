@@ -1,5 +1,5 @@
 import CNetCore
-import NetCore
+import NetCoreBase
 
 // Adapters, token, signing (netcore.h section of the same name), and the response
 // details that came with them (max redirects, the effective URL).

@@ -1,5 +1,5 @@
 import CNetCore
-import NetCore
+import NetCoreBase
 
 // Conversions shared by every nc_* function: C strings in, handles in and out,
 // borrowed C strings out. No behaviour lives here.

@@ -1,5 +1,5 @@
 import CNetCore
-import NetCore
+import NetCoreBase
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import CNetCore
-import NetCore
+import NetCoreBase
 
 // The endpoint catalog (netcore.h, "Endpoint catalog"): argument checks, one call
 // into NetCore (NetClient+Endpoints.swift, EndpointCatalog.swift), result conversion.

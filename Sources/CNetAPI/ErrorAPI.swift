@@ -1,5 +1,5 @@
 import CNetCore
-import NetCore
+import NetCoreBase
 
 /// The object behind an `nc_error *`: a NetError plus the C strings handed out
 /// from it, made on first use and kept as long as the handle.

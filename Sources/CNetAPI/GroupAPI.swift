@@ -1,5 +1,5 @@
 import CNetCore
-import NetCore
+import NetCoreBase
 
 // Cancellation groups: nc_request_set_group, nc_client_cancel_group,
 // nc_client_cancel_all (header section "Cancellation groups").

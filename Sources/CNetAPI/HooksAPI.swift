@@ -1,5 +1,5 @@
 import CNetCore
-import NetCore
+import NetCoreBase
 
 // Hooks: request flags, error / auth-expired / event / log handlers, task ids and
 // response metrics. Each function converts and forwards to NetClient+Hooks.swift.

@@ -1,5 +1,5 @@
 import CNetCore
-import NetCore
+import NetCoreBase
 
 // Single-flight token refresh: nc_client_set_token_refresher, nc_client_refresh_done
 // (header section "Token refresh").

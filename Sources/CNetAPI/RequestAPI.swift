@@ -1,5 +1,5 @@
 import CNetCore
-import NetCore
+import NetCoreBase
 
 /// The object behind an `nc_request *`: the current Request value, held in an
 /// immutable snapshot so a send can borrow it (one retain) instead of copying every

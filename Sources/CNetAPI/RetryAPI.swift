@@ -1,5 +1,5 @@
 import CNetCore
-import NetCore
+import NetCoreBase
 
 // Retry and time limits: the request's retry override, deadline, connect and idle
 // timeouts, and the client's retry handler. Each converts and forwards to

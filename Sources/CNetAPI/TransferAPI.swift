@@ -1,7 +1,7 @@
 // Transfers (issue 15 items 8 and 10): progress and body callbacks on a request.
 // Downloads are nc_request_set_output_file (RequestAPI.swift).
 import CNetCore
-import NetCore
+import NetCoreBase
 
 @c @implementation
 public func nc_request_set_progress(

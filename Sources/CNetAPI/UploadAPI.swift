@@ -1,5 +1,5 @@
 import CNetCore
-import NetCore
+import NetCoreBase
 
 // Uploads (include/netcore.h "Uploads"; NetCore: Request+Upload.swift).
 

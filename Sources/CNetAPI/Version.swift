@@ -1,5 +1,5 @@
 import CNetCore
-import NetCore
+import NetCoreBase
 
 // The version is the header's NC_VERSION_* macros; NetCore's NetCoreVersion (which
 // cannot import the header) is checked against them by

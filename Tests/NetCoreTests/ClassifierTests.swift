@@ -1,6 +1,7 @@
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 /// Classification rules 2–5 and raw mode, on canned responses (no network):
 /// the rules are pure functions of status, body and schema.

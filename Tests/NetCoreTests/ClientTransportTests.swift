@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 /// The core's client against the real loopback server.
 @Suite struct ClientTransportTests {

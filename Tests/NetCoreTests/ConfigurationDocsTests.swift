@@ -3,6 +3,7 @@ import MockServerSupport
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 /// The table of configuration keys (ConfigurationKeys.swift) against
 /// docs/configuration.md and against the Swift types whose defaults it sets.

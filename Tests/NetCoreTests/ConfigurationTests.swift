@@ -1,6 +1,7 @@
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 @Suite struct ConfigurationTests {
     func parse(_ json: String) -> Result<Configuration, NetError> { Configuration.parse(json: json) }

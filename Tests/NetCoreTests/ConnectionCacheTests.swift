@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 /// libcurl's cache of idle connections (TransferLoop.sizeConnectionCache).
 @Suite struct ConnectionCacheTests {

@@ -2,6 +2,7 @@ import MockServerSupport
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 /// `JSONValueDecoder` on parsed values, and `Response.decode` / `NetClient.decode`
 /// against the loopback server.

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 /// EasyHandlePool's sizing, with the clock in the test's hands.
 @Suite struct EasyHandlePoolTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 /// The catalog's pure parts: spec parsing, path templates, resolution of a request
 /// naming an endpoint into the plain request it stands for. No server.

@@ -2,6 +2,7 @@ import MockServerSupport
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 #if canImport(Glibc)
 import Glibc

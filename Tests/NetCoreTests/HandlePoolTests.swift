@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 /// The loop's pool of idle easy handles (EasyHandlePool, through TransferLoop).
 @Suite struct HandlePoolTests {

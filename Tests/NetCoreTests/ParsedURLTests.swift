@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 /// libcurl gets each request's URL already parsed (CURLOPT_CURLU, held by the
 /// prepared request); pooled easy handles go from one URL to the next.

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 /// Which variable wins (ProxyEnvironment.swift; end to end in Tests/python/test_proxy.py).
 @Suite struct ProxyEnvironmentTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 @Suite struct RequestBuildingTests {
     func settings(_ json: String) throws -> ClientSettings {

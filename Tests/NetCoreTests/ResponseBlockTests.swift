@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 /// A response's body and header lines share one block (ncsink_take): each part
 /// stays intact and outlives the response object.

@@ -2,6 +2,7 @@ import MockServerSupport
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 /// Building configurations in Swift (Configuration+Swift.swift) and checking them
 /// (Configuration+Validation.swift).

@@ -3,6 +3,7 @@ import MockServerSupport
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 /// The TLS, proxy and HTTP-version settings built in Swift (Configuration+Swift.swift)
 /// against the HTTPS servers of Tests/Support/tls_server.py; the same cases through

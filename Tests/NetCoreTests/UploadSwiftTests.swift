@@ -3,6 +3,7 @@ import MockServerSupport
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 /// Uploads from the Swift API: `Request.setBodyFile` and multipart parts.
 @Suite struct UploadSwiftTests {

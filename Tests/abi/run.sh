@@ -4,7 +4,7 @@
 #      symbols (nm -D) and the NC_API functions of include/netcore.h
 #   2. every NC_API function's comment has the four beats — a description, then
 #      "Ownership:", "Thread:", "Returns:" lines — and a "Since: MAJOR.MINOR" line
-#   2b. every public Swift declaration of Sources/NetCore has a DocC comment
+#   2b. every public Swift declaration of Sources/NetCoreBase and Sources/NetCore has a DocC comment
 #   3. the ABI compared with the checked-in baseline (scripts/abi.sh check: abidiff)
 #   4. that comparison fails on a changed signature, a renumbered constant and a
 #      removed function, and passes additions (header copies in a temp dir)
@@ -108,7 +108,7 @@ fi
 
 # --- 2b. DocC comments on the public Swift API ------------------------------------
 
-# Every public/open declaration of Sources/NetCore has a `///` comment
+# Every public/open declaration of Sources/NetCoreBase and Sources/NetCore has a `///` comment
 # (scripts/check-docc.py, with its exemptions for standard-library requirements).
 if out=$(python3 scripts/check-docc.py 2>&1); then
   pass "every public Swift declaration has a DocC comment"

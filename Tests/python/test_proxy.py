@@ -1,6 +1,6 @@
 """The environment's proxy variables (http_proxy, https_proxy, all_proxy, no_proxy
 and their upper-case forms): read once when a client is made and applied as libcurl
-applies them (Sources/NetCore/Transport/ProxyEnvironment.swift). Each case runs in
+applies them (Sources/NetCoreBase/Transport/ProxyEnvironment.swift). Each case runs in
 a subprocess with its own environment; the loopback mock server plays the proxy (it
 answers absolute-form request targets, and refuses CONNECT with 501). The origin is
 a loopback port nothing listens on: reached directly, a request fails at once with

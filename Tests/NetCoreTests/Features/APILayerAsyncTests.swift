@@ -2,6 +2,7 @@ import MockServerSupport
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 /// The API layer from Swift's async surface against the loopback server: endpoints
 /// called with `try await client.call(…)`, their errors, a `RequestAdapter` run

@@ -2,6 +2,7 @@ import MockServerSupport
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 /// `NetClient.batch(_:policy:)`: results in order, fail-fast, cancellation of the
 /// awaiting task, and batches inside a TaskGroup, against the loopback server.

@@ -3,6 +3,7 @@ import MockServerSupport
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 /// In-flight coalescing from Swift: `try await send` callers of identical GETs
 /// share one transfer; `RequestFlags.noCoalesce` and `Configuration.coalesce`

@@ -2,6 +2,7 @@ import Testing
 
 // Pure tests of the hooks' core pieces: redaction, event JSON, log lines, flags.
 @testable import NetCore
+@testable import NetCoreBase
 
 @Suite struct HooksCoreTests {
     @Test func redactionDropsUserinfoFragmentAndSecretValues() {

@@ -2,6 +2,7 @@ import MockServerSupport
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 /// The reachability gate's pieces without the network: which hosts are loopback,
 /// the mode as Swift sets it, and the Swift API against the loopback server.

@@ -2,6 +2,7 @@ import CCurlShim
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 /// The retry decision on its own: pure, no server (RetryPolicy.swift, Backoff.swift,
 /// RetryAfter.swift, RetryPolicy+JSON.swift).

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 /// Retry and time limits from Swift: `RetryPolicy` values on the configuration, the
 /// client and the request, `NetClient.retryHandler`, `NetError.timeout`, through

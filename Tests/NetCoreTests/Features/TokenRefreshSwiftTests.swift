@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 /// `NetClient.refresher` (an async closure) against the loopback server's
 /// /auth/check: one refresh for concurrent expired sends, each sent again with the

@@ -2,6 +2,7 @@ import CCurlShim
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 /// Request signing (Signing.swift, docs/signing.md) and the per-attempt adapter
 /// chain (AdapterChain.swift), without a server.

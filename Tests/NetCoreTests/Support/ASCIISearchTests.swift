@@ -2,6 +2,7 @@ import Testing
 
 // containsASCII replaces String.contains(String) (from _StringProcessing) in the core.
 @testable import NetCore
+@testable import NetCoreBase
 
 @Suite struct ASCIISearchTests {
     @Test func findsTheNeedleAnywhere() {

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 /// Records every event; waits for one to appear.
 final class RecordingMonitor: EventMonitor, @unchecked Sendable {

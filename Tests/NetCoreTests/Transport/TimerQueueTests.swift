@@ -1,6 +1,7 @@
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 /// The loop's timer queue, with a made-up clock (no loop, no server).
 @Suite struct TimerQueueTests {

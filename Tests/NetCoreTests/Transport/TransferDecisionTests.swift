@@ -2,6 +2,7 @@ import CCurlShim
 import Testing
 
 @testable import NetCore
+@testable import NetCoreBase
 
 /// `Transfer.next(after:)` on made-up hop outcomes: classification, redirects,
 /// failures and the policy seam, with no server and no libcurl transfer.

@@ -1,3 +1,6 @@
+import NetCoreBase
+import Synchronization
+
 /// Streamed response bodies for Swift callers (nc_request_set_body_callback).
 extension NetClient {
     /// Sends `request` and yields its 2xx body in chunks as they arrive:
@@ -38,9 +41,8 @@ extension NetClient {
 }
 
 /// Set once the consumer is gone: the body handler then aborts the transfer.
-private final class StreamStop: @unchecked Sendable {
-    private let flag = Lock()
-    private var value = false
-    var isSet: Bool { flag.withLock { value } }
-    func set() { flag.withLock { value = true } }
+private final class StreamStop: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var isSet: Bool { flag.load(ordering: .acquiring) }
+    func set() { flag.store(true, ordering: .releasing) }
 }

@@ -17,7 +17,7 @@ extension NetClient {
     /// Queues `t`, joining the transfer in flight for an identical request when
     /// there is one. One branch for a request that is not eligible.
     @inline(__always)
-    func submit(_ t: Transfer) -> Bool {
+    package func submit(_ t: Transfer) -> Bool {
         if let key = t.original?.coalescingKey, !t.standsAlone { return coalescing.submit(t, key) }
         return loop.submit(t)
     }

@@ -1,3 +1,5 @@
+import NetCoreBase
+
 /// Swift concurrency on top of `send(_:completion:)`.
 ///
 /// - Result: the `Response` on success. Every failure throws one `NetError`; for
@@ -31,9 +33,11 @@ extension NetClient {
         // at once, in the completion's own pass; others at the end of the pass, in
         // one batch (TransferLoop.deferResume).
         let t = transfer(request) { t, response, error in
-            t.loop.monitor.withLock { t.published = NetClient.outcome(response, error) }
+            t.publish(NetClient.outcome(response, error))
             guard let waiter = t.waiter else { return }
-            if t.waiterOnLoop || !t.loop.deferResume(waiter) { waiter.resume() }
+            if t.waiterOnLoop || !t.loop.deferResume(waiter, resumeAll: AsyncWaiter.resumeAll) {
+                AsyncWaiter.continuation(waiter).resume()
+            }
         }
         t.waiterOnLoop = loop.onLoopThread
         // The outcome travels through `t.published` under the loop's lock rather than
@@ -44,17 +48,17 @@ extension NetClient {
         // one costs an allocation per request.
         await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-                t.waiter = continuation   // before submit(), whose lock publishes it
+                t.waiter = AsyncWaiter.pointer(continuation)   // before submit(), whose lock publishes it
                 if !self.submit(t) {
                     // Shutting down: the completion will never run.
-                    t.loop.monitor.withLock { t.published = .failure(.shutdown) }
+                    t.publish(.failure(.shutdown))
                     continuation.resume()
                 }
             }
         } onCancel: {
             t.loop.requestCancel(t)
         }
-        let outcome = loop.monitor.withLock { t.published }
+        let outcome = t.publishedOutcome
         return try (outcome ?? .failure(.internalError("The request completed without a result."))).get()
     }
 
@@ -69,13 +73,28 @@ extension NetClient {
         return try response.decode(type, using: decoder)
     }
 
-    /// One completion's arguments as a result; the response rides on the error.
-    static func outcome(_ response: Response?, _ error: NetError?) -> Result<Response, NetError> {
-        if var error {
-            if error.response == nil { error.response = response }
-            return .failure(error)
-        }
-        if let response { return .success(response) }
-        return .failure(.internalError("The request completed with neither a response nor an error."))
+}
+
+/// An async send's waiter as NetCoreBase keeps it (`Transfer.waiter`,
+/// `TransferLoop.deferResume`): the continuation's one pointer, since that module
+/// names no concurrency type. `UnsafeContinuation` is a frozen struct of exactly
+/// that pointer (its `context`), so the casts below are exact both ways.
+enum AsyncWaiter {
+    static func pointer(_ c: UnsafeContinuation<Void, Never>) -> UnsafeRawPointer {
+        unsafeBitCast(c, to: UnsafeRawPointer.self)
     }
+
+    static func continuation(_ p: UnsafeRawPointer) -> UnsafeContinuation<Void, Never> {
+        unsafeBitCast(p, to: UnsafeContinuation<Void, Never>.self)
+    }
+
+    /// The waiters completed in one pass of the loop, resumed by one job on Swift's
+    /// global executor (TransferLoop.deferResume says why).
+    static func resumeAll(_ waiters: [UnsafeRawPointer]) {
+        let batch = Waiters(pointers: waiters)
+        Task.detached { for w in batch.pointers { continuation(w).resume() } }
+    }
+
+    /// Continuations in their pointer form (each resumed exactly once, by the job).
+    private struct Waiters: @unchecked Sendable { let pointers: [UnsafeRawPointer] }
 }

@@ -45,7 +45,7 @@ public final class Transfer: @unchecked Sendable {
     /// Two words for a completion that is not a Swift closure — the C API's function
     /// pointer and userdata — so a send allocates no closure context.
     package let foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?)
-    let loop: TransferLoop
+    package let loop: TransferLoop
     /// The client's event monitor when the transfer was sent (nil: no events, and
     /// no timings read).
     let monitor: (any EventMonitor)?
@@ -66,14 +66,17 @@ public final class Transfer: @unchecked Sendable {
     // Guarded by loop.monitor.
     var done = false
     var cancelRequested = false
-    /// The async API's outcome, handed from the completion to the awaiting task.
+    /// The async API's outcome, handed from the completion to the awaiting task
+    /// (`publish`, `publishedOutcome`).
     var published: Result<Response, NetError>?
-    /// The async API's waiting task: set before submission, resumed once by the
+    /// The async API's waiting task (module NetCore, NetClient+Async.swift): its
+    /// `UnsafeContinuation<Void, Never>` as the one pointer that value is, so this
+    /// module names no concurrency type. Set before submission, resumed once by the
     /// completion (a field rather than a closure capture, so no context is allocated).
-    var waiter: UnsafeContinuation<Void, Never>?
+    package var waiter: UnsafeRawPointer?
     /// The waiting task runs on the client's executor (the loop thread): resumed at
     /// once rather than batched (TransferLoop.deferResume). Set before submission.
-    var waiterOnLoop = false
+    package var waiterOnLoop = false
     /// Set by the loop thread when it takes the transfer with a cancel already asked.
     var cancelledBeforeStart = false
     /// `TransferLoop.resume(_:)` was asked for this parked transfer.
@@ -188,6 +191,14 @@ public final class Transfer: @unchecked Sendable {
         let left = p.timeoutMs - elapsedMs
         return left > 0 ? left : 0
     }
+
+    /// Hands the async API's outcome to the awaiting task (under the loop's monitor).
+    package func publish(_ outcome: Result<Response, NetError>) {
+        loop.monitor.withLock { published = outcome }
+    }
+
+    /// The outcome `publish` handed over; nil if none was.
+    package var publishedOutcome: Result<Response, NetError>? { loop.monitor.withLock { published } }
 
     /// Cancels the request: when this returns the completion has run (loop mode,
     /// from another thread), with its real result if it had begun, else with

@@ -15,29 +15,6 @@ extension NetClient {
             start, maxPerMinute: maxPerMinute ?? Int(currentSettings.config.auth.maxRefreshesPerMinute))
     }
 
-    /// The refresher as an async closure returning the new token (Swift's form of
-    /// `setTokenRefresher`): run in a task of its own when requests find the login
-    /// expired; what it returns is installed and the waiting requests go on; what it
-    /// throws fails them with AUTH_REFRESH_FAILED and the error's description. nil
-    /// (the default): no refresh.
-    public var refresher: (@Sendable (NetError) async throws -> String)? {
-        get { tokenRefresher.asyncForm }
-        set {
-            tokenRefresher.asyncForm = newValue
-            guard let newValue else { setTokenRefresher(nil); return }
-            setTokenRefresher { [weak self] error in
-                Task {
-                    do {
-                        let token = try await newValue(error)
-                        try? self?.refreshDone(token: token)
-                    } catch {
-                        try? self?.refreshDone(token: nil, message: "\(error)")
-                    }
-                }
-            }
-        }
-    }
-
     /// Why `refreshDone` changed nothing.
     public enum RefreshDoneRefusal: Error, Sendable {
         /// No refresh is running (nothing asked for one, or it was answered).
@@ -57,6 +34,13 @@ extension NetClient {
         case .failure(.noRefreshRunning): throw .noRefreshRunning
         case .failure(.badToken(let e)): throw .invalidToken(e)
         }
+    }
+
+    /// The async refresher module NetCore's `refresher` set last, for its getter
+    /// (kept as `Any`: this module names no async function type).
+    package var asyncRefresher: (any Sendable)? {
+        get { tokenRefresher.asyncForm }
+        set { tokenRefresher.asyncForm = newValue }
     }
 
     /// A refresh runs now: requests wait for it.

@@ -3,9 +3,7 @@
 public final class NetClient: @unchecked Sendable {
     private let settingsLock = Lock()
     private var settings: ClientSettings
-    let loop: TransferLoop
-    /// Runs tasks that prefer it on the transfer thread (NetClient+Executor.swift).
-    public let executor: Executor
+    package let loop: TransferLoop
     /// Error, auth-expired, event and log hooks (NetClient+Hooks.swift).
     let hooks: ClientHooks
     /// Token, basic credentials and request adapters (NetClient+Adapters.swift).
@@ -49,7 +47,6 @@ public final class NetClient: @unchecked Sendable {
         }
         self.loop = loop
         self.cookieJar = jar
-        self.executor = Executor(loop: loop)
         self.hooks = ClientHooks(loop: loop)
         self.reachabilityGate = ReachabilityGate(
             mode: configuration.reachability.mode, waitForNetworkMs: configuration.reachability.waitForNetworkMs)
@@ -149,7 +146,7 @@ public final class NetClient: @unchecked Sendable {
         return .success(t.result)
     }
 
-    func transfer(
+    package func transfer(
         _ request: Request, foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?) = (nil, nil),
         _ completion: @escaping Transfer.Deliver
     ) -> Transfer {
@@ -289,5 +286,17 @@ final class ClientSettings: Sendable {
     func policy(for prepared: PreparedRequest?) -> (any TransferPolicy)? {
         if let policy { return policy }
         return prepared?.resilience.retry != nil ? RetryTransferPolicy.standard : nil
+    }
+}
+
+extension NetClient {
+    /// One completion's arguments as a result; the response rides on the error.
+    package static func outcome(_ response: Response?, _ error: NetError?) -> Result<Response, NetError> {
+        if var error {
+            if error.response == nil { error.response = response }
+            return .failure(error)
+        }
+        if let response { return .success(response) }
+        return .failure(.internalError("The request completed with neither a response nor an error."))
     }
 }

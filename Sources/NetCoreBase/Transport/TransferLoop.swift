@@ -7,7 +7,7 @@ import Glibc
 
 /// The transfer loop of one client: one libcurl multi handle driven by one thread
 /// (`curl_multi_poll` + `curl_multi_wakeup`). It owns the thread, the multi handle,
-/// the queues in (submissions, cancels, resumes, executor jobs), the timer queue of
+/// the queues in (submissions, cancels, resumes, a pass hook's work), the timer queue of
 /// delayed relaunches, and the carrying out of `TransferAction`s — nothing else.
 /// What to do after a hop is decided by `Transfer.next(after:)`
 /// (Transfer+Outcome.swift); features decide through `TransferPolicy` and are
@@ -16,7 +16,11 @@ import Glibc
 /// Other threads only queue work under `monitor` and wake the loop; every libcurl
 /// call on the multi handle happens on the loop thread. No lock is held while user
 /// code runs.
-final class TransferLoop: @unchecked Sendable {
+///
+/// It names no Swift concurrency type (the C library links none): module NetCore's
+/// executor reaches it through `LoopPassHook`, and async sends' waiters through
+/// `deferResume(_:resumeAll:)`, as raw pointers (ARCHITECTURE.md, "The seam").
+package final class TransferLoop: @unchecked Sendable {
     let monitor = Monitor()
     let mode: Configuration.CallbackMode
     /// The proxy settings: configured, or the environment's read when the client was made.
@@ -44,8 +48,10 @@ final class TransferLoop: @unchecked Sendable {
     @exclusivity(unchecked) private var detached: [Transfer] = []
     /// cancelMatching() calls from other threads, for the loop thread to run.
     @exclusivity(unchecked) private var sweeps: [Sweep] = []
-    /// Jobs of tasks that prefer the client's executor (NetClient+Executor.swift).
-    @exclusivity(unchecked) private var jobs: [(UnownedJob, UnownedTaskExecutor)] = []
+    /// What runs at the start of each pass besides the loop's own work: module
+    /// NetCore's executor, once a task asked for it (LoopPassHook); nil otherwise,
+    /// which costs the loop one check per pass. Dropped when the loop stops.
+    private var passHook: (any LoopPassHook)?
     /// The loop thread is in (or about to enter) curl_multi_poll: new work must wake it.
     private var polling = false
     /// A wake-up was sent during the current poll.
@@ -69,10 +75,10 @@ final class TransferLoop: @unchecked Sendable {
         /// Finished transfers of one drainMessages() pass, each retained once by hand:
         /// trivial elements, so emptying the list costs no per-element destroy.
         var messages: [(Unmanaged<Transfer>, UnsafeMutableRawPointer, CURLcode)] = []
-        /// Executor jobs taken from `jobs` for one pass.
-        var readyJobs: [(UnownedJob, UnownedTaskExecutor)] = []
-        /// Async sends completed in this pass, resumed together at its end (deferResume).
-        var continuations: [UnsafeContinuation<Void, Never>] = []
+        /// Async sends completed in this pass, resumed together at its end
+        /// (deferResume): their waiters as raw pointers, and what resumes them.
+        var deferred: [UnsafeRawPointer] = []
+        var resumeAll: (([UnsafeRawPointer]) -> Void)?
     }
     private let state: UnsafeMutablePointer<LoopState> = {
         let p = UnsafeMutablePointer<LoopState>.allocate(capacity: 1)
@@ -158,22 +164,35 @@ final class TransferLoop: @unchecked Sendable {
         }
     }
 
-    /// Queues a job of a task that prefers this client's executor
-    /// (NetClient+Executor.swift), from any thread (the loop thread included).
-    /// Jobs run on the loop thread at the start of each pass, before new
-    /// transfers start, so a task resumed by a completion sends its next request
-    /// in the same pass without a thread switch. Once shutdown has begun a job
-    /// goes to Swift's global executor instead: no task waits on a stopped loop.
-    func enqueueJob(_ job: UnownedJob, on executor: UnownedTaskExecutor) {
+    /// The pass hook of this loop (module NetCore's executor): the one installed,
+    /// else `make()`'s, installed now while the loop accepts work. Once shutdown
+    /// has begun the new hook is not installed: `queueForPass` refuses it, so its
+    /// work goes elsewhere (no task waits on a stopped loop). Any thread.
+    package func passHook<H: LoopPassHook>(_ make: () -> H) -> H {
         monitor.lock()
-        guard lifecycle.load(ordering: .relaxed).acceptsWork else {
+        defer { monitor.unlock() }
+        if let installed = passHook as? H { return installed }
+        let hook = make()
+        if passHook == nil && lifecycle.load(ordering: .relaxed).acceptsWork { passHook = hook }
+        return hook
+    }
+
+    /// Queues work of the installed pass hook `hook`, from any thread (the loop
+    /// thread included): runs `body` (which adds to the hook's queue) under the
+    /// monitor and wakes the loop, whose next pass takes it (`LoopPassHook.take`)
+    /// and runs it before new transfers start, so a task resumed by a completion
+    /// sends its next request in the same pass without a thread switch. False,
+    /// `body` not run, once shutdown has begun or when `hook` is not installed.
+    package func queueForPass(_ hook: AnyObject, _ body: () -> Void) -> Bool {
+        monitor.lock()
+        guard lifecycle.load(ordering: .relaxed).acceptsWork, passHook === hook else {
             monitor.unlock()
-            globalConcurrentExecutor.enqueue(ExecutorJob(job))
-            return
+            return false
         }
-        jobs.append((job, executor))
+        body()
         wake()
         monitor.unlock()
+        return true
     }
 
     /// Relaunches a transfer parked by `TransferAction.park` (a new attempt), from
@@ -208,7 +227,7 @@ final class TransferLoop: @unchecked Sendable {
     var isStopped: Bool { lifecycle.load(ordering: .acquiring) == .stopped }
 
     /// Whether the caller runs on the loop thread (an executor job or a callback).
-    var onLoopThread: Bool { isCurrentThread(thread) }
+    package var onLoopThread: Bool { isCurrentThread(thread) }
 
     /// Queue mode, called on the loop thread: queues `call` to run in the next
     /// `dispatch()` (after the completions queued before it) and returns true.
@@ -412,8 +431,8 @@ final class TransferLoop: @unchecked Sendable {
     /// Asks the loop thread to cancel `t` and returns at once, from any thread
     /// (this loop's included): never waits, never runs the completion on the
     /// calling thread. For callers that hold a lock the completion may need, such
-    /// as a Swift task-cancellation handler (see NetClient+Async.swift). Idempotent.
-    func requestCancel(_ t: Transfer) {
+    /// as a Swift task-cancellation handler (see module NetCore's NetClient+Async.swift). Idempotent.
+    package func requestCancel(_ t: Transfer) {
         monitor.lock()
         if let owner = t.owner {
             monitor.unlock()
@@ -477,7 +496,7 @@ final class TransferLoop: @unchecked Sendable {
     /// After the loop thread has stopped: nothing may stay queued behind it (a
     /// transfer or a job refers to it), queued completions run, libcurl is freed.
     private func cleanUpAfterLoop() {
-        let leftJobs: [(UnownedJob, UnownedTaskExecutor)] = monitor.withLock {
+        let hook: (any LoopPassHook)? = monitor.withLock {
             pending.removeAll()
             cancels.removeAll()
             detached.removeAll()
@@ -485,12 +504,15 @@ final class TransferLoop: @unchecked Sendable {
             for s in sweeps { s.finished = true }
             sweeps.removeAll()
             if doneWaiters > 0 { monitor.broadcast() }
-            let left = jobs
-            jobs.removeAll()
+            // The hook's queued work is taken now and handed on below; dropping the
+            // hook ends the loop -> hook -> loop cycle.
+            let left = passHook
+            passHook = nil
+            left?.take()
             return left
         }
         // Tasks waiting on the executor continue on Swift's global executor.
-        for (job, _) in leftJobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+        hook?.loopStopped()
         _ = dispatch(force: true)
         state.pointee.easyPool.removeAll()
         monitor.withLock {
@@ -521,11 +543,11 @@ final class TransferLoop: @unchecked Sendable {
         while true {
             monitor.lock()
             polling = false
-            if !jobs.isEmpty {
+            if let hook = passHook, hook.hasWork {
                 // Executor jobs first: what they send starts in this same pass.
-                swap(&state.pointee.readyJobs, &jobs)
+                hook.take()
                 monitor.unlock()
-                runJobs()
+                hook.runTaken()
                 monitor.lock()
             }
             swap(&newOnes, &pending)
@@ -585,7 +607,8 @@ final class TransferLoop: @unchecked Sendable {
             // from here on, new work wakes the poll (see wake()).
             monitor.lock()
             let idle =
-                pending.isEmpty && cancels.isEmpty && unparks.isEmpty && jobs.isEmpty && sweeps.isEmpty
+                pending.isEmpty && cancels.isEmpty && unparks.isEmpty && !(passHook?.hasWork ?? false)
+                && sweeps.isEmpty
                 && detached.isEmpty
                 && lifecycle.load(ordering: .relaxed).acceptsWork
             if idle {
@@ -620,32 +643,32 @@ final class TransferLoop: @unchecked Sendable {
         state.pointee.parked.removeAll()
     }
 
-    /// Called by an async send's completion on the loop thread: its task (which runs
-    /// on Swift's global executor) is resumed at the end of this pass, with every
-    /// other one completed in it, by one job on the global executor. Resumed one by
+    /// Called by an async send's completion on the loop thread (module NetCore):
+    /// its task (which runs on Swift's global executor) is resumed at the end of
+    /// this pass, with every other one completed in it, by one call of `resumeAll`
+    /// with their waiters (it starts one job on the global executor). `waiter` is the
+    /// task's continuation as the one pointer it is (Transfer.waiter). Resumed one by
     /// one from here, each wakes a pool thread, which on a busy core preempts this
     /// one at once: two context switches per request (perf stat at c=16: 197k for
     /// 100k requests; batched: 20-25k, and 43.5-44.6k -> 46.8-49.0k req/s). False
     /// when not on the loop thread (queue mode: the caller resumes it itself).
-    func deferResume(_ waiter: UnsafeContinuation<Void, Never>) -> Bool {
+    package func deferResume(
+        _ waiter: UnsafeRawPointer, resumeAll: @escaping ([UnsafeRawPointer]) -> Void
+    ) -> Bool {
         guard onLoopThread else { return false }
-        state.pointee.continuations.append(waiter)
+        state.pointee.deferred.append(waiter)
+        state.pointee.resumeAll = resumeAll
         return true
     }
 
-    /// Resumes the waiters deferResume() collected, from one job on Swift's global
-    /// executor (so the loop goes on to its next pass without a thread switch).
+    /// Resumes the waiters deferResume() collected, by handing them to the
+    /// `resumeAll` given with them (one job on Swift's global executor, so the loop
+    /// goes on to its next pass without a thread switch).
     private func resumeDeferred() {
-        guard !state.pointee.continuations.isEmpty else { return }
-        let batch = state.pointee.continuations
-        state.pointee.continuations.removeAll(keepingCapacity: true)
-        Task.detached { for waiter in batch { waiter.resume() } }
-    }
-
-    /// Runs the executor jobs taken for this pass (see enqueueJob).
-    private func runJobs() {
-        for (job, executor) in state.pointee.readyJobs { job.runSynchronously(on: executor) }
-        state.pointee.readyJobs.removeAll(keepingCapacity: true)
+        guard !state.pointee.deferred.isEmpty, let resumeAll = state.pointee.resumeAll else { return }
+        let batch = state.pointee.deferred
+        state.pointee.deferred.removeAll(keepingCapacity: true)
+        resumeAll(batch)
     }
 
     private func start(_ t: Transfer, stopping: Bool) {
@@ -842,4 +865,22 @@ final class TransferLoop: @unchecked Sendable {
             complete(t, nil, .cancelled)
         }
     }
+}
+
+/// Work another module runs on a loop's thread at the start of each pass: module
+/// NetCore's executor (NetClient.Executor) queues the jobs of tasks that prefer the
+/// client's executor through it, so that this module (and the C library built on
+/// it) names no Swift concurrency type. Installed by `TransferLoop.passHook(_:)`;
+/// the loop holds it until it stops.
+package protocol LoopPassHook: AnyObject {
+    /// Whether work waits for the next pass. The loop's monitor is held.
+    var hasWork: Bool { get }
+    /// Takes the work waiting now, for `runTaken()` or `loopStopped()`. The loop's
+    /// monitor is held; on the loop thread, or after it ended.
+    func take()
+    /// Runs, in order, what `take()` took. On the loop thread, monitor not held.
+    func runTaken()
+    /// The loop has stopped (the hook is dropped): hands on what `take()` took
+    /// last, which must not wait for the loop. Once; any thread, monitor not held.
+    func loopStopped()
 }

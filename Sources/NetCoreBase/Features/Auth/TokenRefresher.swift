@@ -42,9 +42,10 @@ final class TokenRefresher: @unchecked Sendable {
     private var recent: [UInt64] = []
     /// `auth.max_refreshes_per_minute`.
     private var maxPerMinute: Int = 3
-    /// The Swift async form last set (NetClient.refresher), for its getter.
-    private var asyncFormStorage: (@Sendable (NetError) async throws -> String)?
-    var asyncForm: (@Sendable (NetError) async throws -> String)? {
+    /// The Swift async form last set (module NetCore's NetClient.refresher), for its
+    /// getter: kept as `Any`, so this module names no async function type.
+    private var asyncFormStorage: (any Sendable)?
+    var asyncForm: (any Sendable)? {
         get { lock.withLock { asyncFormStorage } }
         set { lock.withLock { asyncFormStorage = newValue } }
     }

@@ -1,3 +1,5 @@
+import NetCoreBase
+
 /// Batches for Swift concurrency (Batch.swift): several requests, one await, the
 /// results in the order given. Cancelling the calling task cancels the members
 /// still running (they report `NetError.cancelled`). Friendly with `TaskGroup`:

@@ -22,12 +22,6 @@ extension NetClient {
     public func defineEndpoint(_ name: String, json spec: String) throws(NetError) {
         define(try Endpoint.parse(name: name, json: spec))
     }
-
-    /// Sends a request naming `endpoint` with `params` (a JSON object; nil: none)
-    /// and waits for its result, as `send(_:)`.
-    public func call(_ endpoint: String, params: JSONValue? = nil) async throws(NetError) -> Response {
-        try await send(try Request(endpoint: endpoint, params: params))
-    }
 }
 
 extension Request {
