@@ -1875,11 +1875,12 @@ NC_API nc_status nc_client_refresh_done(nc_client *client, const char *token, co
  * (never loaded into memory), with `content_type` as its Content-Type (NULL: no
  * Content-Type header unless one was set). Replaces params, a raw body or parts set
  * earlier; a later nc_request_set_body(), nc_request_set_params() or part replaces
- * it. The file is opened when the request is sent, not now: a missing or unreadable
+ * it. The file is opened when each attempt starts, not now: a missing or unreadable
  * file (or one that is not a regular file) completes the request with
- * NC_DOMAIN_CLIENT / NC_CLIENT_INVALID_REQUEST naming the path, with nothing sent
- * (attempts 0). Content-Length is the file's size when the attempt starts; a file
- * that becomes shorter while it is sent fails with NC_DOMAIN_TRANSPORT 26
+ * NC_DOMAIN_CLIENT / NC_CLIENT_INVALID_REQUEST naming the path, that attempt not
+ * sent (attempts counts the earlier ones: 0 on the first). Content-Length is the
+ * file's size when the attempt starts (a retry sends the file as it is then); a
+ * file that becomes shorter while it is sent fails with NC_DOMAIN_TRANSPORT 26
  * (CURLE_READ_ERROR) naming it — a wrong length is never sent silently. An
  * idempotent request (PUT, …) retried by the retry policy sends the whole file
  * again; a non-idempotent one (POST, …) is never resent by libcurl on its own

@@ -97,6 +97,43 @@ import Testing
         #expect(hits(key) == 3)
     }
 
+    /// Each attempt opens the body file again: a retry sends the file as it is
+    /// then, with its length then — rewritten in place (shorter) or replaced by a
+    /// rename between the attempts (done here by the retry handler, which runs
+    /// between them).
+    @Test func aRetrySendsTheBodyFileAsItIsWhenTheAttemptStarts() throws {
+        for replace in [false, true] {
+            let f = try makeFile(300_000)
+            defer { try? FileManager.default.removeItem(at: f.dir) }
+            let newer = try makeFile(100_000, name: "newer.bin")
+            defer { try? FileManager.default.removeItem(at: newer.dir) }
+            let box = RetryBox { _, _, attempt in
+                guard attempt == 1 else { return -2 }
+                if replace {
+                    _ = rename(newer.path, f.path)
+                } else if let data = FileManager.default.contents(atPath: newer.path),
+                    let h = FileHandle(forWritingAtPath: f.path)
+                {
+                    h.truncateFile(atOffset: 0)
+                    h.write(data)
+                    h.closeFile()
+                }
+                return 0
+            }
+            let key = uniqueKey()
+            let c = try TestClient(config(base: server.baseURL, envelope: Envelope.a))
+            defer { c.free() }
+            #expect(nc_client_set_retry_handler(c.handle, retryBoxFn, box.userdata) == NC_OK)
+            let o = try c.sync("/upload/flaky?key=\(key)&fails=1", method: "PUT") {
+                #expect(nc_request_set_body_file($0.handle, f.path, nil) == NC_OK)
+            }
+            #expect(o.succeeded, "replace \(replace): \(o)")
+            #expect(o.echo?["length"] as? Int == 100_000, "replace \(replace)")
+            #expect(o.echo?["sha256"] as? String == newer.sha256, "replace \(replace)")
+            #expect(hits(key) == 2)
+        }
+    }
+
     /// Signing covers a body file (its SHA-256, read when the attempt starts) and
     /// the server verifies it; a multipart body cannot be signed (libcurl makes its
     /// boundary while sending) and is refused with nothing sent, as is a body file

@@ -4,14 +4,15 @@ import Glibc
 
 extension Transfer {
     /// Opens the request's body file, and checks that every file of a multipart
-    /// body can be read, once per transfer, before anything is sent (Upload). Nil
-    /// on success or when there is no upload, else the error to complete with:
-    /// CLIENT `invalidRequest` naming the file, attempts 0.
+    /// body can be read, once per attempt (beginAttempt closes the file), before
+    /// the attempt sends anything (Upload). Nil on success or when there is no
+    /// upload, else the error to complete with: CLIENT `invalidRequest` naming the
+    /// file, attempts the earlier ones.
     func openInput() -> NetError? {
         guard inputFD < 0, let p = prepared, let upload = p.upload else { return nil }
         let url = String(cString: p.url.pointer)
         if var e = upload.unreadableFile(method: p.method, url: url) {
-            e.attempts = 0
+            e.attempts = max(0, attempt - 1)
             return e
         }
         guard case .file(let path, _) = upload else { return nil }
@@ -22,7 +23,7 @@ extension Transfer {
             if fd >= 0 { close(fd) }
             var e = NetError.invalidRequest(
                 "\(p.method) \(url): cannot read the upload file '\(path)': \(reason); nothing was sent.")
-            e.attempts = 0
+            e.attempts = max(0, attempt - 1)
             return e
         }
         inputFD = fd

@@ -162,6 +162,8 @@ public final class Transfer: @unchecked Sendable {
             redirects = 0
             redirectChain = nil
             prepared = original
+            // The body file is opened again: this attempt sends it as it is now.
+            closeInput()
             if monitor != nil { timings = AttemptTimings() }
         } else {
             startedAt = now
