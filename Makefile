@@ -44,6 +44,8 @@ deps:
 
 # The distributable library: Swift stdlib linked statically, only nc_* exported.
 lib: deps
+	@# SwiftPM does not see the version script: a changed one must still relink.
+	@if [ include/netcore.map -nt .build/release/libnetcore.so ]; then rm -f .build/release/libnetcore.so; fi
 	swift build $(SWIFT_RELEASE_FLAGS)
 	@mkdir -p $(LIBDIR)
 	@# A new file renamed over the old one: a program running on the old library
