@@ -1925,9 +1925,10 @@ NC_API nc_status nc_request_add_part(nc_request *request, const char *name, cons
  * Appends a file part to the request's multipart/form-data body: the file at
  * `path`, streamed by libcurl as the part's content, sent as `filename` (NULL: the
  * path's last component) with `content_type` (NULL: from the file name's
- * extension, else application/octet-stream). The file is checked when the request
- * is sent: missing or unreadable, the request completes with NC_DOMAIN_CLIENT /
- * NC_CLIENT_INVALID_REQUEST naming it and nothing is sent. Its size is taken then;
+ * extension, else application/octet-stream). The file is checked when each
+ * attempt starts: missing or unreadable, the request completes with NC_DOMAIN_CLIENT /
+ * NC_CLIENT_INVALID_REQUEST naming it and that attempt is not sent. Its size is taken
+ * then (a retry sends the file as it is then: the multipart body is built again);
  * a file that becomes shorter while it is sent fails with NC_DOMAIN_TRANSPORT 26
  * naming it (never a body shorter than its Content-Length). Otherwise as
  * nc_request_add_part().

@@ -24,6 +24,10 @@ extension EasyHandle {
         } else {
             body.pointee.fd = -1
         }
+        // A multipart body is built again by every transfer of its request (each
+        // attempt, each redirect hop): its file parts are sent as they are then,
+        // with their sizes then, as a body file is (Transfer+Upload.swift).
+        if p.upload.isMultipart { configuredFor = nil }
         if !p.upload.isMultipart, let old = mime {
             _ = ncshim_easy_setopt_ptr(handle, CURLOPT_MIMEPOST, nil)
             curl_mime_free(old)
