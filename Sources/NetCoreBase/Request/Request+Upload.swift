@@ -4,10 +4,11 @@ import Glibc
 
 /// What a request uploads when its body is not bytes in memory: a file streamed as
 /// the body, or multipart/form-data parts (docs/uploads.md). Files are opened when
-/// the request is sent, never when it is built, and are read as libcurl sends
-/// them: memory stays flat whatever their size.
+/// each attempt starts (a retry sends them as they are then), never when the
+/// request is built, and are read as libcurl sends them: memory stays flat
+/// whatever their size.
 public enum Upload: Sendable, Equatable {
-    /// The body is the file at `path`, its length the file's size when the request
+    /// The body is the file at `path`, its length the file's size when the attempt
     /// starts; `contentType` becomes the Content-Type header (nil: none is sent).
     case file(path: String, contentType: String?)
     /// A multipart/form-data body of these parts, in order (libcurl's MIME API
