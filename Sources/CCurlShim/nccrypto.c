@@ -109,10 +109,13 @@ int ncshim_sha256_file(const char *path, unsigned char out[32], int *err) {
         return 0;
     }
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    int ok = ctx != NULL && EVP_DigestInit_ex(ctx, sha256_md, NULL) == 1;
-    unsigned char buf[65536];
+    /* On the heap: a synchronous send runs on the caller's thread, whose stack may
+       be small. */
+    enum { CHUNK = 65536 };
+    unsigned char *buf = malloc(CHUNK);
+    int ok = ctx != NULL && buf != NULL && EVP_DigestInit_ex(ctx, sha256_md, NULL) == 1;
     while (ok) {
-        ssize_t n = read(fd, buf, sizeof buf);
+        ssize_t n = read(fd, buf, CHUNK);
         if (n == 0) break;
         if (n < 0) {
             if (errno == EINTR) continue;
@@ -125,6 +128,7 @@ int ncshim_sha256_file(const char *path, unsigned char out[32], int *err) {
     unsigned int out_len = 0;
     ok = ok && EVP_DigestFinal_ex(ctx, out, &out_len) == 1 && out_len == 32;
     EVP_MD_CTX_free(ctx);
+    free(buf);
     close(fd);
     return ok;
 }

@@ -30,13 +30,8 @@ public enum Redaction {
     public static func url(_ url: String) -> String {
         // Most URLs have no userinfo, query or fragment: nothing to hide, no copy.
         // (Over the contiguous bytes: UTF8View.contains costs ~30 instructions a byte.)
-        let plain =
-            url.utf8.withContiguousStorageIfAvailable { u in
-                for b in u where b == UInt8(ascii: "@") || b == UInt8(ascii: "?") || b == UInt8(ascii: "#") {
-                    return false
-                }
-                return true
-            } ?? !url.utf8.contains(where: { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
+        func hides(_ b: UInt8) -> Bool { b == UInt8(ascii: "@") || b == UInt8(ascii: "?") || b == UInt8(ascii: "#") }
+        let plain = url.utf8.withContiguousStorageIfAvailable { !$0.contains(where: hides) } ?? !url.utf8.contains(where: hides)
         if plain { return url }
         var s = Substring(url)
         if let hash = s.firstIndex(of: "#") { s = s[..<hash] }
