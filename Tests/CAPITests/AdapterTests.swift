@@ -138,7 +138,6 @@ let headerEditAdapter: nc_adapter_fn = { out, userdata in
             defer { c.free() }
             #expect(nc_client_add_adapter(c.handle, headerEditAdapter, edit.userdata) == NC_OK)
             let request = try Request("GET", "/echo")
-            var signatures = Set<String>()
             for round in 0..<3 {
                 let o =
                     round == 1
@@ -148,12 +147,9 @@ let headerEditAdapter: nc_adapter_fn = { out, userdata in
                 let headers = try #require(o.echo?["headers"] as? [String: String])
                 for (name, value) in k.expect { #expect(headers[name] == value, "\(k.edits) \(name): \(headers)") }
                 // One signature and one timestamp line (a second would be joined with ", ").
-                let signature = try #require(headers["x-signature"])
-                #expect(signature.count == 64, "\(headers)")
+                #expect(headers["x-signature"]?.count == 64, "\(headers)")
                 #expect(headers["x-timestamp"]?.contains(",") == false)
-                signatures.insert(signature)
             }
-            #expect(!signatures.isEmpty)
             // The library's own lines follow the adapted headers: with the adapter's
             // Accept-Encoding the answer is decompressed.
             if k.edits.contains(where: { $0.0 == "Accept-Encoding" }) {
