@@ -91,6 +91,10 @@ PEERS = {
     "nc-sync": [binp("nc_capi"), "--api", "sync"],
     # the C API with an event handler (counting) and an HMAC signing config installed
     "nc-capi-hooks": [binp("nc_capi"), "--features", "events,signing"],
+    # the C API with only the signing config; and raw libcurl signing every request the
+    # same way by hand (libcrypto's HMAC, two more headers): the floor of signing
+    "nc-capi-signing": [binp("nc_capi"), "--features", "signing"],
+    "raw-curl-signed": [binp("raw_curl"), "--features", "signing"],
     # the C API with a retry policy configured that the bench's requests never trigger
     "nc-capi-retry": [binp("nc_capi"), "--features", "retry"],
     "nc-swift-async": [binp("netcore-peer")] if have("netcore-peer") else None,
@@ -111,9 +115,9 @@ wanted_workloads = {w.strip() for w in A.workloads.split(",")}
 
 B = A.base
 # Matrix: (key, workload group, peer workload, url, n, c, peers)
-SEQ_PEERS = ["raw-curl", "raw-curl-tuned", "nc-capi", "nc-capi-hooks", "nc-capi-retry", "nc-sync", "nc-swift-async", "nc-swift-exec", "ahc", "py-netcore", "py-netcore-async",
+SEQ_PEERS = ["raw-curl", "raw-curl-tuned", "raw-curl-signed", "nc-capi", "nc-capi-hooks", "nc-capi-signing", "nc-capi-retry", "nc-sync", "nc-swift-async", "nc-swift-exec", "ahc", "py-netcore", "py-netcore-async",
              "requests", "httpx", "httpx-async", "aiohttp", "pycurl", "curl-cli"]
-CONC_PEERS = ["raw-curl", "raw-curl-tuned", "nc-capi", "nc-capi-hooks", "nc-capi-retry", "nc-swift-async", "nc-swift-exec", "ahc", "py-netcore-async", "httpx-async", "aiohttp",
+CONC_PEERS = ["raw-curl", "raw-curl-tuned", "raw-curl-signed", "nc-capi", "nc-capi-hooks", "nc-capi-signing", "nc-capi-retry", "nc-swift-async", "nc-swift-exec", "ahc", "py-netcore-async", "httpx-async", "aiohttp",
               "pycurl", "curl-cli"]
 PARSE_PEERS = ["raw-curl", "nc-capi", "nc-sync", "nc-swift-async", "ahc", "py-netcore", "requests", "httpx",
                "pycurl", "aiohttp"]
@@ -128,8 +132,10 @@ SLOW_PEERS = ["raw-curl", "nc-capi", "nc-swift-async", "nc-swift-exec", "ahc", "
 # reverse every other round, so no peer always goes first.
 # raw-curl sits between the C API and the Swift async API, so both pairs it judges are
 # adjacent (the Swift pair used to sit in a unit of its own, next to AsyncHTTPClient).
-ADJACENT = [["nc-sync", "nc-capi", "raw-curl", "nc-capi-hooks", "nc-capi-retry", "nc-swift-async", "ahc", "nc-swift-exec",
-             "raw-curl-tuned"],
+# raw-curl-signed sits between nc-capi-hooks and nc-capi-signing, the two peers the
+# reference ratios to it compare (report.py).
+ADJACENT = [["nc-sync", "nc-capi", "raw-curl", "nc-capi-hooks", "raw-curl-signed", "nc-capi-signing", "nc-capi-retry",
+             "nc-swift-async", "ahc", "nc-swift-exec", "raw-curl-tuned"],
             ["py-netcore", "pycurl", "requests"],
             ["py-netcore-async", "aiohttp", "httpx-async"]]
 # Peers no target judges closely in workloads 1-2 (not judged there, or judged with a

@@ -2,14 +2,14 @@
 # bench/run.sh — `make bench`: the libnetcore benchmark (issue #3, bench/README.md).
 #
 # Installs what it needs (nginx-light, curl, valgrind, libcurl/OpenSSL headers for
-# pycurl, a Python venv under build/bench-venv), builds libnetcore in release mode
-# (`make lib`), the C peers and the Swift peers, writes the fixtures under
-# build/bench/www, starts nginx and the slow-route server on 127.0.0.1 (pinned to
-# core 0 when there are two), runs every workload with every peer (pinned to core 1),
-# stops the servers, prints one table and writes it to build/bench/latest.{json,md}
-# (quick mode: latest-quick.*); a complete full run also keeps its raw result lines
-# as bench/results/run-YYYYMMDD-HHMM.jsonl (UTC start), from which bench/report.py
-# regenerates its tables (bench/README.md).
+# pycurl and raw_curl's signing, a Python venv under build/bench-venv), builds
+# libnetcore in release mode (`make lib`), the C peers and the Swift peers, writes
+# the fixtures under build/bench/www, starts nginx and the slow-route server on
+# 127.0.0.1 (pinned to core 0 when there are two), runs every workload with every
+# peer (pinned to core 1), stops the servers, prints one table and writes it to
+# build/bench/latest.{json,md} (quick mode: latest-quick.*); a complete full run also
+# keeps its raw result lines as bench/results/run-YYYYMMDD-HHMM.jsonl (UTC start),
+# from which bench/report.py regenerates its tables (bench/README.md).
 #
 # Environment:
 #   BENCH_QUICK=1        reduced sizes (2,000 requests instead of 50,000, ...) to validate
@@ -50,7 +50,7 @@ command -v taskset >/dev/null 2>&1 || need+=(util-linux)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 pkg-config --exists libcurl 2>/dev/null || need+=(libcurl4-openssl-dev)
 pkg-config --exists jansson 2>/dev/null || need+=(libjansson-dev)
-pkg-config --exists openssl 2>/dev/null || need+=(libssl-dev)          # pycurl
+pkg-config --exists openssl libcrypto 2>/dev/null || need+=(libssl-dev) # pycurl; raw_curl (libcrypto)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 python3 -c 'import sysconfig, os, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
   2>/dev/null || need+=(python3-dev)                                   # pycurl
@@ -77,7 +77,7 @@ else
   say "C peers"
   mkdir -p "$BIN"
   CFLAGS_BENCH="-O2 -std=c11 -Wall -Wextra"
-  cc $CFLAGS_BENCH -o "$BIN/raw_curl" bench/c/raw_curl.c $(pkg-config --cflags --libs libcurl jansson)
+  cc $CFLAGS_BENCH -o "$BIN/raw_curl" bench/c/raw_curl.c $(pkg-config --cflags --libs libcurl jansson libcrypto)
   cc $CFLAGS_BENCH -Iinclude -o "$BIN/nc_capi" bench/c/nc_capi.c \
      -L"$ROOT/build/lib" -Wl,-rpath,"$ROOT/build/lib" -lnetcore $(pkg-config --libs jansson) -lpthread
   cc $CFLAGS_BENCH -Iinclude -o "$BIN/appmix" bench/c/appmix.c \
