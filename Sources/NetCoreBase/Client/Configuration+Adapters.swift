@@ -6,7 +6,7 @@ import CJansson
 
 extension Configuration {
     /// "signing": every request is signed with HMAC-SHA256 (Signing.swift).
-    public struct Signing: Sendable {
+    public struct Signing: Sendable, Equatable {
         /// The shared secret (HMAC key, its UTF-8 bytes). Required. Never logged.
         public var secret: String
         /// The header that carries the signature (lowercase hex). Default "X-Signature".

@@ -68,12 +68,19 @@ final class AdapterRegistry: @unchecked Sendable {
         }
     }
 
+    /// The chain made last (with the signing it was made for): transfers sent with
+    /// the same signing share it, so none allocates one or checks the names again.
+    private var preparedChain: AdapterChain?
+
     /// The preparer of a transfer sent now with `settings`; nil (nothing allocated)
     /// when no adapter, token, basic credentials or signing is configured.
     func preparer(for settings: ClientSettings) -> (any AttemptPreparer)? {
         let signing = settings.config.signing
         guard signing != nil || installed.load(ordering: .acquiring) else { return nil }
-        return AdapterChain(registry: self, signing: signing, key: signingKey(signing))
+        if let chain = lock.withLock({ preparedChain }), chain.signing == signing { return chain }
+        let chain = AdapterChain(registry: self, signing: signing, key: signingKey(signing))
+        lock.withLock { preparedChain = chain }
+        return chain
     }
 }
 
@@ -90,6 +97,10 @@ final class AdapterChain: AttemptPreparer {
     let key: SigningKey?
     /// Unix seconds for the signature (a test may fix it).
     let clock: @Sendable () -> Int64
+    /// Both signing header names are HTTP tokens (always so from JSON; a Swift
+    /// `Configuration.Signing` is not checked when made): the signing-only path
+    /// may add them without checking them again.
+    private let signingNamesValid: Bool
 
     init(
         registry: AdapterRegistry, signing: Configuration.Signing?, key: SigningKey?,
@@ -99,13 +110,31 @@ final class AdapterChain: AttemptPreparer {
         self.signing = signing
         self.key = key
         self.clock = clock
+        self.signingNamesValid =
+            signing.map { HTTPValidation.isToken($0.header) && HTTPValidation.isToken($0.timestampHeader) } ?? false
     }
 
     func prepare(_ original: PreparedRequest, attempt: Int32) -> Result<PreparedRequest, NetError> {
+        let (authorization, adapters) = registry.snapshot()
+        // Signing alone (no token, credentials or adapter), and the request carries
+        // neither signing header: the two headers are added to the request's own
+        // without an OutgoingRequest in between (the same bytes signed and sent as
+        // below; about 3k instructions less a request).
+        if authorization == nil, adapters.isEmpty, let signing, let key, signingNamesValid,
+            !original.headers.contains(signing.header), !original.headers.contains(signing.timestampHeader)
+        {
+            return RequestSigning.signed(original, signing, key: key, timestamp: clock())
+        }
+        return adapt(original, attempt: attempt, authorization: authorization, adapters: adapters)
+    }
+
+    /// Every adapter in order over an OutgoingRequest (see the type's comment).
+    private func adapt(
+        _ original: PreparedRequest, attempt: Int32, authorization: String?, adapters: [any RequestAdapter]
+    ) -> Result<PreparedRequest, NetError> {
         var out = OutgoingRequest(
             method: original.method, url: original.urlText,
             body: original.body, attempt: attempt, headers: original.headers)
-        let (authorization, adapters) = registry.snapshot()
         if let authorization, out.header("Authorization") == nil {
             do throws(NetError) { try out.setHeader("Authorization", authorization) } catch { return .failure(error) }
         }

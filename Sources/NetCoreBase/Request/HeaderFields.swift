@@ -11,6 +11,11 @@ public struct HeaderFields: Sendable, Sequence {
         setReporting(name, value)
     }
 
+    /// Appends a header whose name the caller knows is not set yet (no search).
+    mutating func appendNew(_ name: String, _ value: String) {
+        entries.append((name, value))
+    }
+
     /// `set`, saying whether a header of that name was there (replaced) rather
     /// than appended. Nothing is copied when the name is new (the usual case).
     @discardableResult

@@ -23,44 +23,89 @@ enum RequestSigning {
         _ request: inout OutgoingRequest, _ signing: Configuration.Signing, key: SigningKey,
         url: RequestURL? = nil, upload: Upload? = nil, timestamp: Int64
     ) -> NetError? {
-        guard let (path, query) = (url ?? RequestURL(request.url)).pathAndQuery else {
-            return .invalidRequest("The URL of \(request.method) could not be parsed to sign the request.")
-        }
-        let ts = String(timestamp)
-        let bodyHash: [UInt8]
-        switch bodySHA256Hex(request, upload) {
-        case .success(let hex): bodyHash = hex
+        let ts: String, signature: String
+        switch Self.signature(
+            method: request.method, url: url ?? RequestURL(request.url), body: request.body, upload: upload,
+            key: key, timestamp: timestamp)
+        {
+        case .success(let signed): (ts, signature) = signed
         case .failure(let e): return e
         }
-        let message = stringToSignBytes(
-            method: request.method, path: path, query: query, bodySHA256: bodyHash, timestamp: ts)
-        guard let mac = key.sign(message) else {
-            return .internalError("The request could not be signed (libcrypto failed).")
-        }
-        var signature = [UInt8]()
-        signature.reserveCapacity(64)
-        appendHex(mac, to: &signature)
         do throws(NetError) {
             // Digits and lowercase hex are valid header values: only the names are checked.
             try request.setHeader(signing.timestampHeader, trustedValue: ts)
-            try request.setHeader(signing.header, trustedValue: String(decoding: signature, as: UTF8.self))
+            try request.setHeader(signing.header, trustedValue: signature)
         } catch {
             return error
         }
         return nil
     }
 
+    /// `original` signed at `timestamp` when nothing else adapts it and it carries
+    /// neither signing header (AdapterChain): the same two headers `sign` sets,
+    /// appended to the request's own, whose header lines are shared.
+    static func signed(
+        _ original: PreparedRequest, _ signing: Configuration.Signing, key: SigningKey, timestamp: Int64
+    ) -> Result<PreparedRequest, NetError> {
+        switch signature(
+            method: original.method, url: original.location, body: original.body, upload: original.upload,
+            key: key, timestamp: timestamp)
+        {
+        case .success(let (ts, signature)):
+            var headers = original.headers
+            let first = headers.entries.count
+            headers.appendNew(signing.timestampHeader, ts)
+            headers.appendNew(signing.header, signature)
+            return .success(original.adapted(headers: headers, appendedFrom: first))
+        case .failure(let e):
+            return .failure(e)
+        }
+    }
+
+    /// The timestamp header's value and the signature (lowercase hex) of a request
+    /// sent at `timestamp`, or why it cannot be signed (the message names no secret).
+    private static func signature(
+        method: String, url: RequestURL, body: NetBytes?, upload: Upload?, key: SigningKey, timestamp: Int64
+    ) -> Result<(String, String), NetError> {
+        guard let (path, query) = url.pathAndQuery else {
+            return .failure(.invalidRequest("The URL of \(method) could not be parsed to sign the request."))
+        }
+        let ts = String(timestamp)
+        let bodyHash: [UInt8]
+        switch bodySHA256Hex(method: method, url: url.text, body: body, upload) {
+        case .success(let hex): bodyHash = hex
+        case .failure(let e): return .failure(e)
+        }
+        let message = stringToSignBytes(
+            method: method, path: path, query: query, bodySHA256: bodyHash, timestamp: ts)
+        guard let mac = key.sign(message) else {
+            return .failure(.internalError("The request could not be signed (libcrypto failed)."))
+        }
+        let signature = String(unsafeUninitializedCapacity: 2 * mac.count) { out in
+            let digits: StaticString = "0123456789abcdef"
+            let d = digits.utf8Start
+            for (i, b) in mac.enumerated() {
+                out[2 * i] = d[Int(b >> 4)]
+                out[2 * i + 1] = d[Int(b & 0x0f)]
+            }
+            return 2 * mac.count
+        }
+        return .success((ts, signature))
+    }
+
     /// hex(sha256(body)) of what the attempt sends: the in-memory body, the body
     /// file as it is when the attempt starts (read through once), or "" for none.
     /// A multipart body cannot be signed: libcurl makes its boundary while it
     /// sends, so its bytes are not known here.
-    private static func bodySHA256Hex(_ request: OutgoingRequest, _ upload: Upload?) -> Result<[UInt8], NetError> {
+    private static func bodySHA256Hex(
+        method: String, url: String, body: NetBytes?, _ upload: Upload?
+    ) -> Result<[UInt8], NetError> {
         let digest: [UInt8]
         switch upload {
         case .multipart?:
             return .failure(
                 .invalidRequest(
-                    "\(request.method) \(request.url): a multipart body cannot be signed (libcurl chooses its "
+                    "\(method) \(url): a multipart body cannot be signed (libcurl chooses its "
                         + "boundary while sending, so its SHA-256 is not known beforehand); send the body as a file "
                         + "or bytes, or use a client without \"signing\". Nothing was sent."))
         case .file(let file, _)?:
@@ -71,12 +116,12 @@ enum RequestSigning {
                 let reason = err != 0 ? String(cString: strerror(err)) : "libcrypto failed"
                 return .failure(
                     .invalidRequest(
-                        "\(request.method) \(request.url): cannot read the upload file '\(file)' to sign the "
+                        "\(method) \(url): cannot read the upload file '\(file)' to sign the "
                             + "request: \(reason); nothing was sent."))
             }
             digest = hash
         case nil:
-            guard let body = request.body, body.count > 0 else { return .success(emptyBodySHA256HexBytes) }
+            guard let body, body.count > 0 else { return .success(emptyBodySHA256HexBytes) }
             guard let hash = sha256(body.bytes) else {
                 return .failure(.internalError("The request could not be signed (libcrypto failed)."))
             }

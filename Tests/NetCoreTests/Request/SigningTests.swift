@@ -121,6 +121,50 @@ import Testing
         #expect(t.original?.headers["Authorization"] == nil)   // the original is never changed
     }
 
+    /// Signing alone takes the short path (AdapterChain.prepare): the two headers
+    /// follow the request's own, one chain serves every transfer with that signing,
+    /// and a request carrying a signing header of its own has it replaced, not sent
+    /// twice (the long path, as with adapters).
+    @Test func signingAloneAppendsTheTwoHeadersOnce() throws {
+        let c = try NetClient(json: #"{"base_url":"http://h.test/api","signing":{"secret":"s"}}"#)
+        defer { c.shutdown() }
+        var request = try Request(method: "GET", target: "/x")
+        try request.setHeader("X-Mine", "1")
+        let t = c.transfer(request) { _, _, _ in }
+        let u = c.transfer(request) { _, _, _ in }
+        #expect(t.preparer != nil && t.preparer === u.preparer)
+        #expect(t.beginAttempt(now: 0) == nil)
+        let p = try #require(t.prepared)
+        #expect(p !== t.original)
+        #expect(p.headers.entries.map(\.name) == ["X-Mine", "X-Timestamp", "X-Signature"])
+        let hex = p.headers["X-Signature"] ?? ""
+        #expect(hex.utf8.count == 64 && hex.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        #expect(t.original?.headers.entries.map(\.name) == ["X-Mine"])   // the original is never changed
+
+        try request.setHeader("x-signature", "forged")
+        let v = c.transfer(request) { _, _, _ in }
+        #expect(v.beginAttempt(now: 0) == nil)
+        let signatures = v.prepared?.headers.entries.filter { HeaderFields.same($0.name, "X-Signature") } ?? []
+        #expect(signatures.count == 1 && signatures.first?.value != "forged" && signatures.first?.value.utf8.count == 64)
+    }
+
+    /// A Swift `Configuration.Signing` is not checked when made: a header name that
+    /// is not an HTTP token fails each attempt (nothing sent), on the short path too.
+    @Test func aBadSigningHeaderNameFromSwiftFailsTheAttempt() throws {
+        var config = Configuration()
+        config.baseURL = "http://h.test/api"
+        config.signing = Configuration.Signing(secret: "s", header: "bad header")
+        let c = try NetClient(configuration: config)
+        defer { c.shutdown() }
+        let t = c.transfer(try Request(method: "GET", target: "/x")) { _, _, _ in }
+        guard case .complete(nil, let failure) = t.beginAttempt(now: 0) else {
+            Issue.record("the attempt was not failed")
+            return
+        }
+        #expect(failure?.domain == .client && failure?.code == NetError.ClientCode.invalidRequest.rawValue)
+        #expect(failure?.message == "header name must be an HTTP token")
+    }
+
     final class Refusing: RequestAdapter {
         func adapt(_ request: inout OutgoingRequest) throws(NetError) { throw .adapterFailed("no way") }
     }
