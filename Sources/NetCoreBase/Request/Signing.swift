@@ -81,16 +81,7 @@ enum RequestSigning {
         guard let mac = key.sign(message) else {
             return .failure(.internalError("The request could not be signed (libcrypto failed)."))
         }
-        let signature = String(unsafeUninitializedCapacity: 2 * mac.count) { out in
-            let digits: StaticString = "0123456789abcdef"
-            let d = digits.utf8Start
-            for (i, b) in mac.enumerated() {
-                out[2 * i] = d[Int(b >> 4)]
-                out[2 * i + 1] = d[Int(b & 0x0f)]
-            }
-            return 2 * mac.count
-        }
-        return .success((ts, signature))
+        return .success((ts, hex(mac)))
     }
 
     /// hex(sha256(body)) of what the attempt sends: the in-memory body, the body
@@ -127,10 +118,9 @@ enum RequestSigning {
             }
             digest = hash
         }
-        var hex = [UInt8]()
-        hex.reserveCapacity(64)
-        appendHex(digest, to: &hex)
-        return .success(hex)
+        return .success([UInt8](unsafeUninitializedCapacity: 2 * digest.count) { out, count in
+            count = writeHex(digest, into: out)
+        })
     }
 
     /// hex(sha256("")): the body hash of a request without a body.
@@ -222,22 +212,22 @@ enum RequestSigning {
         return key.sign(Array(message.utf8)).map(hex)
     }
 
+    /// Lowercase hex of `bytes`, made in place (no array in between).
     private static func hex(_ bytes: [UInt8]) -> String {
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count * 2)
-        appendHex(bytes, to: &out)
-        return String(decoding: out, as: UTF8.self)
+        String(unsafeUninitializedCapacity: 2 * bytes.count) { writeHex(bytes, into: $0) }
     }
 
-    /// Lowercase hex of `bytes`, appended.
-    static func appendHex(_ bytes: [UInt8], to out: inout [UInt8]) {
-        let digits: StaticString = "0123456789abcdef"
-        digits.withUTF8Buffer { d in
-            for b in bytes {
-                out.append(d[Int(b >> 4)])
-                out.append(d[Int(b & 0x0f)])
-            }
+    /// Writes lowercase hex of `bytes` into `out` (room for two bytes each);
+    /// returns how many it wrote.
+    private static func writeHex(_ bytes: [UInt8], into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        let d = StaticString("0123456789abcdef").utf8Start
+        var i = 0
+        for b in bytes where i + 1 < out.count {
+            out[i] = d[Int(b >> 4)]
+            out[i + 1] = d[Int(b & 0x0f)]
+            i += 2
         }
+        return i
     }
 
     /// Unix time in seconds.
