@@ -1271,6 +1271,32 @@ typedef void (*nc_event_fn)(const char *event_json, size_t len, void *userdata);
  */
 NC_API nc_status nc_client_set_event_handler(nc_client *client, nc_event_fn fn, void *userdata);
 
+/* Event kinds, for nc_client_set_event_mask(): bits to or together. */
+#define NC_EVENT_REQUEST_START 0x01u /* "request_start" */
+#define NC_EVENT_ATTEMPT_END   0x02u /* "attempt_end" */
+#define NC_EVENT_RETRY         0x04u /* "retry" */
+#define NC_EVENT_CACHE_HIT     0x08u /* "cache_hit" */
+#define NC_EVENT_REQUEST_END   0x10u /* "request_end" */
+#define NC_EVENT_ALL           0x1fu /* every kind: the default */
+
+/**
+ * Chooses which kinds of events the event handler (nc_client_set_event_handler())
+ * receives: an or of NC_EVENT_* bits; NC_EVENT_ALL (the default) for every kind,
+ * 0 for none (the handler stays installed but receives nothing). An event of a
+ * kind left out is not rendered as JSON at all: a handler that only wants each
+ * request's end (NC_EVENT_REQUEST_END) pays for one event a request instead of
+ * three. The log handler is not affected: it receives what its level asks for.
+ * Applies to events emitted after the call returns, and stays when the handler
+ * is replaced or removed.
+ *
+ * Ownership: `client` is borrowed.
+ * Thread:    any thread, including from inside a hook.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client, or a bit outside
+ *   NC_EVENT_ALL: the mask is then unchanged).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_set_event_mask(nc_client *client, uint32_t mask);
+
 /**
  * Installs the log handler: lines of `level` and more severe go to `fn` (NULL:
  * to standard error, prefixed "netcore "). Each line starts with its level's

@@ -73,6 +73,15 @@ public func nc_client_set_event_handler(
 }
 
 @c @implementation
+public func nc_client_set_event_mask(_ client: OpaquePointer?, _ mask: UInt32) -> nc_status {
+    guard let c = borrow(client, as: NetClient.self), mask & ~RequestEvent.Kind.allBits == 0 else {
+        return NC_ERR_INVALID_ARGUMENT
+    }
+    c.eventMask = mask
+    return NC_OK
+}
+
+@c @implementation
 public func nc_client_set_log_handler(
     _ client: OpaquePointer?, _ level: Int32, _ fn: nc_event_fn?,
     _ userdata: UnsafeMutableRawPointer?

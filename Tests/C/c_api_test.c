@@ -838,6 +838,7 @@ struct hook_log {
     pthread_mutex_t lock;
     pthread_cond_t cond;
     int errors, auths, completions, events, lines;
+    int ends;      /* events that were "request_end" */
     int order_ok;  /* the error handler ran before the completion */
     int leaked;    /* some text contained "SECRET" */
     int info_line; /* an INFO "... => 200 (" line was seen */
@@ -881,6 +882,8 @@ static void hook_text(const char *text, size_t len, void *ud) {
     if (strstr(text, "SECRET")) h->leaked = 1;
     if (text[0] == '{') h->events++;
     else h->lines++;
+    static const char end_prefix[] = "{\"event\":\"request_end\"";
+    if (strncmp(text, end_prefix, sizeof end_prefix - 1) == 0) h->ends++;
     if (strncmp(text, "INFO GET http://127.0.0.1:", 26) == 0 && strstr(text, " => 200 ("))
         h->info_line = 1;
     pthread_mutex_unlock(&h->lock);
@@ -970,11 +973,43 @@ static void test_hooks(void) {
     err = NULL;
     nc_request_free(r);
     CHECK_INT(h.events, 3);
+    CHECK_INT(h.ends, 1);
     CHECK(h.lines >= 3);
     CHECK(h.info_line);
     CHECK(!h.leaked);
     CHECK_INT(nc_client_set_log_handler(c, 9, NULL, NULL), NC_ERR_INVALID_ARGUMENT);
     CHECK_INT(nc_client_set_log_handler(c, NC_LOG_OFF, NULL, NULL), NC_OK);
+
+    /* the event mask: only the kinds asked for reach the handler; a bad mask changes nothing */
+    CHECK_INT(nc_client_set_event_mask(NULL, NC_EVENT_ALL), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_client_set_event_mask(c, NC_EVENT_REQUEST_END), NC_OK);
+    CHECK_INT(nc_client_set_event_mask(c, 0x20u), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_request_new("GET", "/echo", &r), NC_OK);
+    h.events = h.ends = 0;
+    for (int i = 0; i < 2; i++) {
+        CHECK_INT(nc_client_send_sync(c, r, &resp, &err), NC_OK);
+        nc_response_free(resp);
+        nc_error_free(err);
+        resp = NULL;
+        err = NULL;
+    }
+    CHECK_INT(h.events, 2); /* one request_end each, no start or attempt end */
+    CHECK_INT(h.ends, 2);
+    CHECK_INT(nc_client_set_event_mask(c, 0), NC_OK); /* installed, receives nothing */
+    CHECK_INT(nc_client_send_sync(c, r, &resp, &err), NC_OK);
+    nc_response_free(resp);
+    nc_error_free(err);
+    resp = NULL;
+    err = NULL;
+    CHECK_INT(h.events, 2);
+    CHECK_INT(nc_client_set_event_mask(c, NC_EVENT_ALL), NC_OK);
+    CHECK_INT(nc_client_send_sync(c, r, &resp, &err), NC_OK);
+    nc_response_free(resp);
+    nc_error_free(err);
+    resp = NULL;
+    err = NULL;
+    CHECK_INT(h.events, 5);
+    nc_request_free(r);
     CHECK_INT(nc_client_set_event_handler(c, NULL, NULL), NC_OK);
     nc_client_free(c);
     pthread_cond_destroy(&h.cond);

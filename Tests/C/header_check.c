@@ -62,6 +62,7 @@ struct nc_api_table {
     nc_status (*client_set_error_handler)(nc_client *, nc_complete_fn, void *);
     nc_status (*client_set_auth_expired_handler)(nc_client *, nc_complete_fn, void *);
     nc_status (*client_set_event_handler)(nc_client *, nc_event_fn, void *);
+    nc_status (*client_set_event_mask)(nc_client *, uint32_t);
     nc_status (*client_set_log_handler)(nc_client *, int32_t, nc_event_fn, void *);
     uint64_t (*task_id)(const nc_task *);
     const char *(*response_metrics_json)(const nc_response *);
@@ -129,6 +130,7 @@ struct nc_api_table nc_api_check_table = {
     nc_client_set_error_handler,
     nc_client_set_auth_expired_handler,
     nc_client_set_event_handler,
+    nc_client_set_event_mask,
     nc_client_set_log_handler,
     nc_task_id,
     nc_response_metrics_json,

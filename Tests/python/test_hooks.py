@@ -49,6 +49,41 @@ def test_events_hooks_and_metrics_carry_no_secrets(base):
     assert len(ends) == 1 and ends[0].status_code == 200 and ends[0].error is None
 
 
+def test_event_kinds_choose_what_crosses_into_python(base, monkeypatch):
+    from netcore import _hooks
+    seen_masks = []
+    real_mask = _hooks.event_mask
+    monkeypatch.setattr(_hooks, "event_mask", lambda *a: seen_masks.append(real_mask(*a)) or seen_masks[-1])
+    events, ends = [], []
+    with netcore.Client({"base_url": base, "envelope": ENVELOPE}, on_event=events.append,
+                        event_kinds=["request_end"]) as c:
+        c.get("/env/code/ok")
+        c.get("/env/code/ok")
+    assert [e["event"] for e in events] == ["request_end", "request_end"]
+    # response hooks alone ask for request_end only; request_start is not delivered to on_event
+    # when event_kinds leaves it out, though a request hook needs it
+    events.clear()
+    starts = []
+    with netcore.Client({"base_url": base, "envelope": ENVELOPE}, event_hooks={"response": [ends.append]}) as c:
+        c.get("/env/code/ok")
+    with netcore.Client({"base_url": base, "envelope": ENVELOPE}, on_event=events.append,
+                        event_kinds=["attempt_end"], event_hooks={"request": [starts.append]}) as c:
+        c.get("/env/code/ok")
+    assert len(ends) == 1 and ends[0].status_code == 200
+    assert [e["event"] for e in events] == ["attempt_end"] and len(starts) == 1
+    assert seen_masks == [0x10, 0x10, 0x02 | 0x01]
+    for bad, message in ((dict(event_kinds=["request_end"]), "give on_event too"),
+                         (dict(on_event=events.append, event_kinds=["nope"]), "unknown kind"),
+                         (dict(on_event=events.append, event_kinds="request_end"), "not the string")):
+        with pytest.raises(ValueError, match=message):
+            netcore.Client({"base_url": base}, **bad)
+    with netcore.Client({"base_url": base}) as c, c._core.use() as h:
+        from netcore.errors import check_call
+        with pytest.raises(netcore.InvalidArgument):
+            check_call(netcore._capi.C.nc_client_set_event_mask, h, 0x20)
+        check_call(netcore._capi.C.nc_client_set_event_mask, h, 0x1f)
+
+
 def test_event_hook_errors_are_reported_not_raised(base, caplog):
     def boom(_):
         raise RuntimeError("hook failed")

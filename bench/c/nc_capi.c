@@ -32,7 +32,8 @@ static const char *CONFIG_FMT =
 
 /* --features LIST (or $BENCH_NC_FEATURES; comma-separated) turns features on, to measure what they cost
  * against the same peer with none: "events" installs an event handler that only
- * counts, "signing" adds an HMAC signing config (every request signed), "retry" a
+ * counts ("endonly" with it: only request_end events, nc_client_set_event_mask), "signing"
+ * adds an HMAC signing config (every request signed), "retry" a
  * retry policy that the bench's successful requests never trigger, "coalesce"
  * turns in-flight coalescing on (the library's default; see CONFIG_FMT), "cache" configures a
  * memory response cache ("cache": {}) that every request's answer goes through (the default
@@ -338,6 +339,11 @@ int main(int argc, char **argv) {
     }
     if (feature_on("events") && nc_client_set_event_handler(client, count_event, NULL) != NC_OK) {
         fprintf(stderr, "nc_client_set_event_handler failed\n");
+        return 1;
+    }
+    /* "endonly": the event handler of "events" takes request_end alone (nc_client_set_event_mask) */
+    if (feature_on("endonly") && nc_client_set_event_mask(client, NC_EVENT_REQUEST_END) != NC_OK) {
+        fprintf(stderr, "nc_client_set_event_mask failed\n");
         return 1;
     }
     if (!strcmp(a.workload, "seq")) sync ? run_sync(&a, client, 0) : run_callback(&a, client, 0, 1);

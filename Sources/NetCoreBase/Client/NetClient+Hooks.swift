@@ -34,6 +34,28 @@ extension NetClient {
         set { installHookMonitor(hooks.setEvent(newValue)) }
     }
 
+    /// The kinds of events `eventHandler` receives (and the C and Python event
+    /// handlers built on it); every kind by default. An event of another kind is
+    /// neither made into JSON nor delivered to it: a handler that only wants each
+    /// request's end pays for one event a request instead of three. Swift
+    /// `EventMonitor`s and the log handler still see every event. Takes effect for
+    /// events emitted after it is set; an empty set turns the handler off without
+    /// removing it.
+    public var eventKinds: Set<RequestEvent.Kind> {
+        get {
+            let bits = hooks.eventKinds
+            return Set(RequestEvent.Kind.allCases.filter { bits & $0.bit != 0 })
+        }
+        set { eventMask = newValue.reduce(0) { $0 | $1.bit } }
+    }
+
+    /// `eventKinds` as RequestEvent.Kind bits (nc_client_set_event_mask); bits
+    /// outside `RequestEvent.Kind.allBits` are dropped.
+    package var eventMask: UInt32 {
+        get { hooks.eventKinds }
+        set { hooks.eventKinds = newValue }
+    }
+
     /// Where log lines go, and from which level (Logging.swift); nil or level
     /// `.off` removes it. Shares the event seam with `eventHandler`: both receive.
     public var logHandler: LogHandler? {

@@ -71,6 +71,38 @@ import Testing
         client.logHandler = nil
         #expect(client.eventMonitor == nil)
     }
+
+    /// `eventKinds` filters what the event handler receives, not the log handler.
+    @Test func eventKindsFilterTheEventHandlerOnly() throws {
+        let client = try NetClient(json: "{}")
+        #expect(client.eventKinds == Set(RequestEvent.Kind.allCases))
+        let events = Locked<[RequestEvent.Kind]>([])
+        let lines = Locked<Int>(0)
+        client.eventHandler = { e in events.mutate { $0.append(e.kind) } }
+        client.logHandler = LogHandler(level: .debug) { _, _ in lines.mutate { $0 += 1 } }
+        let r = try Request(method: "GET", target: "http://127.0.0.1:1/nothing")
+        _ = client.sendSync(r)
+        #expect(events.value == [.requestStart, .attemptEnd, .requestEnd])
+        let linesForAll = lines.value
+
+        client.eventKinds = [.requestEnd]
+        #expect(client.eventKinds == [.requestEnd])
+        #expect(client.eventMask == RequestEvent.Kind.requestEnd.bit)
+        events.mutate { $0 = [] }
+        lines.mutate { $0 = 0 }
+        _ = client.sendSync(r)
+        #expect(events.value == [.requestEnd])
+        #expect(lines.value == linesForAll)   // the log handler still sees every event
+
+        client.eventKinds = []
+        events.mutate { $0 = [] }
+        _ = client.sendSync(r)
+        #expect(events.value.isEmpty)
+        client.eventMask = 0xffff_ffff   // bits beyond the kinds are dropped
+        #expect(client.eventMask == RequestEvent.Kind.allBits)
+        client.eventHandler = nil
+        client.logHandler = nil
+    }
 }
 
 final class Locked<T>: @unchecked Sendable {

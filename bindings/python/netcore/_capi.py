@@ -247,6 +247,7 @@ TABLE: Tuple[Signature, ...] = (
     ("nc_client_set_error_handler", (ClientHandle, COMPLETE_FN, c_void_p), nc_status),
     ("nc_client_set_auth_expired_handler", (ClientHandle, COMPLETE_FN, c_void_p), nc_status),
     ("nc_client_set_event_handler", (ClientHandle, EVENT_FN, c_void_p), nc_status),
+    ("nc_client_set_event_mask", (ClientHandle, c_uint32), nc_status),
     ("nc_client_set_log_handler", (ClientHandle, c_int32, EVENT_FN, c_void_p), nc_status),
     ("nc_task_id", (TaskHandle,), ctypes.c_uint64),
     # retry and time limits (0.3)

@@ -7,10 +7,14 @@
   re-armed when the Authorization header changes.
 * ``on_event(event: dict)``: ``nc_client_set_event_handler``, each JSON event
   parsed (``request_start``, ``attempt_end``, ``retry``, ``request_end``).
+* ``event_kinds=["request_end", ...]``: the kinds ``on_event`` receives
+  (``nc_client_set_event_mask``); every kind by default. A kind nobody asked for is
+  not made into JSON nor handed to Python at all.
 * ``event_hooks={"request": [f], "response": [f]}`` (httpx's names): "request"
   hooks get a :class:`HookRequest` at each request's start, "response" hooks a
   :class:`HookResponse` at its completion (status, url, elapsed, error). Built on
-  the same events.
+  the same events; without ``on_event`` only the kinds they need (request_start,
+  request_end) cross into Python: one event a request for response hooks alone.
 * logging: when ``logging.getLogger("netcore")`` is enabled for INFO or DEBUG at
   the time the client is made (its effective level, which its parents set),
   ``nc_client_set_log_handler`` is installed at the matching level and each line
@@ -28,12 +32,16 @@ from __future__ import annotations
 import datetime
 import json
 import logging
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
 from ._capi import C, COMPLETE_FN, EVENT_FN, ErrorHandle
 from .errors import Status, check_call, error_for
 
 logger = logging.getLogger("netcore")
+
+#: event kinds (the JSON "event" names) -> NC_EVENT_* bits.
+EVENT_KINDS = {"request_start": 0x01, "attempt_end": 0x02, "retry": 0x04, "cache_hit": 0x08,
+               "request_end": 0x10}
 
 #: netcore log levels (NC_LOG_*) by line prefix -> logging levels.
 _LINE_LEVELS = {"ERROR": logging.ERROR, "WARN": logging.WARNING, "INFO": logging.INFO,
@@ -94,8 +102,32 @@ def log_level_for(log: logging.Logger) -> int:
     return 0
 
 
+def event_mask(on_event: Any, event_kinds: Optional[Iterable[str]], request_hooks: bool,
+               response_hooks: bool) -> int:
+    """The NC_EVENT_* bits the event handler takes: ``event_kinds`` (every kind when
+    None) for ``on_event``, and what the event hooks need."""
+    if event_kinds is not None and on_event is None:
+        raise ValueError("event_kinds chooses what on_event receives: give on_event too")
+    if isinstance(event_kinds, str):
+        raise ValueError(f"event_kinds: a collection of names, not the string {event_kinds!r}")
+    mask = 0
+    if on_event is not None:
+        kinds = list(EVENT_KINDS) if event_kinds is None else list(event_kinds)
+        unknown = sorted(set(kinds) - set(EVENT_KINDS))
+        if unknown:
+            raise ValueError(f"event_kinds: unknown kind(s) {unknown}; use {', '.join(EVENT_KINDS)}")
+        for k in kinds:
+            mask |= EVENT_KINDS[k]
+    if request_hooks:
+        mask |= EVENT_KINDS["request_start"]
+    if response_hooks:
+        mask |= EVENT_KINDS["request_end"]
+    return mask
+
+
 def install(core: Any, *, on_auth_expired: Optional[Callable[[Any], Any]] = None,
             on_event: Optional[Callable[[Dict[str, Any]], Any]] = None,
+            event_kinds: Optional[Iterable[str]] = None,
             event_hooks: Optional[Dict[str, Sequence[Callable[[Any], Any]]]] = None) -> None:
     """Install the hooks given (and logging, per the rule above) on ``core``."""
     keep: List[Any] = []
@@ -106,6 +138,8 @@ def install(core: Any, *, on_auth_expired: Optional[Callable[[Any], Any]] = None
         raise ValueError(f"event_hooks: unknown event(s) {sorted(unknown)}; use 'request', 'response'")
     request_hooks = list(hooks.get("request", ()))
     response_hooks = list(hooks.get("response", ()))
+    mask = event_mask(on_event, event_kinds, bool(request_hooks), bool(response_hooks))
+    on_event_kinds = None if event_kinds is None else frozenset(event_kinds)
 
     with core.use() as h:
         if on_auth_expired is not None:
@@ -122,9 +156,10 @@ def install(core: Any, *, on_auth_expired: Optional[Callable[[Any], Any]] = None
                     e = json.loads(_text(p, n))
                 except ValueError:  # pragma: no cover - the library writes JSON
                     return
-                if on_event is not None:
-                    _safe(on_event, e)
                 kind = e.get("event")
+                # (the mask may let through a kind only the event hooks wanted)
+                if on_event is not None and (on_event_kinds is None or kind in on_event_kinds):
+                    _safe(on_event, e)
                 if kind == "request_start":
                     for f in request_hooks:
                         _safe(f, HookRequest(e))
@@ -133,6 +168,7 @@ def install(core: Any, *, on_auth_expired: Optional[Callable[[Any], Any]] = None
                         _safe(f, HookResponse(e))
             efn = EVENT_FN(event)
             keep.append(efn)
+            check_call(C.nc_client_set_event_mask, h, mask)
             check_call(C.nc_client_set_event_handler, h, efn, None)
 
         level = log_level_for(logger)

@@ -24,7 +24,7 @@ import functools
 import threading
 import warnings
 import weakref
-from typing import Any, Callable, Coroutine, Dict, List, Optional, Sequence
+from typing import Any, Callable, Coroutine, Dict, Iterable, List, Optional, Sequence
 
 from . import _batch, _hooks, _reach
 from ._capi import C, TaskHandle
@@ -193,6 +193,7 @@ class AsyncClient:
     def __init__(self, config: Config, *, on_error: Optional[Callable[[Error], Any]] = None,
                  on_auth_expired: Optional[Callable[[Error], Any]] = None,
                  on_event: Optional[Callable[[Dict[str, Any]], Any]] = None,
+                 event_kinds: Optional[Iterable[str]] = None,
                  event_hooks: Optional[Dict[str, Sequence[Callable[[Any], Any]]]] = None,
                  auth: Any = None, follow_redirects: bool = True, verify: Verify = True,
                  cert: Optional[Cert] = None, proxy: Optional[str] = _UNSET,
@@ -212,7 +213,7 @@ class AsyncClient:
         self._core.redirect_limit = -1 if follow_redirects else configured_redirects(text)
         apply_auth(self._core, auth)
         _hooks.install(self._core, on_auth_expired=on_auth_expired, on_event=on_event,
-                       event_hooks=event_hooks)
+                       event_kinds=event_kinds, event_hooks=event_hooks)
         if retry_handler is not None:
             install_handler(self._core, retry_handler)
         if refresher is not None:

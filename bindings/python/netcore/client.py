@@ -4,7 +4,7 @@ from __future__ import annotations
 import ctypes
 import threading
 import weakref
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
 from . import _batch, _cache, _cookies, _hooks, _reach
 from ._capi import C, NC_OK, ErrorHandle, ResponseHandle, TaskHandle
@@ -145,6 +145,16 @@ class Client:
             failed request (sync, callback or asyncio; cancellations included),
             on the thread that completes it, before the error is raised or passed
             on. What it raises is logged (logger ``"netcore"``), never propagated.
+        on_event: optional hook called with each event of every request, as a
+            dict (``"event"``: ``request_start``, ``attempt_end``, ``retry``,
+            ``cache_hit``, ``request_end``; the keys of ``nc_client_set_event_handler``),
+            on the transfer thread. ``event_hooks={"request": [f], "response": [f]}``
+            (httpx's names) get a request at its start and a response at its end.
+        event_kinds: the kinds ``on_event`` receives, e.g. ``["request_end"]``;
+            default every kind. The others are neither rendered nor handed to Python
+            (``nc_client_set_event_mask``): a handler that wants each request's end
+            pays for one event a request, not three. ``event_hooks`` alone ask only
+            for the kinds they use.
         verify: ``True`` (default): the system CA store. A path: the CA bundle file
             (``tls.ca_file``) or ``openssl rehash`` directory (``tls.ca_path``) to
             trust instead, e.g. a private CA or a development server's self-signed
@@ -181,6 +191,7 @@ class Client:
     def __init__(self, config: Config, *, on_error: Optional[Callable[[Error], Any]] = None,
                  on_auth_expired: Optional[Callable[[Error], Any]] = None,
                  on_event: Optional[Callable[[Dict[str, Any]], Any]] = None,
+                 event_kinds: Optional[Iterable[str]] = None,
                  event_hooks: Optional[Dict[str, Sequence[Callable[[Any], Any]]]] = None,
                  auth: Any = None, follow_redirects: bool = True, verify: Verify = True,
                  cert: Optional[Cert] = None, proxy: Optional[str] = _UNSET,
@@ -197,7 +208,7 @@ class Client:
         self._finalizer = weakref.finalize(self, self._core.free_from_finalizer)
         apply_auth(self._core, auth)
         _hooks.install(self._core, on_auth_expired=on_auth_expired, on_event=on_event,
-                       event_hooks=event_hooks)
+                       event_kinds=event_kinds, event_hooks=event_hooks)
         if retry_handler is not None:
             install_handler(self._core, retry_handler)
         if refresher is not None:

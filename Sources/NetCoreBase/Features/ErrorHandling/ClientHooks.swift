@@ -18,6 +18,8 @@ final class ClientHooks: @unchecked Sendable {
     private var errorHandler: FailureHandler?
     private var authExpiredHandler: FailureHandler?
     private var eventHandler: (@Sendable (RequestEvent) -> Void)?
+    /// The kinds `eventHandler` receives (RequestEvent.Kind.bit); every kind by default.
+    private var eventMask = RequestEvent.Kind.allBits
     private var logHandler: LogHandler?
     /// An error or auth-expired handler is installed: sends wrap their completion.
     let wrapsCompletions = Atomic<Bool>(false)
@@ -62,6 +64,12 @@ final class ClientHooks: @unchecked Sendable {
 
     var event: (@Sendable (RequestEvent) -> Void)? { lock.withLock { eventHandler } }
 
+    /// The kinds of events the event handler receives, as RequestEvent.Kind bits.
+    var eventKinds: UInt32 {
+        get { lock.withLock { eventMask } }
+        set { lock.withLock { eventMask = newValue & RequestEvent.Kind.allBits } }
+    }
+
     /// Sets the log handler (level .off removes it); true when some monitor handler remains.
     func setLog(_ h: LogHandler?) -> Bool {
         lock.withLock {
@@ -72,9 +80,10 @@ final class ClientHooks: @unchecked Sendable {
 
     var log: LogHandler? { lock.withLock { logHandler } }
 
-    /// The event and log handlers installed now, read together (one lock).
-    var handlers: (event: (@Sendable (RequestEvent) -> Void)?, log: LogHandler?) {
-        lock.withLock { (eventHandler, logHandler) }
+    /// The event handler, the kinds it receives and the log handler installed now,
+    /// read together (one lock).
+    var handlers: (event: (@Sendable (RequestEvent) -> Void)?, kinds: UInt32, log: LogHandler?) {
+        lock.withLock { (eventHandler, eventMask, logHandler) }
     }
 
     /// The Authorization header or token changed: the next expiry is reported again.
@@ -142,7 +151,9 @@ final class HookMonitor: EventMonitor, @unchecked Sendable {
     }
 
     private func deliverNow(_ e: RequestEvent) {
-        let (event, log) = hooks.handlers
+        let (handler, kinds, log) = hooks.handlers
+        // A kind the event handler does not take is neither rendered nor delivered.
+        let event = kinds & e.kind.bit != 0 ? handler : nil
         guard event != nil || log != nil else { return }
         func run() {
             event?(e)

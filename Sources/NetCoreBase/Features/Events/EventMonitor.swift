@@ -39,12 +39,27 @@ extension EventMonitor {
 /// One event of a request's life (EventMonitor).
 public struct RequestEvent: Sendable {
     /// Which moment of the request this event marks; raw values are the JSON `"event"` names.
-    public enum Kind: String, Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
         case requestStart = "request_start"
         case attemptEnd = "attempt_end"
         case retry = "retry"
         case requestEnd = "request_end"
         case cacheHit = "cache_hit"
+
+        /// The kind's bit in an event mask (`NetClient.eventKinds`; the C API's
+        /// NC_EVENT_* values, which are the same).
+        public var bit: UInt32 {
+            switch self {
+            case .requestStart: 0x01
+            case .attemptEnd: 0x02
+            case .retry: 0x04
+            case .cacheHit: 0x08
+            case .requestEnd: 0x10
+            }
+        }
+
+        /// Every kind's bit (NC_EVENT_ALL).
+        public static let allBits: UInt32 = 0x1f
     }
 
     /// Which moment this event marks.
