@@ -1283,7 +1283,7 @@ NC_API nc_status nc_client_set_event_handler(nc_client *client, nc_event_fn fn, 
  * Chooses which kinds of events the event handler (nc_client_set_event_handler())
  * receives: an or of NC_EVENT_* bits; NC_EVENT_ALL (the default) for every kind,
  * 0 for none (the handler stays installed but receives nothing). An event of a
- * kind left out is not rendered as JSON at all: a handler that only wants each
+ * kind left out is not built at all: a handler that only wants each
  * request's end (NC_EVENT_REQUEST_END) pays for one event a request instead of
  * three. The log handler is not affected: it receives what its level asks for.
  * Applies to events emitted after the call returns, and stays when the handler

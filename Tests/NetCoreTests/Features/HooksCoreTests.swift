@@ -1,3 +1,4 @@
+import MockServerSupport
 import Testing
 
 // Pure tests of the hooks' core pieces: redaction, event JSON, log lines, flags.
@@ -102,6 +103,31 @@ import Testing
         #expect(client.eventMask == RequestEvent.Kind.allBits)
         client.eventHandler = nil
         client.logHandler = nil
+    }
+
+    /// A Swift monitor that `wants` only some kinds is called for those alone (the
+    /// others are not built), and the response's attempt log is kept all the same.
+    @Test func aMonitorIsAskedWhichKindsItWants() throws {
+        final class EndsOnly: EventMonitor, @unchecked Sendable {
+            let calls = Locked<[String]>([])
+            func wants(_ kind: RequestEvent.Kind) -> Bool { kind == .requestEnd }
+            func requestDidStart(_ event: RequestEvent) { calls.mutate { $0.append("start") } }
+            func attemptDidEnd(_ event: RequestEvent) { calls.mutate { $0.append("attempt") } }
+            func requestDidComplete(_ event: RequestEvent) { calls.mutate { $0.append("end") } }
+        }
+        let client = try NetClient(json: #"{"base_url":"\#(MockServer.shared.baseURL)"}"#)
+        defer { client.shutdown() }
+        let monitor = EndsOnly()
+        client.eventMonitor = monitor
+        guard case .success(let (response, error)) = client.sendSync(try Request(method: "GET", target: "/env/code/ok"))
+        else {
+            Issue.record("sendSync was refused")
+            return
+        }
+        #expect(error == nil)
+        #expect(monitor.calls.value == ["end"])
+        #expect(response?.metrics.attemptLog.count == 1)   // kept though attemptDidEnd was not wanted
+        client.eventMonitor = nil
     }
 }
 

@@ -21,6 +21,9 @@ final class ClientHooks: @unchecked Sendable {
     /// The kinds `eventHandler` receives (RequestEvent.Kind.bit); every kind by default.
     private var eventMask = RequestEvent.Kind.allBits
     private var logHandler: LogHandler?
+    /// The kinds some handler takes now: the event handler's mask, every kind with
+    /// a log handler (HookMonitor.wants reads it without the lock).
+    let wantedKinds = Atomic<UInt32>(0)
     /// An error or auth-expired handler is installed: sends wrap their completion.
     let wrapsCompletions = Atomic<Bool>(false)
     /// Counts changes of the credentials (Authorization header, token); a request
@@ -51,6 +54,12 @@ final class ClientHooks: @unchecked Sendable {
         }
     }
 
+    /// Caller holds the lock.
+    private func updateWanted() {
+        let kinds = logHandler != nil ? RequestEvent.Kind.allBits : (eventHandler != nil ? eventMask : 0)
+        wantedKinds.store(kinds, ordering: .relaxed)
+    }
+
     private func updateWrapping() {
         wrapsCompletions.store(errorHandler != nil || authExpiredHandler != nil, ordering: .relaxed)
     }
@@ -58,7 +67,9 @@ final class ClientHooks: @unchecked Sendable {
     /// Sets the event handler; true when some monitor handler remains installed.
     func setEvent(_ h: (@Sendable (RequestEvent) -> Void)?) -> Bool {
         lock.withLock {
-            eventHandler = h; return eventHandler != nil || logHandler != nil
+            eventHandler = h
+            updateWanted()
+            return eventHandler != nil || logHandler != nil
         }
     }
 
@@ -67,13 +78,19 @@ final class ClientHooks: @unchecked Sendable {
     /// The kinds of events the event handler receives, as RequestEvent.Kind bits.
     var eventKinds: UInt32 {
         get { lock.withLock { eventMask } }
-        set { lock.withLock { eventMask = newValue & RequestEvent.Kind.allBits } }
+        set {
+            lock.withLock {
+                eventMask = newValue & RequestEvent.Kind.allBits
+                updateWanted()
+            }
+        }
     }
 
     /// Sets the log handler (level .off removes it); true when some monitor handler remains.
     func setLog(_ h: LogHandler?) -> Bool {
         lock.withLock {
             logHandler = (h?.level ?? .off) == .off ? nil : h
+            updateWanted()
             return eventHandler != nil || logHandler != nil
         }
     }
@@ -166,6 +183,10 @@ final class HookMonitor: EventMonitor, @unchecked Sendable {
         // On the loop thread re-entrant calls already know where they are
         // (TransferLoop.isCallbackThread); a synchronous send's thread is marked.
         if hooks.loop.onLoopThread { run() } else { CallbackScope.run(hooks.loop, run) }
+    }
+
+    func wants(_ kind: RequestEvent.Kind) -> Bool {
+        hooks.wantedKinds.load(ordering: .relaxed) & kind.bit != 0
     }
 
     func requestDidStart(_ event: RequestEvent) { deliver(event) }

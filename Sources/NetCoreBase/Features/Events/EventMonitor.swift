@@ -21,9 +21,15 @@ public protocol EventMonitor: AnyObject, Sendable {
     /// cache, or cache-then-network's early copy. Just before that answer is
     /// delivered (for the completion: just before `requestDidComplete`).
     func cacheDidHit(_ event: RequestEvent)
+    /// Whether this monitor takes events of `kind` at all (asked before each one is
+    /// built): for a kind it does not, no event is made and its method is not
+    /// called. Every kind unless the monitor implements it.
+    func wants(_ kind: RequestEvent.Kind) -> Bool
 }
 
 extension EventMonitor {
+    /// Every kind unless the monitor implements it.
+    public func wants(_ kind: RequestEvent.Kind) -> Bool { true }
     /// Does nothing unless the monitor implements it.
     public func requestDidStart(_ event: RequestEvent) {}
     /// Does nothing unless the monitor implements it.

@@ -18,7 +18,7 @@ extension Transfer {
 
     @inline(__always)
     func emitStart() {
-        guard let monitor else { return }
+        guard let monitor, monitor.wants(.requestStart) else { return }
         monitor.requestDidStart(event(.requestStart))
     }
 
@@ -40,18 +40,21 @@ extension Transfer {
     @inline(__always)
     func emitAttemptEnd(_ response: Response?, _ error: NetError?) {
         guard let monitor else { return }
-        var e = event(.attemptEnd, response, error)
-        e.timings = timings
+        // The attempt log (the response's metrics) is kept whichever kinds are wanted.
+        let status = response?.status ?? error?.httpStatus ?? 0
         attemptLog.append(
             AttemptRecord(
-                attempt: attempt, status: e.status, domain: error?.domain,
+                attempt: attempt, status: status, domain: error?.domain,
                 code: error?.code, timings: timings))
+        guard monitor.wants(.attemptEnd) else { return }
+        var e = event(.attemptEnd, response, error)
+        e.timings = timings
         monitor.attemptDidEnd(e)
     }
 
     @inline(__always)
     func emitRelaunchScheduled(delayMs: Int64, reason: String) {
-        guard let monitor else { return }
+        guard let monitor, monitor.wants(.retry) else { return }
         var e = event(.retry)
         e.delayMs = delayMs
         e.reason = reason
@@ -70,6 +73,7 @@ extension Transfer {
         }
         guard let monitor else { return }
         if let response, response.fromCache { emitCacheHit(response, error) }
+        guard monitor.wants(.requestEnd) else { return }
         var e = event(.requestEnd, response, error)
         e.fromCache = response?.fromCache ?? false
         e.elapsedUs = Int64(clamping: elapsed / 1000)
@@ -79,7 +83,7 @@ extension Transfer {
     /// An answer from the cache is about to be delivered (the completion's, or
     /// cache-then-network's early copy: Features/Cache).
     func emitCacheHit(_ response: Response, _ error: NetError?) {
-        guard let monitor else { return }
+        guard let monitor, monitor.wants(.cacheHit) else { return }
         var e = event(.cacheHit, response, error)
         e.fromCache = true
         e.notModified = response.notModified
