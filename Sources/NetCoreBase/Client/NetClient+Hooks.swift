@@ -35,12 +35,12 @@ extension NetClient {
     }
 
     /// The kinds of events `eventHandler` receives (and the C and Python event
-    /// handlers built on it); every kind by default. An event of another kind is
-    /// neither made into JSON nor delivered to it: a handler that only wants each
-    /// request's end pays for one event a request instead of three. Swift
-    /// `EventMonitor`s and the log handler still see every event. Takes effect for
-    /// events emitted after it is set; an empty set turns the handler off without
-    /// removing it.
+    /// handlers built on it); every kind by default. An event of another kind is not
+    /// built unless the log handler takes it: a handler that only wants each
+    /// request's end pays for one event a request instead of three. The log handler
+    /// still sees every event; an `eventMonitor` of one's own chooses with its
+    /// `wants(_:)`. Takes effect for events emitted after it is set; an empty set
+    /// turns the handler off without removing it.
     public var eventKinds: Set<RequestEvent.Kind> {
         get {
             let bits = hooks.eventKinds
