@@ -600,7 +600,9 @@ package final class TransferLoop: @unchecked Sendable {
             _ = curl_multi_perform(multi, &running)
             drainMessages()
             resumeDeferred()
-            if state.pointee.easyPool.tick(inUse: state.pointee.active.count, now: EasyHandlePool.nowMs()) {
+            if !poolFrozen.load(ordering: .relaxed),
+                state.pointee.easyPool.tick(inUse: state.pointee.active.count, now: EasyHandlePool.nowMs())
+            {
                 TransferLoop.sizeConnectionCache(multi, handles: state.pointee.easyPool.keep)
             }
             // Sleep only if no work arrived meanwhile (from callbacks or other threads);
@@ -737,6 +739,10 @@ package final class TransferLoop: @unchecked Sendable {
 
     /// Easy handles this loop has made (tests check the pool's reuse).
     let handlesMade = Atomic<Int>(0)
+    /// Tests only: while set, the pool's size is not re-judged (its one-second
+    /// window does not advance), so a burst's handles are kept however long a
+    /// loaded machine takes between two bursts. One relaxed load a pass.
+    let poolFrozen = Atomic<Bool>(false)
 
     private func newEasyHandle() -> EasyHandle? {
         handlesMade.add(1, ordering: .relaxed)
