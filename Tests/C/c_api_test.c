@@ -889,6 +889,16 @@ static void hook_text(const char *text, size_t len, void *ud) {
     pthread_mutex_unlock(&h->lock);
 }
 
+/* nc_client_send_sync, its response and error freed at once; returns its status */
+static nc_status send_sync_dropping(nc_client *c, nc_request *r) {
+    nc_response *resp = NULL;
+    nc_error *err = NULL;
+    nc_status s = nc_client_send_sync(c, r, &resp, &err);
+    nc_response_free(resp);
+    nc_error_free(err);
+    return s;
+}
+
 static void wait_completions(struct hook_log *h, int n) {
     pthread_mutex_lock(&h->lock);
     while (h->completions < n) pthread_cond_wait(&h->cond, &h->lock);
@@ -986,28 +996,15 @@ static void test_hooks(void) {
     CHECK_INT(nc_client_set_event_mask(c, 0x20u), NC_ERR_INVALID_ARGUMENT);
     CHECK_INT(nc_request_new("GET", "/echo", &r), NC_OK);
     h.events = h.ends = 0;
-    for (int i = 0; i < 2; i++) {
-        CHECK_INT(nc_client_send_sync(c, r, &resp, &err), NC_OK);
-        nc_response_free(resp);
-        nc_error_free(err);
-        resp = NULL;
-        err = NULL;
-    }
+    CHECK_INT(send_sync_dropping(c, r), NC_OK);
+    CHECK_INT(send_sync_dropping(c, r), NC_OK);
     CHECK_INT(h.events, 2); /* one request_end each, no start or attempt end */
     CHECK_INT(h.ends, 2);
     CHECK_INT(nc_client_set_event_mask(c, 0), NC_OK); /* installed, receives nothing */
-    CHECK_INT(nc_client_send_sync(c, r, &resp, &err), NC_OK);
-    nc_response_free(resp);
-    nc_error_free(err);
-    resp = NULL;
-    err = NULL;
+    CHECK_INT(send_sync_dropping(c, r), NC_OK);
     CHECK_INT(h.events, 2);
     CHECK_INT(nc_client_set_event_mask(c, NC_EVENT_ALL), NC_OK);
-    CHECK_INT(nc_client_send_sync(c, r, &resp, &err), NC_OK);
-    nc_response_free(resp);
-    nc_error_free(err);
-    resp = NULL;
-    err = NULL;
+    CHECK_INT(send_sync_dropping(c, r), NC_OK);
     CHECK_INT(h.events, 5);
     nc_request_free(r);
     CHECK_INT(nc_client_set_event_handler(c, NULL, NULL), NC_OK);
