@@ -39,7 +39,7 @@ ap.add_argument("--rounds", type=int, default=1)
 # long workloads (5-7) are steady and run once.
 ap.add_argument("--rounds-small", type=int, default=3)
 ap.add_argument("--rounds-w12", type=int, default=9)
-ap.add_argument("--workloads", default="w1,w2,w3,w4,w5,w6,w7")
+ap.add_argument("--workloads", default="w1,w2,w3,w4,w5,w6,w7,w9")
 ap.add_argument("--peers", default="all")
 ap.add_argument("--notes", default="")
 ap.add_argument("--pinned", default="0")
@@ -58,6 +58,8 @@ S = dict(
     cancel=500 if QUICK else 10_000,
     cancel_delay_us=3_000,
     callgrind_n=1_000,
+    n_corun=3_000 if QUICK else 100_000,
+    n_corun_seq=2_000 if QUICK else 40_000,
     warmup=50 if QUICK else 200,
     time_limit=300 if QUICK else 900,
 )
@@ -169,6 +171,16 @@ MATRIX += [("w4-mem", "w4", "download", f"{B}/100m.bin", S["download"], 1, MEM_P
            ("w7-callgrind", "w7", "seq", f"{B}/tiny.json", S["callgrind_n"], 1,
             ["raw-curl", "raw-curl-tuned", "nc-capi", "py-netcore", "pycurl"])]
 
+# Workload 9: the bars of workloads 1-2 read without the machine's noise. Each pair
+# (base, peer) runs at the same time on one core, so both see the machine at the same
+# speed; the figure is base CPU / peer CPU per request (getrusage: above 1 the peer
+# costs less, as a ×raw throughput ratio reads). raw-curl against itself calibrates it
+# (0.99-1.01 here); raw-curl-signed against raw-curl is what signing costs any client.
+CORUN_PAIRS = [("raw-curl", "raw-curl"), ("raw-curl", "nc-capi"), ("raw-curl", "nc-capi-retry"),
+               ("raw-curl", "nc-capi-hooks"), ("raw-curl", "raw-curl-signed"), ("raw-curl-signed", "nc-capi-hooks")]
+MATRIX += [(f"w9-{'seq' if c == 1 else f'c{c}'}", "w9", "seq" if c == 1 else "conc", f"{B}/tiny.json",
+            S["n_corun_seq"] if c == 1 else S["n_corun"], c, CORUN_PAIRS) for c in (1, 16, 64)]
+
 out = open(A.out, "w")
 
 
@@ -239,6 +251,38 @@ def run_peer(peer, wl, url, n, c, key):
     if p.stderr.strip():
         res["stderr"] = p.stderr.strip()[-400:]
     return res
+
+
+def run_corun(base, peer, wl, url, n, c):
+    """workload 9: `base` and `peer` (C peers) at the same time on one core (the
+    lowest this process may use); the result is the peer's line with the base's CPU
+    per request and "corun_ratio" = base CPU / peer CPU beside it"""
+    core = min(os.sched_getaffinity(0))
+    procs = []
+    for name in (base, peer):
+        argv = list(PEERS[name]) + ["--workload", wl, "--url", url, "-n", str(n), "-c", str(c),
+                                    "--warmup", str(warmup(wl, n)), "--time-limit", str(S["time_limit"])]
+        procs.append(subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                      preexec_fn=lambda: os.sched_setaffinity(0, {core})))
+    res = []
+    for name, p in zip((base, peer), procs):
+        try:
+            so, se = p.communicate(timeout=S["time_limit"] + 120)
+        except subprocess.TimeoutExpired:
+            for q in procs:
+                q.kill()
+            return {"error": f"{name} timed out"}
+        lines = [l for l in so.splitlines() if l.startswith("{")]
+        if p.returncode != 0 or not lines:
+            return {"error": f"{name}: exit {p.returncode}: {se.strip()[-400:]}"}
+        r = json.loads(lines[-1])
+        if r.get("errors"):
+            return {"error": f"{name}: {r['errors']} errors ({r.get('first_error', '')})"}
+        res.append(r)
+    b, r = res
+    r = dict(r, base=base, base_cpu_us_per_req=b["cpu_us_per_req"], base_rps=b["rps"],
+             corun_ratio=b["cpu_us_per_req"] / r["cpu_us_per_req"] if r["cpu_us_per_req"] else None)
+    return r
 
 
 def run_curl_cli(wl, url, n, c, key):
@@ -355,10 +399,28 @@ t_all = time.monotonic()
 for key, group, wl, url, n, c, peers in MATRIX:
     if group not in wanted_workloads:
         continue
-    noisy = group in ("w1", "w2", "w4") or key in ("w3-1k", "w3-100k")
+    noisy = group in ("w1", "w2", "w4", "w9") or key in ("w3-1k", "w3-100k")
     rounds = A.rounds if QUICK or not noisy else \
         max(A.rounds, A.rounds_w12 if group in ("w1", "w2") else A.rounds_small)
     for rnd in range(rounds):
+        if group == "w9":
+            # pairs, not peers: each runs when both of its peers are wanted; the peer
+            # field names the pair ("nc-capi-hooks/raw-curl-signed")
+            for base, peer in peers:
+                if not {base, peer} <= wanted_peers:
+                    continue
+                t0 = time.monotonic()
+                res = run_corun(base, peer, wl, url, n, c)
+                res.update({"key": key, "group": group, "peer": f"{peer}/{base}", "round": rnd,
+                            "wall": round(time.monotonic() - t0, 3)})
+                res.setdefault("n", n)
+                res.setdefault("c", c)
+                record(res)
+                ratio = res.get("corun_ratio")
+                print(f"{key:13s} {peer + '/' + base:33s} "
+                      + (f"cpu {res['base_cpu_us_per_req']:.2f} / {res['cpu_us_per_req']:.2f} us/req = {ratio:.3f}"
+                         if ratio else short(res)), flush=True)
+            continue
         order = round_order([p for p in peers if p in wanted_peers], rnd)
         if not QUICK and rnd >= FEW_ROUNDS:
             order = [p for p in order if p not in LIGHT.get(group, ())]
