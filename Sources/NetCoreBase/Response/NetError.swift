@@ -59,43 +59,128 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
         case decodingFailed = 5
     }
 
+    // The fields live in one object shared by copies until a copy changes one
+    // (copy-on-write, as Array does): a NetError is one pointer, so the `NetError?`
+    // every completion, decision and transfer carries (nil on success) is a null
+    // check and a retain, not a hundred bytes copied and destroyed field by field.
+    private var storage: Storage
+
+    private final class Storage: @unchecked Sendable {   // changed only while unshared (`unique`)
+        var domain: Domain
+        var code: Int64
+        var codeString: String
+        var message: String
+        var httpStatus: Int32 = 0
+        var traceID: String? = nil
+        var data: JSONValue? = nil
+        var body: NetBytes? = nil
+        var attempts: Int32 = 0
+        var isRetryable: Bool = false
+        var isAuthExpired: Bool = false
+        var timeout: TimeoutKind? = nil
+        var response: Response? = nil
+
+        init(domain: Domain, code: Int64, codeString: String, message: String) {
+            self.domain = domain
+            self.code = code
+            self.codeString = codeString
+            self.message = message
+        }
+
+        func copy() -> Storage {
+            let c = Storage(domain: domain, code: code, codeString: codeString, message: message)
+            c.httpStatus = httpStatus
+            c.traceID = traceID
+            c.data = data
+            c.body = body
+            c.attempts = attempts
+            c.isRetryable = isRetryable
+            c.isAuthExpired = isAuthExpired
+            c.timeout = timeout
+            c.response = response
+            return c
+        }
+    }
+
+    /// The storage, copied first if another NetError shares it.
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
     /// Which of the five domains the error belongs to.
-    public var domain: Domain
+    public var domain: Domain {
+        get { storage.domain }
+        set { unique().domain = newValue }
+    }
     /// NC_CLIENT_* / CURLcode / HTTP status / business code (0 if not an integer) / NC_PARSE_*.
-    public var code: Int64
+    public var code: Int64 {
+        get { storage.code }
+        set { unique().code = newValue }
+    }
     /// The code as text; for API errors exactly as the server sent it.
-    public var codeString: String
+    public var codeString: String {
+        get { storage.codeString }
+        set { unique().codeString = newValue }
+    }
     /// What happened and what to do; never empty.
-    public var message: String
+    public var message: String {
+        get { storage.message }
+        set { unique().message = newValue }
+    }
     /// HTTP status of the response that produced the error, 0 if none.
-    public var httpStatus: Int32 = 0
+    public var httpStatus: Int32 {
+        get { storage.httpStatus }
+        set { unique().httpStatus = newValue }
+    }
     /// The server's trace id from the envelope, when it sent one.
-    public var traceID: String? = nil
+    public var traceID: String? {
+        get { storage.traceID }
+        set { unique().traceID = newValue }
+    }
     /// The envelope's data of a business error (nil when absent or null).
-    public var data: JSONValue? = nil
+    public var data: JSONValue? {
+        get { storage.data }
+        set { unique().data = newValue }
+    }
     /// The raw body of the response, if one was received.
-    public var body: NetBytes? = nil
+    public var body: NetBytes? {
+        get { storage.body }
+        set { unique().body = newValue }
+    }
     /// How many times the request was sent (0: never).
-    public var attempts: Int32 = 0
+    public var attempts: Int32 {
+        get { storage.attempts }
+        set { unique().attempts = newValue }
+    }
     /// Whether sending the same request again may succeed.
-    public var isRetryable: Bool = false
+    public var isRetryable: Bool {
+        get { storage.isRetryable }
+        set { unique().isRetryable = newValue }
+    }
     /// Business code listed in envelope.auth_expired_codes.
-    public var isAuthExpired: Bool = false
+    public var isAuthExpired: Bool {
+        get { storage.isAuthExpired }
+        set { unique().isAuthExpired = newValue }
+    }
     /// The time limit that ended the request, if one did (TRANSPORT 28 or CLIENT
     /// deadlineExceeded); nil otherwise.
-    public var timeout: TimeoutKind? = nil
+    public var timeout: TimeoutKind? {
+        get { storage.timeout }
+        set { unique().timeout = newValue }
+    }
     /// The response that produced the error (HTTP, API and PARSE errors), kept so a
     /// Swift caller can still read its status, headers and body. Set by the Swift
     /// async API (`NetClient.send(_:) async`) and `Response.decode`; nil otherwise
     /// (C callbacks receive the response as a separate argument).
-    public var response: Response? = nil
+    public var response: Response? {
+        get { storage.response }
+        set { unique().response = newValue }
+    }
 
     /// An error of `domain` and `code` with `message` (`codeString`: the business code as the server wrote it).
     public init(domain: Domain, code: Int64, codeString: String? = nil, message: String) {
-        self.domain = domain
-        self.code = code
-        self.codeString = codeString ?? String(code)
-        self.message = message
+        storage = Storage(domain: domain, code: code, codeString: codeString ?? String(code), message: message)
     }
 
     public var description: String { "\(domain.name) \(codeString): \(message)" }
