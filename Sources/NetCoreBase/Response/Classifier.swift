@@ -63,52 +63,15 @@ enum Classifier {
         // 5. Not JSON.
         let root: UnsafeMutablePointer<json_t>   // owned until handed to a Response
         switch JSONValue.parseOwned(input.body.bytes) {
-        case .failure(let f) where f.outOfMemory:
-            // Not the server's fault: NC_CLIENT_INTERNAL (Transfer.next drops the response).
-            var e = NetError.internalError(
-                "Out of memory while parsing the response body of \(input.method) \(input.urlText).")
-            e.attempts = 1
-            return (response(input, nil, nil), e)
-        case .failure(let f):
-            if redirect { return raw(input) }
-            let r = response(input, nil, nil)
-            if status >= 400 { return (r, httpError(input)) }
-            let what =
-                input.body.count == 0
-                ? "The response body is empty"
-                : "The response body is not valid JSON (line \(f.line), column \(f.column): \(f.reason))"
-            return (
-                r,
-                withResponse(
-                    .parse(
-                        .invalidJSON,
-                        "\(what) for \(input.method) \(input.urlText). Check the endpoint, or send the request in raw mode if it does not return JSON."
-                    ), input)
-            )
-        case .success(let v):
-            root = v
+        case .failure(let f): return notJSON(input, f, redirect: redirect)
+        case .success(let v): root = v
         }
 
         // 4. JSON but not an envelope.
-        guard root.pointee.type == JSON_OBJECT else {
-            if redirect { return rawRedirect(input, root) }
-            let r = response(input, root, nil)
-            if status >= 400 { return (r, httpError(input)) }
-            return (
-                r,
-                withResponse(
-                    .parse(
-                        .notObject,
-                        "The response body is a JSON \(JSON.typeName(root)), not an envelope object, for \(input.method) \(input.urlText). Use raw mode for this endpoint, or fix the envelope configuration."
-                    ), input)
-            )
-        }
+        guard root.pointee.type == JSON_OBJECT else { return notEnvelope(input, root, redirect: redirect, nil) }
         let obj = root
         if let problem = missingOrWrongField(obj, envelope) {
-            if redirect { return rawRedirect(input, root) }
-            let r = response(input, root, nil)
-            if status >= 400 { return (r, httpError(input)) }
-            return (r, withResponse(problem, input))
+            return notEnvelope(input, root, redirect: redirect, problem)
         }
 
         // 3. An envelope: evaluate every configured condition.
@@ -128,6 +91,57 @@ enum Classifier {
         let r = response(input, root, data)
         if ok { return (r, nil) }
         return (r, apiError(obj, envelope.schema, codeValue: codeValue, data: data, input))
+    }
+
+    // The failures are built out of line (`@inline(never)`), so the code a
+    // successful response runs through stays a few contiguous cache lines rather
+    // than jumping over every message's string interpolation.
+
+    /// Rule 5: the body is not JSON (or memory ran out parsing it).
+    @inline(never)
+    private static func notJSON(_ input: Input, _ f: JSONParseFailure, redirect: Bool) -> (Response, NetError?) {
+        if f.outOfMemory {
+            // Not the server's fault: NC_CLIENT_INTERNAL (Transfer.next drops the response).
+            var e = NetError.internalError(
+                "Out of memory while parsing the response body of \(input.method) \(input.urlText).")
+            e.attempts = 1
+            return (response(input, nil, nil), e)
+        }
+        if redirect { return raw(input) }
+        let r = response(input, nil, nil)
+        if input.status >= 400 { return (r, httpError(input)) }
+        let what =
+            input.body.count == 0
+            ? "The response body is empty"
+            : "The response body is not valid JSON (line \(f.line), column \(f.column): \(f.reason))"
+        return (
+            r,
+            withResponse(
+                .parse(
+                    .invalidJSON,
+                    "\(what) for \(input.method) \(input.urlText). Check the endpoint, or send the request in raw mode if it does not return JSON."
+                ), input)
+        )
+    }
+
+    /// Rule 4: JSON, but not an object (`problem` nil) or an object without the
+    /// envelope's fields (`problem`); the response takes over `root`.
+    @inline(never)
+    private static func notEnvelope(
+        _ input: Input, _ root: UnsafeMutablePointer<json_t>, redirect: Bool, _ problem: NetError?
+    ) -> (Response, NetError?) {
+        if redirect { return rawRedirect(input, root) }
+        let r = response(input, root, nil)
+        if input.status >= 400 { return (r, httpError(input)) }
+        if let problem { return (r, withResponse(problem, input)) }
+        return (
+            r,
+            withResponse(
+                .parse(
+                    .notObject,
+                    "The response body is a JSON \(JSON.typeName(root)), not an envelope object, for \(input.method) \(input.urlText). Use raw mode for this endpoint, or fix the envelope configuration."
+                ), input)
+        )
     }
 
     private static func response(
@@ -190,6 +204,7 @@ enum Classifier {
         v.pointee.type == JSON_INTEGER || v.pointee.type == JSON_STRING
     }
 
+    @inline(never)
     private static func apiError(
         _ obj: UnsafeMutablePointer<json_t>, _ schema: EnvelopeSchema,
         codeValue: UnsafeMutablePointer<json_t>?, data: UnsafeMutablePointer<json_t>?,
@@ -208,6 +223,7 @@ enum Classifier {
         return withResponse(e, input)
     }
 
+    @inline(never)
     static func httpError(_ input: Input) -> NetError {
         let s = input.status
         let reason = HTTPStatus.reason(s)

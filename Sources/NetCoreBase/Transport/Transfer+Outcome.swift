@@ -105,30 +105,14 @@ extension Transfer {
     }
 
     private func hopResult(_ outcome: consuming HopOutcome) -> HopResult {
-        guard let p = prepared else {
-            return .ended(
-                nil,
-                NetError.internalError("A transfer ended without its request.").attempted(
-                    attemptsMade(thisOneSent: true)))
-        }
+        guard let p = prepared else { return .ended(nil, internalError("A transfer ended without its request.")) }
         if outcome.code != CURLE_OK { return .ended(nil, failure(outcome, p)) }
         // Never a success for a header block that did not end (ncsink.c records it).
-        guard outcome.headerBlockEnded else {
-            return .ended(
-                nil,
-                TransportErrors.headersCutOff(
-                    status: outcome.status, method: p.method,
-                    url: String(cString: p.url.pointer)
-                )
-                .attempted(attemptsMade(thisOneSent: true)))
-        }
+        guard outcome.headerBlockEnded else { return .ended(nil, headersCutOff(status: outcome.status, p)) }
         // libcurl follows no redirects (see Redirect.swift): the URL that answered
         // is this hop's.
         guard let (body, headers) = outcome.received else {
-            return .ended(
-                nil,
-                NetError.internalError("Out of memory while receiving the response.").attempted(
-                    attemptsMade(thisOneSent: true)))
+            return .ended(nil, internalError("Out of memory while receiving the response."))
         }
         let status = outcome.status
         if Redirect.follows(status), p.limits.maxRedirects > 0,
@@ -150,7 +134,22 @@ extension Transfer {
         return .ended(response, error)
     }
 
+    // Failures are built out of line (`@inline(never)`, here and in Classifier), so
+    // the code a successful hop runs through stays a few contiguous cache lines.
+
+    @inline(never)
+    private func internalError(_ why: String) -> NetError {
+        NetError.internalError(why).attempted(attemptsMade(thisOneSent: true))
+    }
+
+    @inline(never)
+    private func headersCutOff(status: Int, _ p: PreparedRequest) -> NetError {
+        TransportErrors.headersCutOff(status: status, method: p.method, url: String(cString: p.url.pointer))
+            .attempted(attemptsMade(thisOneSent: true))
+    }
+
     /// The error of a hop libcurl (or the sink) failed.
+    @inline(never)
     private func failure(_ o: HopOutcome, _ p: PreparedRequest) -> NetError {
         let sent = attemptsMade(thisOneSent: true)
         if (o.allocationFailed || p.url.allocationFailed) && o.sinkAbort == Int32(NCSINK_OK) {
@@ -220,6 +219,7 @@ extension Transfer {
 
     /// Prepares the next hop of a redirect, or fails the transfer as libcurl would
     /// (47 too many redirects, 1 unsupported scheme, 3 malformed Location).
+    @inline(never)
     private func follow(_ p: PreparedRequest, location: String, status: Int) -> HopResult {
         func fail(_ code: CURLcode, _ detail: String) -> HopResult {
             .ended(
