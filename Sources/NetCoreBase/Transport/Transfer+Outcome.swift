@@ -86,7 +86,7 @@ extension Transfer {
     /// hop (`prepared`, `redirects`), asks the transfer's policy about an attempt's
     /// result — and leaves doing it to the caller (TransferLoop, SyncLanes).
     func next(after outcome: consuming HopOutcome) -> TransferAction {
-        guard case .ended(let response, let error) = hopResult(outcome) else { return .redirect }
+        guard case .ended(let response, let error) = hopResult(consume outcome) else { return .redirect }
         emitAttemptEnd(response, error)
         // A body callback that has seen bytes cannot be given them again: no retry.
         guard let policy, error != nil || policy.decidesOnSuccess, !(extras?.delivered ?? false) else {
@@ -111,7 +111,7 @@ extension Transfer {
         guard outcome.headerBlockEnded else { return .ended(nil, headersCutOff(status: outcome.status, p)) }
         // libcurl follows no redirects (see Redirect.swift): the URL that answered
         // is this hop's.
-        guard let (body, headers) = outcome.received else {
+        guard let (body, headers) = outcome.received.take() else {
             return .ended(nil, internalError("Out of memory while receiving the response."))
         }
         let status = outcome.status

@@ -785,7 +785,7 @@ package final class TransferLoop: @unchecked Sendable {
             t.noteHopEnded(easy)
             let outcome = HopOutcome(easy, code)
             stop(t, easy)
-            execute(t.next(after: outcome), for: t)
+            execute(t.next(after: consume outcome), for: t)
         }
         state.pointee.messages.removeAll(keepingCapacity: true)
     }
