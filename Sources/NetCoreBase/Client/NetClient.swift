@@ -230,6 +230,8 @@ final class ClientSettings: Sendable {
     let baseURL: String?
     let credentialHeaderNames: Set<String>
     let envelope: CompiledEnvelope?
+    /// `config.signing != nil`, read by every send without copying the config.
+    let signs: Bool
     /// Installed on every transfer made from this snapshot (nil: none).
     let monitor: (any EventMonitor)?
     /// A policy installed by hand (tests); nil: the one the configuration implies.
@@ -255,6 +257,7 @@ final class ClientSettings: Sendable {
         envelope = config.envelope.map(CompiledEnvelope.init)
         baseURL = config.activeBaseURL
         credentialHeaderNames = config.credentialHeaderNames
+        signs = config.signing != nil
         self.monitor = monitor
         self.explicitPolicy = policy
         self.retryHandler = retryHandler

@@ -75,8 +75,9 @@ final class AdapterRegistry: @unchecked Sendable {
     /// The preparer of a transfer sent now with `settings`; nil (nothing allocated)
     /// when no adapter, token, basic credentials or signing is configured.
     func preparer(for settings: ClientSettings) -> (any AttemptPreparer)? {
+        // The flag first: copying the signing config (three Strings) costs retains.
+        guard settings.signs || installed.load(ordering: .acquiring) else { return nil }
         let signing = settings.config.signing
-        guard signing != nil || installed.load(ordering: .acquiring) else { return nil }
         if let chain = lock.withLock({ preparedChain }), chain.signing == signing { return chain }
         let chain = AdapterChain(registry: self, signing: signing, key: signingKey(signing))
         lock.withLock { preparedChain = chain }
@@ -150,7 +151,8 @@ final class AdapterChain: AttemptPreparer {
                 return .failure(.internalError("The request could not be signed (libcrypto failed)."))
             }
             if let e = RequestSigning.sign(
-                &out, signing, key: key, url: original.location, upload: original.upload, timestamp: clock()) {
+                &out, signing, key: key, url: original.location, upload: original.upload, timestamp: clock())
+            {
                 return .failure(e)
             }
         }
