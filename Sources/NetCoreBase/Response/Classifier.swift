@@ -12,7 +12,9 @@ import CJansson
 /// JSON null when it is empty, else the body as in raw mode — never a PARSE error.
 /// Raw mode: status ≥ 400 → HTTP error, else success.
 enum Classifier {
-    struct Input {
+    /// Non-copyable: the classifier's functions borrow it, so its references are
+    /// not retained and released again by copies (enforced by the type).
+    struct Input: ~Copyable {
         var status: Int32
         var headers: HeaderStore
         var body: NetBytes
@@ -47,7 +49,7 @@ enum Classifier {
         }
     }
 
-    static func classify(_ input: Input) -> (Response, NetError?) {
+    static func classify(_ input: borrowing Input) -> (Response, NetError?) {
         guard let envelope = input.envelope else { return raw(input) }
         let status = input.status
 
@@ -99,7 +101,9 @@ enum Classifier {
 
     /// Rule 5: the body is not JSON (or memory ran out parsing it).
     @inline(never)
-    private static func notJSON(_ input: Input, _ f: JSONParseFailure, redirect: Bool) -> (Response, NetError?) {
+    private static func notJSON(_ input: borrowing Input, _ f: JSONParseFailure, redirect: Bool) -> (
+        Response, NetError?
+    ) {
         if f.outOfMemory {
             // Not the server's fault: NC_CLIENT_INTERNAL (Transfer.next drops the response).
             var e = NetError.internalError(
@@ -128,7 +132,7 @@ enum Classifier {
     /// envelope's fields (`problem`); the response takes over `root`.
     @inline(never)
     private static func notEnvelope(
-        _ input: Input, _ root: UnsafeMutablePointer<json_t>, redirect: Bool, _ problem: NetError?
+        _ input: borrowing Input, _ root: UnsafeMutablePointer<json_t>, redirect: Bool, _ problem: NetError?
     ) -> (Response, NetError?) {
         if redirect { return rawRedirect(input, root) }
         let r = response(input, root, nil)
@@ -145,7 +149,7 @@ enum Classifier {
     }
 
     private static func response(
-        _ input: Input, _ json: UnsafeMutablePointer<json_t>?,
+        _ input: borrowing Input, _ json: UnsafeMutablePointer<json_t>?,
         _ data: UnsafeMutablePointer<json_t>?
     ) -> Response {
         Response(
@@ -153,7 +157,7 @@ enum Classifier {
             json: json, source: .envelope(data), fromCache: input.fromCache, notModified: input.notModified)
     }
 
-    private static func raw(_ input: Input) -> (Response, NetError?) {
+    private static func raw(_ input: borrowing Input) -> (Response, NetError?) {
         let r = Response(
             status: input.status, headers: input.headers, body: input.body, url: input.url,
             json: nil, source: .body, fromCache: input.fromCache, notModified: input.notModified)
@@ -162,7 +166,9 @@ enum Classifier {
 
     /// An unfollowed redirect whose body is JSON but not an envelope: success with
     /// the body as data (raw mode); the response takes over `root`.
-    private static func rawRedirect(_ input: Input, _ root: UnsafeMutablePointer<json_t>) -> (Response, NetError?) {
+    private static func rawRedirect(_ input: borrowing Input, _ root: UnsafeMutablePointer<json_t>) -> (
+        Response, NetError?
+    ) {
         (
             Response(
                 status: input.status, headers: input.headers, body: input.body, url: input.url,
@@ -208,7 +214,7 @@ enum Classifier {
     private static func apiError(
         _ obj: UnsafeMutablePointer<json_t>, _ schema: EnvelopeSchema,
         codeValue: UnsafeMutablePointer<json_t>?, data: UnsafeMutablePointer<json_t>?,
-        _ input: Input
+        _ input: borrowing Input
     ) -> NetError {
         let codeText = codeValue.flatMap { JSON.scalarText($0) ?? JSONValue.dump($0) } ?? ""
         let serverMessage = schema.messageField.flatMap { json_object_get(obj, $0) }.flatMap(JSON.scalarText) ?? ""
@@ -224,7 +230,7 @@ enum Classifier {
     }
 
     @inline(never)
-    static func httpError(_ input: Input) -> NetError {
+    static func httpError(_ input: borrowing Input) -> NetError {
         let s = input.status
         let reason = HTTPStatus.reason(s)
         let advice: String
@@ -245,7 +251,7 @@ enum Classifier {
         return withResponse(e, input)
     }
 
-    private static func withResponse(_ error: NetError, _ input: Input) -> NetError {
+    private static func withResponse(_ error: NetError, _ input: borrowing Input) -> NetError {
         var e = error
         e.httpStatus = input.status
         e.body = input.body

@@ -7,7 +7,9 @@ import Glibc
 /// What one hop produced, read off its easy handle by the thread that drove it
 /// (`HopOutcome(easy, code)`), so that deciding what follows (`Transfer.next(after:)`)
 /// touches no libcurl handle and is tested with made-up outcomes.
-struct HopOutcome {
+/// Non-copyable: moved into the decision and borrowed by the failure paths,
+/// never copied (enforced by the type).
+struct HopOutcome: ~Copyable {
     /// libcurl's result of the hop.
     var code: CURLcode
     /// Why the sink refused bytes (NCSINK_*), NCSINK_OK if it did not.
@@ -150,7 +152,7 @@ extension Transfer {
 
     /// The error of a hop libcurl (or the sink) failed.
     @inline(never)
-    private func failure(_ o: HopOutcome, _ p: PreparedRequest) -> NetError {
+    private func failure(_ o: borrowing HopOutcome, _ p: PreparedRequest) -> NetError {
         let sent = attemptsMade(thisOneSent: true)
         if (o.allocationFailed || p.url.allocationFailed) && o.sinkAbort == Int32(NCSINK_OK) {
             // Whatever libcurl's code says (27 inside the headers reads as a header

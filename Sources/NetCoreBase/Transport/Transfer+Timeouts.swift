@@ -78,7 +78,7 @@ extension Transfer {
 
     /// The error of a hop that timed out: TRANSPORT 28 naming the limit
     /// (`timeout` set), or CLIENT deadlineExceeded when the deadline was it.
-    func timedOut(_ o: HopOutcome, _ p: PreparedRequest) -> NetError {
+    func timedOut(_ o: borrowing HopOutcome, _ p: PreparedRequest) -> NetError {
         let kind = timeoutKind(p, connected: o.connected, now: monotonicNanos())
         let url = String(cString: p.url.pointer)
         let which: String

@@ -124,6 +124,8 @@ import Testing
         guard case .complete(nil, let tooLong) = t.next(after: o) else { Issue.record("expected .complete"); return }
         #expect(tooLong?.domain == .client)
         #expect(tooLong?.code == Int64(NetError.ClientCode.headersTooLarge.rawValue))
+        o = HopOutcome(code: CURLE_OUT_OF_MEMORY)   // (consumed by next(after:))
+        o.headerBlockEnded = false
         o.allocationFailed = true
         let (c2, t2) = try transfer()
         defer { c2.shutdown() }
