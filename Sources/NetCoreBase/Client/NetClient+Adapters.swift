@@ -18,13 +18,19 @@ extension NetClient {
     /// changed) for an empty token or one with CR, LF or control characters; the
     /// message does not contain the token.
     public func setToken(_ token: String?) throws(NetError) {
+        try NetClient.setToken(token, adapterRegistry, hooks)
+    }
+
+    /// `setToken(_:)` on the two objects it changes: a token refresh installs its
+    /// token through this without holding the client (NetClient.init).
+    static func setToken(_ token: String?, _ registry: AdapterRegistry, _ hooks: ClientHooks) throws(NetError) {
         // A new (or no) token re-arms the auth-expired handler (NetClient+Hooks.swift).
-        defer { noteCredentialsChanged() }
-        guard let token else { adapterRegistry.setBearer(nil); return }
+        defer { hooks.noteCredentialsChanged() }
+        guard let token else { registry.setBearer(nil); return }
         guard !token.isEmpty, HTTPValidation.isHeaderValue(token) else {
             throw NetError.invalidArgument("the token must be non-empty and contain no CR, LF or control characters")
         }
-        adapterRegistry.setBearer("Bearer " + token)
+        registry.setBearer("Bearer " + token)
     }
 
     /// Sends `Authorization: Basic base64(user:password)` with every request

@@ -54,8 +54,12 @@ public final class NetClient: @unchecked Sendable {
         let registry = adapterRegistry
         self.tokenRefresher = TokenRefresher(currentAuthorization: { registry.snapshot().authorization })
         self.settings = ClientSettings(config: configuration)
-        // Weak: the client owns the refresher.
-        tokenRefresher.bind { [weak self] token throws(NetError) in try self?.setToken(token) }
+        // The refresher installs a token through the objects setToken changes, not
+        // through the client it belongs to: a weak reference to the client would give
+        // it a side table, and every retain of it (one a send) would take the Swift
+        // runtime's slow path.
+        let hooks = self.hooks
+        tokenRefresher.bind { token throws(NetError) in try NetClient.setToken(token, registry, hooks) }
         if let token = configuration.auth.token {
             try setToken(token)
         }
