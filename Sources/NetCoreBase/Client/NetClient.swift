@@ -292,7 +292,7 @@ final class ClientSettings: Sendable {
     @inline(__always)
     func policy(for prepared: PreparedRequest?) -> (any TransferPolicy)? {
         if let policy { return policy }
-        return prepared?.resilience.retry != nil ? RetryTransferPolicy.standard : nil
+        return prepared?.resilience.hasRetry == true ? RetryTransferPolicy.standard : nil
     }
 }
 

@@ -8,8 +8,11 @@ struct Resilience: Sendable {
     /// All attempts and the waits between them end by then, ms from the start of
     /// the first attempt; 0 = none.
     var deadlineMs: Int64 = 0
-    /// The policy in force; nil = one attempt.
-    var retry: RetryPolicy? = nil
+    /// The policy in force; nil = one attempt. Set once, by `init`.
+    private(set) var retry: RetryPolicy? = nil
+    /// `retry != nil`, stored: every send asks, and reading `retry` to compare it
+    /// with nil copies the policy (its arrays retained and released).
+    private(set) var hasRetry = false
     /// NC_REQUEST_IDEMPOTENT or an Idempotency-Key header: any method may be retried.
     var optedIn = false
     /// NC_REQUEST_SKIP_AUTH: a token refresh neither holds nor is started by it
@@ -27,6 +30,7 @@ struct Resilience: Sendable {
             // A retry handler alone turns retry on, over the default policy.
             let base = config.retry ?? (settings.retryHandler != nil ? RetryPolicy() : nil)
             retry = own.retry.map { $0.applied(to: base) } ?? base
+            hasRetry = retry != nil
         }
         optedIn = request.flags.contains(.idempotent) || headers.contains("Idempotency-Key")
         skipsAuth = request.flags.contains(.skipAuth)
