@@ -35,6 +35,13 @@ func borrow<T: AnyObject>(_ handle: OpaquePointer?, as: T.Type) -> T? {
     return Unmanaged<T>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue()
 }
 
+/// Runs `body` with the object behind `handle`, borrowed without a retain: only
+/// where the caller's contract keeps it alive for the call (the hot sends).
+@inline(__always)
+func withBorrowed<T: AnyObject, R>(_ handle: OpaquePointer, as: T.Type, _ body: (T) -> R) -> R {
+    Unmanaged<T>.fromOpaque(UnsafeRawPointer(handle))._withUnsafeGuaranteedRef(body)
+}
+
 @inline(__always)
 func release<T: AnyObject>(_ handle: OpaquePointer?, as: T.Type) {
     guard let handle else { return }

@@ -3,13 +3,14 @@ import NetCoreBase
 
 @c @implementation
 public func nc_response_status(_ response: OpaquePointer?) -> Int32 {
-    borrow(response, as: Response.self)?.status ?? 0
+    guard let response else { return 0 }
+    return withBorrowed(response, as: Response.self) { $0.status }
 }
 
 @c @implementation
 public func nc_response_header(_ response: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
-    guard let r = borrow(response, as: Response.self), let name else { return nil }
-    return r.headers.value(name)
+    guard let response, let name else { return nil }
+    return withBorrowed(response, as: Response.self) { $0.headers.value(name) }
 }
 
 @c @implementation
@@ -33,19 +34,23 @@ public func nc_response_header_at(
 
 @c @implementation
 public func nc_response_body(_ response: OpaquePointer?, _ len_out: UnsafeMutablePointer<Int>?) -> UnsafeRawPointer? {
-    guard let r = borrow(response, as: Response.self) else { return nil }
-    len_out?.pointee = r.body.count
-    return UnsafeRawPointer(r.body.pointer)
+    guard let response else { return nil }
+    return withBorrowed(response, as: Response.self) { r in
+        len_out?.pointee = r.body.count
+        return UnsafeRawPointer(r.body.pointer)
+    }
 }
 
 @c @implementation
 public func nc_response_json(_ response: OpaquePointer?) -> UnsafeMutablePointer<json_t>? {
-    jsonPointer(borrow(response, as: Response.self)?.jsonHandle)
+    guard let response else { return nil }
+    return withBorrowed(response, as: Response.self) { jsonPointer($0.jsonHandle) }
 }
 
 @c @implementation
 public func nc_response_data(_ response: OpaquePointer?) -> UnsafeMutablePointer<json_t>? {
-    jsonPointer(borrow(response, as: Response.self)?.dataPointer)
+    guard let response else { return nil }
+    return withBorrowed(response, as: Response.self) { jsonPointer($0.dataPointer) }
 }
 
 @c @implementation

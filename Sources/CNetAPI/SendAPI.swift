@@ -7,13 +7,17 @@ public func nc_client_send(
     _ userdata: UnsafeMutableRawPointer?,
     _ task_out: UnsafeMutablePointer<OpaquePointer?>?
 ) -> nc_status {
-    guard let c = borrow(client, as: NetClient.self), let r = borrow(request, as: RequestBox.self),
-        let fn
-    else { return NC_ERR_INVALID_ARGUMENT }
-    let snapshot = r.current
-    let task = c.send(
-        snapshot.request, foreign: (unsafeBitCast(fn, to: UnsafeRawPointer.self), userdata),
-        completion: callC)
+    guard let client, let request, let fn else { return NC_ERR_INVALID_ARGUMENT }
+    // Both handles are borrowed for the call, with no retain or release: the header's
+    // rules keep them alive and unchanged meanwhile (a client outlives the calls made
+    // on it; a request is used by one thread at a time).
+    let task = withBorrowed(client, as: NetClient.self) { c in
+        withBorrowed(request, as: RequestBox.self) { r in
+            c.send(
+                r.current.request, foreign: (unsafeBitCast(fn, to: UnsafeRawPointer.self), userdata),
+                completion: callC)
+        }
+    }
     guard let task else { return NC_ERR_INVALID_STATE }
     task_out?.pointee = retained(task)
     return NC_OK
@@ -25,10 +29,11 @@ public func nc_client_send_sync(
     _ response_out: UnsafeMutablePointer<OpaquePointer?>?,
     _ error_out: UnsafeMutablePointer<OpaquePointer?>?
 ) -> nc_status {
-    guard let c = borrow(client, as: NetClient.self), let r = borrow(request, as: RequestBox.self) else {
-        return NC_ERR_INVALID_ARGUMENT
+    guard let client, let request else { return NC_ERR_INVALID_ARGUMENT }
+    // Borrowed for the call, as in nc_client_send.
+    return withBorrowed(client, as: NetClient.self) { c in
+        withBorrowed(request, as: RequestBox.self) { r in sendSync(c, r.current.request, response_out, error_out) }
     }
-    return sendSync(c, r.current.request, response_out, error_out)
 }
 
 /// nc_client_send_sync's run and result conversion (nc_client_call_sync uses it too).
