@@ -10,7 +10,8 @@ public func nc_client_send(
     guard let client, let request, let fn else { return NC_ERR_INVALID_ARGUMENT }
     // Both handles are borrowed for the call, with no retain or release: the header's
     // rules keep them alive and unchanged meanwhile (a client outlives the calls made
-    // on it; a request is used by one thread at a time).
+    // on it; a request is used by one thread at a time), and no user code runs before
+    // this returns (the completion and every hook run on the transfer thread).
     let task = withBorrowed(client, as: NetClient.self) { c in
         withBorrowed(request, as: RequestBox.self) { r in
             c.send(
@@ -29,11 +30,12 @@ public func nc_client_send_sync(
     _ response_out: UnsafeMutablePointer<OpaquePointer?>?,
     _ error_out: UnsafeMutablePointer<OpaquePointer?>?
 ) -> nc_status {
-    guard let client, let request else { return NC_ERR_INVALID_ARGUMENT }
-    // Borrowed for the call, as in nc_client_send.
-    return withBorrowed(client, as: NetClient.self) { c in
-        withBorrowed(request, as: RequestBox.self) { r in sendSync(c, r.current.request, response_out, error_out) }
+    // Retained for the call (unlike nc_client_send): the send runs hooks on this thread,
+    // and a hook that frees the request it is sending must not pull it from under us.
+    guard let c = borrow(client, as: NetClient.self), let r = borrow(request, as: RequestBox.self) else {
+        return NC_ERR_INVALID_ARGUMENT
     }
+    return sendSync(c, r.current.request, response_out, error_out)
 }
 
 /// nc_client_send_sync's run and result conversion (nc_client_call_sync uses it too).
