@@ -1,21 +1,19 @@
 import Synchronization
 
-/// The request adapters of one client (DESIGN.md "Request lifecycle", seam 1):
-/// what `nc_client_set_token`, `nc_client_set_basic_auth` and
-/// `nc_client_add_adapter` installed. Read again at every attempt, so a retried
-/// request carries the current token.
+/// What the adapters of one client read at every attempt (so a retried request
+/// carries the current token): what `nc_client_set_token`, `nc_client_set_basic_auth`
+/// and `nc_client_add_adapter` installed. The chains hold this, not the registry,
+/// which caches a chain: holding the registry would make a cycle that is never freed.
 ///
 /// Threads: any; guarded by a lock, never held while an adapter runs.
-final class AdapterRegistry: @unchecked Sendable {
+final class AdapterCredentials: @unchecked Sendable {
     private let lock = Lock()
     /// The Authorization value the client adds ("Bearer …" or "Basic …"); a secret.
     private var bearer: String?
     private var basic: String?
     private var adapters: [any RequestAdapter] = []
     /// Anything installed: read without the lock on every send.
-    private let installed = Atomic<Bool>(false)
-
-    init() {}
+    let installed = Atomic<Bool>(false)
 
     func setBearer(_ value: String?) {
         lock.withLock {
@@ -52,6 +50,23 @@ final class AdapterRegistry: @unchecked Sendable {
     func snapshot() -> (authorization: String?, adapters: [any RequestAdapter]) {
         lock.withLock { (bearer ?? basic, adapters) }
     }
+}
+
+/// The request adapters of one client (DESIGN.md "Request lifecycle", seam 1): its
+/// credentials and adapters, and the chain and signing key its transfers share.
+///
+/// Threads: any; guarded by a lock, never held while an adapter runs.
+final class AdapterRegistry: @unchecked Sendable {
+    let credentials = AdapterCredentials()
+    private let lock = Lock()
+
+    init() {}
+
+    func setBearer(_ value: String?) { credentials.setBearer(value) }
+    func setBasic(_ value: String?) { credentials.setBasic(value) }
+    func add(_ adapter: any RequestAdapter) { credentials.add(adapter) }
+    var token: String? { credentials.token }
+    func snapshot() -> (authorization: String?, adapters: [any RequestAdapter]) { credentials.snapshot() }
 
     /// The signing secret prepared last (with the secret it was made from): every
     /// transfer sent with the same secret shares it, so libcrypto's key setup runs
@@ -76,10 +91,10 @@ final class AdapterRegistry: @unchecked Sendable {
     /// when no adapter, token, basic credentials or signing is configured.
     func preparer(for settings: ClientSettings) -> (any AttemptPreparer)? {
         // The flag first: copying the signing config (three Strings) costs retains.
-        guard settings.signs || installed.load(ordering: .acquiring) else { return nil }
+        guard settings.signs || credentials.installed.load(ordering: .acquiring) else { return nil }
         let signing = settings.config.signing
         if let chain = lock.withLock({ preparedChain }), chain.signing == signing { return chain }
-        let chain = AdapterChain(registry: self, signing: signing, key: signingKey(signing))
+        let chain = AdapterChain(credentials: credentials, signing: signing, key: signingKey(signing))
         lock.withLock { preparedChain = chain }
         return chain
     }
@@ -91,7 +106,7 @@ final class AdapterRegistry: @unchecked Sendable {
 /// adapters in the order they were added, then signing — over what the others
 /// produced.
 final class AdapterChain: AttemptPreparer {
-    let registry: AdapterRegistry
+    let credentials: AdapterCredentials
     let signing: Configuration.Signing?
     /// The secret of `signing`, prepared once per client (nil without signing, or
     /// if libcrypto could not prepare it: then every attempt fails, saying so).
@@ -104,10 +119,10 @@ final class AdapterChain: AttemptPreparer {
     private let signingNamesValid: Bool
 
     init(
-        registry: AdapterRegistry, signing: Configuration.Signing?, key: SigningKey?,
+        credentials: AdapterCredentials, signing: Configuration.Signing?, key: SigningKey?,
         clock: @escaping @Sendable () -> Int64 = RequestSigning.now
     ) {
-        self.registry = registry
+        self.credentials = credentials
         self.signing = signing
         self.key = key
         self.clock = clock
@@ -116,7 +131,7 @@ final class AdapterChain: AttemptPreparer {
     }
 
     func prepare(_ original: PreparedRequest, attempt: Int32) -> Result<PreparedRequest, NetError> {
-        let (authorization, adapters) = registry.snapshot()
+        let (authorization, adapters) = credentials.snapshot()
         // Signing alone (no token, credentials or adapter), and the request carries
         // neither signing header: the two headers are added to the request's own
         // without an OutgoingRequest in between (the same bytes signed and sent as

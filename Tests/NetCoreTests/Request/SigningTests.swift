@@ -138,14 +138,39 @@ import Testing
         #expect(p !== t.original)
         #expect(p.headers.entries.map(\.name) == ["X-Mine", "X-Timestamp", "X-Signature"])
         let hex = p.headers["X-Signature"] ?? ""
-        #expect(hex.utf8.count == 64 && hex.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        let isLowerHex: (UInt8) -> Bool = { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+        #expect(hex.utf8.count == 64 && hex.utf8.allSatisfy(isLowerHex))
         #expect(t.original?.headers.entries.map(\.name) == ["X-Mine"])   // the original is never changed
 
         try request.setHeader("x-signature", "forged")
         let v = c.transfer(request) { _, _, _ in }
         #expect(v.beginAttempt(now: 0) == nil)
         let signatures = v.prepared?.headers.entries.filter { HeaderFields.same($0.name, "X-Signature") } ?? []
-        #expect(signatures.count == 1 && signatures.first?.value != "forged" && signatures.first?.value.utf8.count == 64)
+        #expect(signatures.count == 1)
+        #expect(signatures.first?.value != "forged" && signatures.first?.value.utf8.count == 64)
+    }
+
+    /// The chain a client's transfers share does not keep the client's adapter
+    /// registry alive: once the client and its transfers are gone, so are the client
+    /// and the registry (a chain holding the registry that caches it was a cycle, never freed).
+    @Test func theSharedChainLetsTheRegistryGo() throws {
+        weak var registry: AdapterRegistry?
+        weak var chain: AnyObject?
+        weak var client: NetClient?
+        do {
+            let c = try NetClient(json: #"{"base_url":"http://h.test/api","signing":{"secret":"s"}}"#)
+            client = c
+            try c.setToken("t")
+            let t = c.transfer(try Request(method: "GET", target: "/x")) { _, _, _ in }
+            #expect(t.beginAttempt(now: 0) == nil)
+            registry = c.adapterRegistry
+            chain = t.preparer
+            #expect(registry != nil && chain != nil)
+            c.shutdown()
+        }
+        #expect(client == nil)   // nothing it owns (the token refresher's closure) holds it
+        #expect(registry == nil)
+        #expect(chain == nil)
     }
 
     /// A Swift `Configuration.Signing` is not checked when made: a header name that
