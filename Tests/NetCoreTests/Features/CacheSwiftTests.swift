@@ -66,6 +66,21 @@ import Glibc
         #expect(m.remove(urlPrefix: "http://h/") == 3 && m.bytes == 0)
     }
 
+    /// The recency list links entries both ways: a cache that goes away frees its
+    /// entries all the same (they kept each other alive once).
+    @Test func aCacheFreesItsEntriesWhenItGoes() throws {
+        weak var first: CacheEntry?
+        weak var last: CacheEntry?
+        do {
+            let cache = try ResponseCache(Configuration.Cache())
+            let entries = ["a", "b", "c"].map { entry($0, body: 10) }
+            for e in entries { cache.store(e) }
+            (first, last) = (entries.first, entries.last)
+            #expect(first != nil && last != nil)
+        }
+        #expect(first == nil && last == nil)
+    }
+
     @Test func diskFormatRoundTripsAndRefusesDamage() throws {
         let e = entry("a", body: 50)
         let bytes = DiskStore.encode(e)

@@ -37,6 +37,10 @@ public final class ResponseCache: @unchecked Sendable {
         counters.diskLimit = disk == nil ? 0 : config.diskBytes
     }
 
+    // The memory store's recency list links its entries both ways (strong
+    // references): unlinked here, or the entries would keep each other alive.
+    deinit { memory.removeAll() }
+
     // MARK: lookup
 
     /// The stored answer for `key` whose Vary headers match `headers`: memory
