@@ -90,11 +90,15 @@ bench-appmix: lib
 	@bench/appmix.sh
 
 # Sanitizers and valgrind (not part of `make test`).
+# ExecutorTests run alone, as in `make test` (scripts/run-tests.sh): they need the
+# cooperative pool to themselves.
 test-tsan: deps
-	swift test --sanitize=thread --scratch-path .build-tsan
+	swift test --sanitize=thread --scratch-path .build-tsan --skip ExecutorTests
+	swift test --sanitize=thread --scratch-path .build-tsan --skip-build --filter ExecutorTests
 
 test-asan: deps
-	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp swift test --sanitize=address --scratch-path .build-asan
+	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp swift test --sanitize=address --scratch-path .build-asan --skip ExecutorTests
+	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp swift test --sanitize=address --scratch-path .build-asan --skip-build --filter ExecutorTests
 
 # valgrind memcheck over the demo, the C API test and the whole fault suite: any
 # error or definitely/indirectly lost byte fails (exit 9). No suppressions needed
