@@ -36,7 +36,8 @@ func borrow<T: AnyObject>(_ handle: OpaquePointer?, as: T.Type) -> T? {
 }
 
 /// Runs `body` with the object behind `handle`, borrowed without a retain: only
-/// where the caller's contract keeps it alive for the call (the hot sends).
+/// where the caller's contract keeps it alive for the call and no user code runs
+/// meanwhile (nc_client_send, the response readers).
 @inline(__always)
 func withBorrowed<T: AnyObject, R>(_ handle: OpaquePointer, as: T.Type, _ body: (T) -> R) -> R {
     Unmanaged<T>.fromOpaque(UnsafeRawPointer(handle))._withUnsafeGuaranteedRef(body)
