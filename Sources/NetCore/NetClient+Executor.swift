@@ -61,7 +61,7 @@ extension NetClient {
         package func runTaken() {
             let me = asUnownedTaskExecutor()
             for job in taken { job.runSynchronously(on: me) }
-            taken.removeAll(keepingCapacity: true)
+            taken.clearKeepingBuffer()
         }
 
         package func loopStopped() {

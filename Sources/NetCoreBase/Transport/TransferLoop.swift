@@ -562,9 +562,9 @@ package final class TransferLoop: @unchecked Sendable {
 
             let stopping = !phase.acceptsWork
             for t in newOnes { start(t, stopping: stopping) }
-            newOnes.removeAll(keepingCapacity: true)
+            newOnes.clearKeepingBuffer()
             for t in cancelled { cancelNow(t) }
-            cancelled.removeAll(keepingCapacity: true)
+            cancelled.clearKeepingBuffer()
             if !ended.isEmpty {
                 for t in ended { finishDetached(t, t.result.0, t.result.1) }
                 ended.removeAll()
@@ -578,7 +578,7 @@ package final class TransferLoop: @unchecked Sendable {
                     unwait(t)
                     relaunch(t)
                 }
-                resumed.removeAll(keepingCapacity: true)
+                resumed.clearKeepingBuffer()
             }
             if stopping {
                 finishSweeps()
@@ -787,7 +787,7 @@ package final class TransferLoop: @unchecked Sendable {
             stop(t, easy)
             execute(t.next(after: consume outcome), for: t)
         }
-        state.pointee.messages.removeAll(keepingCapacity: true)
+        state.pointee.messages.clearKeepingBuffer()
     }
 
     /// Carries out what `Transfer.next(after:)` decided.
