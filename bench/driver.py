@@ -97,6 +97,9 @@ PEERS = {
     # same way by hand (libcrypto's HMAC, two more headers): the floor of signing
     "nc-capi-signing": [binp("nc_capi"), "--features", "signing"],
     "raw-curl-signed": [binp("raw_curl"), "--features", "signing"],
+    # raw libcurl with libnetcore's default timeouts set (total 15 s, connect 5 s, idle
+    # 30 s: DESIGN.md section 4), which raw-curl leaves unset: the same work as nc-capi
+    "raw-curl-timeouts": [binp("raw_curl"), "--features", "timeouts"],
     # the C API with a retry policy configured that the bench's requests never trigger
     "nc-capi-retry": [binp("nc_capi"), "--features", "retry"],
     "nc-swift-async": [binp("netcore-peer")] if have("netcore-peer") else None,
@@ -175,9 +178,13 @@ MATRIX += [("w4-mem", "w4", "download", f"{B}/100m.bin", S["download"], 1, MEM_P
 # (base, peer) runs at the same time on one core, so both see the machine at the same
 # speed; the figure is base CPU / peer CPU per request (getrusage: above 1 the peer
 # costs less, as a ×raw throughput ratio reads). raw-curl against itself calibrates it
-# (0.99-1.01 here); raw-curl-signed against raw-curl is what signing costs any client.
+# (0.99-1.01 here); raw-curl-signed against raw-curl is what signing costs any client;
+# raw-curl-timeouts against raw-curl what the timeouts libnetcore sets by default cost
+# any client, and the C API against raw-curl-timeouts its cost for the same work.
 CORUN_PAIRS = [("raw-curl", "raw-curl"), ("raw-curl", "nc-capi"), ("raw-curl", "nc-capi-retry"),
-               ("raw-curl", "nc-capi-hooks"), ("raw-curl", "raw-curl-signed"), ("raw-curl-signed", "nc-capi-hooks")]
+               ("raw-curl", "nc-capi-hooks"), ("raw-curl", "raw-curl-signed"), ("raw-curl-signed", "nc-capi-hooks"),
+               ("raw-curl", "raw-curl-timeouts"), ("raw-curl-timeouts", "nc-capi"),
+               ("raw-curl-timeouts", "nc-capi-retry")]
 MATRIX += [(f"w9-{'seq' if c == 1 else f'c{c}'}", "w9", "seq" if c == 1 else "conc", f"{B}/tiny.json",
             S["n_corun_seq"] if c == 1 else S["n_corun"], c, CORUN_PAIRS) for c in (1, 16, 64)]
 

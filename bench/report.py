@@ -287,6 +287,13 @@ for key, label in (("w9-seq", "1"), ("w9-c16", "16"), ("w9-c64", "64")):
                          corun(key, "raw-curl-signed/raw-curl")))
     SIGNING_REFS.append((f"co-run CPU, concurrency {label}: C API + event handler + signing ×raw-curl-signed",
                          corun(key, "nc-capi-hooks/raw-curl-signed")))
+    # The same work: raw libcurl with the timeouts libnetcore sets by default.
+    SIGNING_REFS.append((f"co-run CPU, concurrency {label}: raw-curl-timeouts ×raw (what the default timeouts cost any client)",
+                         corun(key, "raw-curl-timeouts/raw-curl")))
+    SIGNING_REFS.append((f"co-run CPU, concurrency {label}: C API ×raw-curl-timeouts (the same work)",
+                         corun(key, "nc-capi/raw-curl-timeouts")))
+    SIGNING_REFS.append((f"co-run CPU, concurrency {label}: C API + retry ×raw-curl-timeouts (the same work)",
+                         corun(key, "nc-capi-retry/raw-curl-timeouts")))
     if key == "w9-seq":
         for pair, what in (("nc-capi/raw-curl", "C API"), ("nc-capi-retry/raw-curl", "C API + retry"),
                            ("nc-capi-hooks/raw-curl", "C API + event handler + signing")):

@@ -28,6 +28,11 @@
  * about 3,600 instructions a signature more with OpenSSL 3.0). This is the floor of
  * signing, what any client pays for it (libcurl formatting two more headers, libcrypto's
  * HMAC), against which libnetcore's signing (nc-capi-signing) is read.
+ * --features timeouts (not a judged peer; bench/RESULTS.md reads it): every handle
+ * sets libnetcore's default timeouts (DESIGN.md section 4: total 15 s, connect 5 s,
+ * idle 30 s as LOW_SPEED_LIMIT 1 / LOW_SPEED_TIME 30), which the plain peer leaves at
+ * libcurl's defaults (no total timeout, no idle check). What libcurl spends on the
+ * timers those need is part of what the C API pays and the plain peer does not.
  * Bodies go to a buffer reserved from the Content-Length when known (else grown by
  * doubling), reused across requests on the same handle except for downloads.
  * Prints one JSON line. */
@@ -47,6 +52,7 @@ static const char SIGNING_SECRET[] = "bench-secret";
 static const char SIGNATURE_HEADER[] = "X-Signature";
 static const char TIMESTAMP_HEADER[] = "X-Timestamp";
 static int signing;
+static int timeouts; /* --features timeouts */
 static EVP_MAC *hmac;         /* fetched once */
 static EVP_MAC_CTX *hmac_ctx; /* keyed once; re-initialised with the same key per request */
 static char *sign_prefix;     /* "GET\n" PATH "\n" SORTED_QUERY "\n" hex(sha256("")) "\n" */
@@ -126,6 +132,12 @@ static CURL *new_easy(const char *url, buf_t *b) {
     curl_easy_setopt(e, CURLOPT_WRITEDATA, b);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_PRIVATE, b);
+    if (timeouts) {
+        curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 15000L);
+        curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
+        curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+        curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, 30L);
+    }
     b->easy = e;
     return e;
 }
@@ -534,12 +546,13 @@ static void run_cancel(const bench_args *a) {
 
 int main(int argc, char **argv) {
     bench_args a = bench_parse_args(argc, argv);
-    /* --features LIST (comma-separated): "signing" is the one this peer has */
+    /* --features LIST (comma-separated): this peer has "signing" and "timeouts" */
     for (const char *p = a.features; p && *p;) {
         size_t len = strcspn(p, ",");
         if (len == strlen("signing") && !strncmp(p, "signing", len)) signing = 1;
+        else if (len == strlen("timeouts") && !strncmp(p, "timeouts", len)) timeouts = 1;
         else if (len) {
-            fprintf(stderr, "raw_curl: unknown feature '%.*s' (it has: signing)\n", (int)len, p);
+            fprintf(stderr, "raw_curl: unknown feature '%.*s' (it has: signing, timeouts)\n", (int)len, p);
             return 2;
         }
         p += len;
@@ -554,6 +567,7 @@ int main(int argc, char **argv) {
             return 1;
         }
     } else if (signing) PEER = "raw-curl-signed";
+    if (timeouts && !strcmp(PEER, "raw-curl")) PEER = "raw-curl-timeouts";
     if (signing) signing_setup(a.url);
     if (!strcmp(a.workload, "seq")) run_sequential(&a, 1, NULL);
     else if (!strcmp(a.workload, "conc")) run_conc(&a);
