@@ -1793,6 +1793,9 @@ NC_API nc_status nc_request_set_connect_timeout_ms(nc_request *request, int64_t 
  * of 1 byte/s), so the value is rounded up to a second (1500 -> 2 s), and as it
  * averages the speed over its last few seconds the error may come a few seconds
  * later than that. When it fires: NC_DOMAIN_TRANSPORT 28 with "timeout": "idle".
+ * An idle limit not shorter than the request's total timeout_ms (the defaults: 30 s
+ * idle, 15 s total) can never fire first, so it is not armed: a stalled transfer
+ * ends at the total timeout with "timeout": "total", as it would anyway.
  *
  * Ownership: `request` is borrowed.
  * Thread:    the thread that uses the builder.

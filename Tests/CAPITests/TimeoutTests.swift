@@ -102,6 +102,18 @@ func timeoutField(_ e: ErrorInfo?) -> String? {
         client.free()
     }
 
+    @Test func anIdleLimitNotShorterThanTheTotalLeavesTheStallToTheTotal() async throws {
+        // Not armed (EasyHandle.armedIdleSeconds): the stalled body ends at the total
+        // timeout, which says so.
+        let client = try TestClient(config(envelope: Envelope.a, #""timeout_ms":800"#, #""idle_timeout_ms":1000"#))
+        let rq = try Request("GET", "/stall?bytes=10&ms=30000")
+        let e = try #require(await blocking { client.sync(rq) }.error)
+        #expect(e.domain == NC_DOMAIN_TRANSPORT && e.code == 28)
+        #expect(timeoutField(e) == "total", "\(e)")
+        #expect(e.message.contains("the total timeout_ms (800 ms) ran out"))
+        client.free()
+    }
+
     @Test func aRequestsOwnIdleTimeoutWins() async throws {
         let client = try TestClient(config(envelope: nil, #""timeout_ms":30000"#, #""idle_timeout_ms":0"#))
         let r = try Request("GET", "/slow?ms=30000")   // not a byte until then

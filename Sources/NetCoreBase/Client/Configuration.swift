@@ -18,7 +18,8 @@ public struct Configuration: Sendable {
     /// Time allowed to connect, ms; 0 = libcurl's default (300 s). Default 5000.
     public var connectTimeoutMs: Int64 = ConfigKey.connectTimeoutMs.defaultInteger
     /// Longest stretch without a byte moving, ms (libcurl's low-speed check, in
-    /// whole seconds rounded up); 0 = none. Default 30000.
+    /// whole seconds rounded up); 0 = none. Default 30000. Not armed when it is not
+    /// shorter than `timeoutMs`: the total timeout would fire first anyway.
     public var idleTimeoutMs: Int64 = ConfigKey.idleTimeoutMs.defaultInteger
     /// Time for all the attempts of a request and the waits between them, ms from
     /// the start of its first attempt; 0 = none. Default 0.
