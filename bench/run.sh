@@ -77,7 +77,7 @@ else
   say "C peers"
   mkdir -p "$BIN"
   CFLAGS_BENCH="-O2 -std=c11 -Wall -Wextra"
-  cc $CFLAGS_BENCH -o "$BIN/raw_curl" bench/c/raw_curl.c $(pkg-config --cflags --libs libcurl jansson libcrypto)
+  cc $CFLAGS_BENCH -o "$BIN/raw_curl" bench/c/raw_curl.c $(pkg-config --cflags --libs libcurl jansson libcrypto) -lpthread
   cc $CFLAGS_BENCH -Iinclude -o "$BIN/nc_capi" bench/c/nc_capi.c \
      -L"$ROOT/build/lib" -Wl,-rpath,"$ROOT/build/lib" -lnetcore $(pkg-config --libs jansson) -lpthread
   cc $CFLAGS_BENCH -Iinclude -o "$BIN/appmix" bench/c/appmix.c \

@@ -33,6 +33,11 @@
  * idle 30 s as LOW_SPEED_LIMIT 1 / LOW_SPEED_TIME 30), which the plain peer leaves at
  * libcurl's defaults (no total timeout, no idle check). What libcurl spends on the
  * timers those need is part of what the C API pays and the plain peer does not.
+ * --features thread (not a peer of `make bench`; bench/corun.sh reads it): one more
+ * thread, idle all along, as a process that uses a library with a transfer thread
+ * has. glibc then takes its multi-threaded paths (malloc's arena locks, the
+ * cancellation points' bookkeeping), which this single-threaded program otherwise
+ * skips: the cost of having a thread at all, paid by the C API and not by raw-curl.
  * Bodies go to a buffer reserved from the Content-Length when known (else grown by
  * doubling), reused across requests on the same handle except for downloads.
  * Prints one JSON line. */
@@ -42,6 +47,7 @@
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
+#include <pthread.h>
 #include <unistd.h>
 
 static const char *PEER = "raw-curl";
@@ -53,6 +59,13 @@ static const char SIGNATURE_HEADER[] = "X-Signature";
 static const char TIMESTAMP_HEADER[] = "X-Timestamp";
 static int signing;
 static int timeouts; /* --features timeouts */
+static int extra_thread; /* --features thread */
+
+static void *idle_thread(void *arg) {
+    (void)arg;
+    for (;;) pause();
+    return NULL;
+}
 static EVP_MAC *hmac;         /* fetched once */
 static EVP_MAC_CTX *hmac_ctx; /* keyed once; re-initialised with the same key per request */
 static char *sign_prefix;     /* "GET\n" PATH "\n" SORTED_QUERY "\n" hex(sha256("")) "\n" */
@@ -546,17 +559,26 @@ static void run_cancel(const bench_args *a) {
 
 int main(int argc, char **argv) {
     bench_args a = bench_parse_args(argc, argv);
-    /* --features LIST (comma-separated): this peer has "signing" and "timeouts" */
+    /* --features LIST (comma-separated): this peer has "signing", "timeouts" and "thread" */
     for (const char *p = a.features; p && *p;) {
         size_t len = strcspn(p, ",");
         if (len == strlen("signing") && !strncmp(p, "signing", len)) signing = 1;
         else if (len == strlen("timeouts") && !strncmp(p, "timeouts", len)) timeouts = 1;
+        else if (len == strlen("thread") && !strncmp(p, "thread", len)) extra_thread = 1;
         else if (len) {
-            fprintf(stderr, "raw_curl: unknown feature '%.*s' (it has: signing, timeouts)\n", (int)len, p);
+            fprintf(stderr, "raw_curl: unknown feature '%.*s' (it has: signing, timeouts, thread)\n", (int)len,
+                    p);
             return 2;
         }
         p += len;
         if (*p) p++;
+    }
+    if (extra_thread) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, idle_thread, NULL) != 0) {
+            fprintf(stderr, "raw_curl: cannot start the idle thread\n");
+            return 1;
+        }
     }
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return 1;
     if (!strcmp(a.tuned, "on")) {
@@ -567,7 +589,8 @@ int main(int argc, char **argv) {
             return 1;
         }
     } else if (signing) PEER = "raw-curl-signed";
-    if (timeouts && !strcmp(PEER, "raw-curl")) PEER = "raw-curl-timeouts";
+    if (timeouts && !strcmp(PEER, "raw-curl")) PEER = extra_thread ? "raw-curl-timeouts-thread" : "raw-curl-timeouts";
+    else if (extra_thread && !strcmp(PEER, "raw-curl")) PEER = "raw-curl-thread";
     if (signing) signing_setup(a.url);
     if (!strcmp(a.workload, "seq")) run_sequential(&a, 1, NULL);
     else if (!strcmp(a.workload, "conc")) run_conc(&a);
