@@ -278,22 +278,18 @@ for key, label in (("w1-seq", "1"), ("w2-c16", "16"), ("w2-c64", "64")):
     SIGNING_REFS.append((f"C API + event handler + signing ×raw-curl-signed, concurrency {label}",
                          ratio(key, "nc-capi-hooks", "rps", "raw-curl-signed")))
 # Workload 9's other pairs: the calibration (raw-curl against itself), the signing
-# floor against raw, the hooks against that floor, and sequential requests (where the
-# round trip, not the client's CPU, sets throughput).
+# floor against raw, the hooks against that floor, the same work (raw libcurl with the
+# timeouts libnetcore sets by default) against raw and the C API against it, and
+# sequential requests (where the round trip, not the client's CPU, sets throughput).
+W9_REFS = [("raw-curl/raw-curl", "raw-curl ×raw-curl (calibration)"),
+           ("raw-curl-signed/raw-curl", "raw-curl-signed ×raw (what signing costs any client)"),
+           ("nc-capi-hooks/raw-curl-signed", "C API + event handler + signing ×raw-curl-signed"),
+           ("raw-curl-timeouts/raw-curl", "raw-curl-timeouts ×raw (what the default timeouts cost any client)"),
+           ("nc-capi/raw-curl-timeouts", "C API ×raw-curl-timeouts (the same work)"),
+           ("nc-capi-retry/raw-curl-timeouts", "C API + retry ×raw-curl-timeouts (the same work)")]
 for key, label in (("w9-seq", "1"), ("w9-c16", "16"), ("w9-c64", "64")):
-    SIGNING_REFS.append((f"co-run CPU, concurrency {label}: raw-curl ×raw-curl (calibration)",
-                         corun(key, "raw-curl/raw-curl")))
-    SIGNING_REFS.append((f"co-run CPU, concurrency {label}: raw-curl-signed ×raw (what signing costs any client)",
-                         corun(key, "raw-curl-signed/raw-curl")))
-    SIGNING_REFS.append((f"co-run CPU, concurrency {label}: C API + event handler + signing ×raw-curl-signed",
-                         corun(key, "nc-capi-hooks/raw-curl-signed")))
-    # The same work: raw libcurl with the timeouts libnetcore sets by default.
-    SIGNING_REFS.append((f"co-run CPU, concurrency {label}: raw-curl-timeouts ×raw (what the default timeouts cost any client)",
-                         corun(key, "raw-curl-timeouts/raw-curl")))
-    SIGNING_REFS.append((f"co-run CPU, concurrency {label}: C API ×raw-curl-timeouts (the same work)",
-                         corun(key, "nc-capi/raw-curl-timeouts")))
-    SIGNING_REFS.append((f"co-run CPU, concurrency {label}: C API + retry ×raw-curl-timeouts (the same work)",
-                         corun(key, "nc-capi-retry/raw-curl-timeouts")))
+    for pair, what in W9_REFS:
+        SIGNING_REFS.append((f"co-run CPU, concurrency {label}: {what}", corun(key, pair)))
     if key == "w9-seq":
         for pair, what in (("nc-capi/raw-curl", "C API"), ("nc-capi-retry/raw-curl", "C API + retry"),
                            ("nc-capi-hooks/raw-curl", "C API + event handler + signing")):
