@@ -131,8 +131,9 @@ extension EasyHandle {
     /// that long). So it is not armed: the defaults (timeout_ms 15000,
     /// idle_timeout_ms 30000) are such a pair, and libcurl's low-speed check re-arms
     /// a one-second timer on every pass over a transfer that receives
-    /// (Curl_speedcheck), which cost raw libcurl 1-2 % of its CPU a request at 16 in
-    /// flight (bench/RESULTS.md). `hopTimeoutMs` 0 (no total timeout) keeps it.
+    /// (Curl_speedcheck), which cost raw libcurl 0.7 % of its CPU a request at 16 in
+    /// flight, and the C API 0.6 % (bench/RESULTS.md, "The same work"). `hopTimeoutMs`
+    /// 0 (no total timeout) keeps it.
     @inline(__always)
     static func armedIdleSeconds(_ idleSeconds: Int, hopTimeoutMs: Int64) -> Int {
         guard idleSeconds > 0, hopTimeoutMs > 0 else { return idleSeconds }
