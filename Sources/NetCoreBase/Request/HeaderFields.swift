@@ -16,6 +16,11 @@ public struct HeaderFields: Sendable, Sequence {
         entries.append((name, value))
     }
 
+    /// Room for `n` more headers (a shared list is copied once, with it).
+    mutating func reserveAdditional(_ n: Int) {
+        entries.reserveCapacity(entries.count + n)
+    }
+
     /// `set`, saying whether a header of that name was there (replaced) rather
     /// than appended. Nothing is copied when the name is new (the usual case).
     @discardableResult

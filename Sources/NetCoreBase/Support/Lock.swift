@@ -65,4 +65,15 @@ final class Lock: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
+
+    /// Takes the mutex; pair with `unlock()` on every path (`defer`). For a read that
+    /// returns closures: through `withLock`'s generic result each is re-wrapped in a
+    /// heap-allocated thunk on the way in and again on the way out (two mallocs per
+    /// event read of the event handler, measured with callgrind).
+    @inline(__always)
+    func lock() { pthread_mutex_lock(mutex) }
+
+    /// Releases the mutex taken by `lock()`.
+    @inline(__always)
+    func unlock() { pthread_mutex_unlock(mutex) }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import MockServerSupport
 import Testing
 
@@ -27,6 +28,56 @@ import Testing
             e.json
                 == #"{"event":"attempt_end","id":7,"method":"GET","url":"http://h/a?token=REDACTED","attempt":1,"status":200,"domain":null,"code":null,"delay_ms":null,"reason":null,"timings":{"dns":1,"connect":2,"tls":0,"first_byte":3,"total":4},"bytes":5,"from_cache":false,"not_modified":false,"cache":null,"elapsed_us":null}"#
         )
+    }
+
+    /// The escape check reads eight bytes a step: a character that needs an escape
+    /// is found at every position of strings of every length around a word, and
+    /// text without one (UTF-8, DEL) is copied unescaped.
+    @Test func eventJSONEscapesAtEveryPositionAndLength() throws {
+        for special in ["\"", "\\", "\n", "\u{01}", "\u{1f}", "é", "\u{7f}", "x"] {
+            for length in 0...40 {
+                for position in 0...length where position < length || length == 0 {
+                    var chars = Array(repeating: "a", count: length)
+                    if length > 0 { chars[position] = special }
+                    let text = chars.joined()
+                    var e = RequestEvent(kind: .retry, id: 1, method: "GET", url: "http://h/", attempt: 1)
+                    e.reason = text
+                    let json = e.json
+                    let parsed = try #require(
+                        JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any], "\(json)")
+                    #expect(parsed["reason"] as? String == text, "\(json)")
+                    // Only what JSON requires is escaped.
+                    let escaped = special == "\"" || special == "\\" || special.utf8.first! < 0x20
+                    #expect(json.contains("\\") == (escaped && length > 0), "\(json)")
+                }
+            }
+        }
+    }
+
+    /// Numbers at the edges of the decimal writer, and an event longer than the
+    /// stack buffer it starts in (512 bytes: it moves to the heap).
+    @Test func eventJSONNumbersAndLongEvents() throws {
+        for v: Int64 in [0, 9, 10, 99, 100, -1, -10, 1_000_000_000_000_000_000, .max, .min] {
+            var e = RequestEvent(kind: .retry, id: 1, method: "GET", url: "http://h/", attempt: 1)
+            e.delayMs = v
+            #expect(e.json.contains(#""delay_ms":\#(v),"#), "\(e.json)")
+        }
+        let long = "http://h/" + String(repeating: "p", count: 3000)
+        var e = RequestEvent(kind: .requestEnd, id: .max, method: "GET", url: long, attempt: 2)
+        e.reason = String(repeating: "\"", count: 300)
+        let parsed = try #require(JSONSerialization.jsonObject(with: Data(e.json.utf8)) as? [String: Any])
+        #expect(parsed["url"] as? String == long)
+        #expect(parsed["reason"] as? String == e.reason)
+        #expect(parsed["id"] as? Int64 == .max)   // clamped: JSON readers take signed 64-bit
+        var lent: (String, Int)?
+        e.withJSON { lent = (String(cString: $0), $1) }
+        #expect(lent?.0 == e.json && lent?.1 == e.json.utf8.count)
+    }
+
+    @Test func eventKindNamesAreTheRawValues() {
+        for kind in RequestEvent.Kind.allCases {
+            #expect("\(kind.jsonName)" == kind.rawValue)
+        }
     }
 
     @Test func logLinesFollowTheLevel() {

@@ -41,7 +41,14 @@ import Testing
             #expect(copy.header("X-Timestamp") == "1700000000")
             #expect(copy.header("X-Signature") == Self.signature)
         }
-        #expect(key.sign(Array(Self.stringToSign.utf8)).map { $0.count } == 32)
+        #expect(key.signHex(Array(Self.stringToSign.utf8)) == Self.signature)
+    }
+
+    /// The timestamp's digits are written without String(Int64): the same text.
+    @Test func theTimestampIsWrittenAsStringWouldWriteIt() {
+        for v: Int64 in [0, 7, 10, 99, 1_700_000_000, 9_999_999_999, -1, -1_700_000_000, .max, .min] {
+            #expect(RequestSigning.decimal(v) == String(v))
+        }
     }
 
     @Test func anEmptyBodyHashesTheEmptyString() {

@@ -99,8 +99,11 @@ final class ClientHooks: @unchecked Sendable {
 
     /// The event handler, the kinds it receives and the log handler installed now,
     /// read together (one lock).
+    /// (lock/unlock rather than withLock: Lock.lock.)
     var handlers: (event: (@Sendable (RequestEvent) -> Void)?, kinds: UInt32, log: LogHandler?) {
-        lock.withLock { (eventHandler, eventMask, logHandler) }
+        lock.lock()
+        defer { lock.unlock() }
+        return (eventHandler, eventMask, logHandler)
     }
 
     /// The Authorization header or token changed: the next expiry is reported again.
@@ -125,7 +128,9 @@ final class ClientHooks: @unchecked Sendable {
     /// error handler for a failure, on the calling (completion) thread.
     func failed(_ response: Response?, _ error: NetError, flags: RequestFlags, generation: UInt64) {
         if error.domain == .client && error.code == NetError.ClientCode.cancelled.rawValue { return }
-        let (onError, onExpired) = lock.withLock { (errorHandler, authExpiredHandler) }
+        lock.lock()   // (not withLock: Lock.lock)
+        let (onError, onExpired) = (errorHandler, authExpiredHandler)
+        lock.unlock()
         if let onExpired, error.isAuthExpired || error.httpStatus == 401, claimExpiry(generation) {
             CallbackScope.run(loop) { onExpired(response, error) }
         }

@@ -13,15 +13,27 @@
 /// is the time from the start of the first attempt to the completion.
 extension RequestEvent {
     /// The event as the JSON text C and Python handlers receive.
-    public var json: String { text.finished() }
+    public var json: String {
+        JSONText.withLentBuffer { o in
+            write(into: &o)
+            return o.finished()
+        }
+    }
 
     /// The JSON lent as NUL-terminated text with its length (what a C event
-    /// handler receives: no String is made).
-    package func withJSON<R>(_ body: (UnsafePointer<CChar>, Int) -> R) -> R { text.withText(body) }
+    /// handler receives: no String is made, and the text is on the stack).
+    /// (Not generic: a generic body would be called unspecialised from the C API's
+    /// module, looking up type metadata on every event.)
+    package func withJSON(_ body: (UnsafePointer<CChar>, Int) -> Void) {
+        JSONText.withLentBuffer { o in
+            write(into: &o)
+            return o.withText(body)
+        }
+    }
 
-    private var text: JSONText {
-        var o = JSONText()
-        o.string("event", kind.rawValue)
+    /// Every member, into the object `o` (opened, not yet closed).
+    private func write(into o: inout JSONText) {
+        o.literal("event", kind.jsonName)
         o.int("id", id)
         o.string("method", method)
         o.string("url", urlIsRedacted ? url : Redaction.url(url))
@@ -50,7 +62,19 @@ extension RequestEvent {
             o.null("cache")
         }
         o.int("elapsed_us", elapsedUs)
-        return o
+    }
+}
+
+extension RequestEvent.Kind {
+    /// The raw value as static text, written without an escape check.
+    var jsonName: StaticString {
+        switch self {
+        case .requestStart: "request_start"
+        case .attemptEnd: "attempt_end"
+        case .retry: "retry"
+        case .requestEnd: "request_end"
+        case .cacheHit: "cache_hit"
+        }
     }
 }
 

@@ -5,21 +5,46 @@ import Glibc
 /// A small writer of compact JSON text for events and metrics: no jansson objects,
 /// no Strings in between — bytes written in place into one malloc'd buffer, so an
 /// event costs a few hundred instructions, not thousands. Non-copyable: the buffer
-/// has one owner and is freed with it.
+/// has one owner and is freed with it. `withLentBuffer` writes into a stack buffer
+/// instead (an event's text: no malloc at all unless it outgrows it).
 struct JSONText: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
     private var count = 0
     private var capacity: Int
     private var first = true
+    /// `base` was allocated here (freed with this value), not lent by `withLentBuffer`.
+    private var owned: Bool
 
     init(capacity: Int = 384) {
         self.capacity = max(capacity, 16)
         base = .allocate(capacity: self.capacity)
+        owned = true
         base[0] = UInt8(ascii: "{")
         count = 1
     }
 
-    deinit { base.deallocate() }
+    /// Writes into the `capacity` (16 or more) bytes at `storage`, which must
+    /// outlive this value; moves to the heap only if the text outgrows them.
+    private init(lending storage: UnsafeMutablePointer<UInt8>, capacity: Int) {
+        base = storage
+        self.capacity = capacity
+        owned = false
+        base[0] = UInt8(ascii: "{")
+        count = 1
+    }
+
+    /// Runs `body` with a JSONText whose first 512 bytes are on the stack: an
+    /// event's text (300–450 bytes) costs no malloc and no free.
+    @inline(__always)
+    static func withLentBuffer<R>(_ body: (inout JSONText) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 512) { storage in
+            // (A temporary allocation of 512 always has a base address.)
+            var o = storage.baseAddress.map { JSONText(lending: $0, capacity: storage.count) } ?? JSONText()
+            return body(&o)
+        }
+    }
+
+    deinit { if owned { base.deallocate() } }
 
     @inline(__always)
     private mutating func reserve(_ n: Int) {
@@ -30,8 +55,9 @@ struct JSONText: ~Copyable {
         let wanted = max(capacity * 2, count + n + 64)
         let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: wanted)
         bigger.update(from: base, count: count)
-        base.deallocate()
+        if owned { base.deallocate() }
         base = bigger
+        owned = true
         capacity = wanted
     }
 
@@ -75,6 +101,19 @@ struct JSONText: ~Copyable {
         key(k)
         guard let v else { append("null"); return }
         quote(v)
+    }
+
+    /// Member `k` with the string `v`, which needs no escape (a name of this
+    /// library's: checked in debug builds).
+    mutating func literal(_ k: StaticString, _ v: StaticString) {
+        assert(!JSONText.needsEscape(v.utf8Start, v.utf8CodeUnitCount))
+        key(k)
+        reserve(v.utf8CodeUnitCount + 2)
+        base[count] = UInt8(ascii: "\"")
+        (base + count + 1).update(from: v.utf8Start, count: v.utf8CodeUnitCount)
+        count += v.utf8CodeUnitCount + 1
+        base[count] = UInt8(ascii: "\"")
+        count += 1
     }
 
     @inline(__always)
@@ -128,14 +167,14 @@ struct JSONText: ~Copyable {
     }
 
     /// The object closed, as a String.
-    consuming func finished() -> String {
+    mutating func finished() -> String {
         byte(UInt8(ascii: "}"))
         return String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self)
     }
 
     /// The object closed, as NUL-terminated text lent to `body` with its length
     /// (for a C callback: no String is made).
-    consuming func withText<R>(_ body: (UnsafePointer<CChar>, Int) -> R) -> R {
+    mutating func withText<R>(_ body: (UnsafePointer<CChar>, Int) -> R) -> R {
         byte(UInt8(ascii: "}"))
         let length = count
         byte(0)
@@ -150,12 +189,14 @@ struct JSONText: ~Copyable {
             count += 1
         }
         var m = v.magnitude
-        var digits = 0
-        var probe = m
-        repeat {
+        // Digits counted by multiplying (a division costs several times more);
+        // 10^19 is the last power of ten below UInt64.max.
+        var digits = 1
+        var power: UInt64 = 10
+        while digits < 20, m >= power {
             digits += 1
-            probe /= 10
-        } while probe > 0
+            power &*= 10
+        }
         var i = count + digits
         count = i
         repeat {
@@ -165,14 +206,41 @@ struct JSONText: ~Copyable {
         } while m > 0
     }
 
+    /// Whether any of the `n` bytes at `p` must be escaped in a JSON string (a
+    /// control byte, '"' or a backslash): eight bytes a step, with the word tests "has a
+    /// byte below 0x20" and "has a zero byte" (of the word xor'ed with '"' or a backslash
+    /// in every byte). Each test is exact as a yes/no (bytes of 0x80 and above,
+    /// UTF-8's, count as neither).
+    static func needsEscape(_ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let raw = UnsafeRawPointer(p)
+        var i = 0
+        while n - i >= 8 {
+            let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let q = x ^ (ones &* 0x22), b = x ^ (ones &* 0x5c)
+            let below = (x &- ones &* 0x20) & ~x
+            let zeros = ((q &- ones) & ~q) | ((b &- ones) & ~b)
+            if (below | zeros) & highs != 0 { return true }
+            i += 8
+        }
+        while i < n {
+            let c = p[i]
+            if c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") { return true }
+            i += 1
+        }
+        return false
+    }
+
     private mutating func quote(_ s: String) {
         let done: Bool? = s.utf8.withContiguousStorageIfAvailable { u in
             // Most text needs no escape: copy it whole.
-            for b in u where b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") { return false }
+            guard let p = u.baseAddress else { return false }
+            if JSONText.needsEscape(p, u.count) { return false }
             reserve(u.count + 2)
             base[count] = UInt8(ascii: "\"")
             count += 1
-            if let p = u.baseAddress { bytes(p, u.count) }
+            bytes(p, u.count)
             base[count] = UInt8(ascii: "\"")
             count += 1
             return true
