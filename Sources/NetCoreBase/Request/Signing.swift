@@ -71,7 +71,7 @@ enum RequestSigning {
         guard let (path, query) = url.pathAndQuery else {
             return .failure(.invalidRequest("The URL of \(method) could not be parsed to sign the request."))
         }
-        let ts = decimal(timestamp)
+        let ts = DecimalDigits.string(timestamp)   // String(timestamp), a third of the cost
         let bodyHash: [UInt8]
         switch bodySHA256Hex(method: method, url: url.text, body: body, upload) {
         case .success(let hex): bodyHash = hex
@@ -217,26 +217,6 @@ enum RequestSigning {
     /// Lowercase hex of `bytes`, made in place (no array in between).
     private static func hex(_ bytes: [UInt8]) -> String {
         bytes.withUnsafeBufferPointer { b in String(unsafeUninitializedCapacity: 2 * b.count) { writeHex(b, into: $0) }
-        }
-    }
-
-    /// `v` in decimal: what String(v) gives, without the generic integer printing
-    /// (a third of the cost for a timestamp; the result is a small string, no malloc).
-    static func decimal(_ v: Int64) -> String {
-        String(unsafeUninitializedCapacity: 20) { out in
-            var m = v.magnitude
-            var n = 0
-            repeat {
-                out[n] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: m % 10)
-                m /= 10
-                n += 1
-            } while m > 0
-            if v < 0 {
-                out[n] = UInt8(ascii: "-")
-                n += 1
-            }
-            out[0..<n].reverse()
-            return n
         }
     }
 

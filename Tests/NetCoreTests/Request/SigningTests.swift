@@ -46,8 +46,12 @@ import Testing
 
     /// The timestamp's digits are written without String(Int64): the same text.
     @Test func theTimestampIsWrittenAsStringWouldWriteIt() {
-        for v: Int64 in [0, 7, 10, 99, 1_700_000_000, 9_999_999_999, -1, -1_700_000_000, .max, .min] {
-            #expect(RequestSigning.decimal(v) == String(v))
+        for v: Int64 in [0, 7, 9, 10, 99, 100, 1_700_000_000, 9_999_999_999, -1, -10, -1_700_000_000, .max, .min] {
+            #expect(DecimalDigits.string(v) == String(v))
+        }
+        for e in 0...18 {
+            let p: Int64 = (0..<e).reduce(1) { r, _ in r * 10 }
+            #expect(DecimalDigits.string(p) == String(p) && DecimalDigits.string(p - 1) == String(p - 1))
         }
     }
 

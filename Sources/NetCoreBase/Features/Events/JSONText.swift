@@ -183,27 +183,8 @@ struct JSONText: ~Copyable {
 
     /// `v` in decimal.
     private mutating func decimal(_ v: Int64) {
-        reserve(20)
-        if v < 0 {
-            base[count] = UInt8(ascii: "-")
-            count += 1
-        }
-        var m = v.magnitude
-        // Digits counted by multiplying (a division costs several times more);
-        // 10^19 is the last power of ten below UInt64.max.
-        var digits = 1
-        var power: UInt64 = 10
-        while digits < 20, m >= power {
-            digits += 1
-            power &*= 10
-        }
-        var i = count + digits
-        count = i
-        repeat {
-            i -= 1
-            base[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: m % 10)
-            m /= 10
-        } while m > 0
+        reserve(DecimalDigits.maxCount)
+        count += DecimalDigits.write(v, into: base + count)
     }
 
     /// Whether any of the `n` bytes at `p` must be escaped in a JSON string (a
