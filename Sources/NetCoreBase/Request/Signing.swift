@@ -216,7 +216,8 @@ enum RequestSigning {
 
     /// Lowercase hex of `bytes`, made in place (no array in between).
     private static func hex(_ bytes: [UInt8]) -> String {
-        bytes.withUnsafeBufferPointer { b in String(unsafeUninitializedCapacity: 2 * b.count) { writeHex(b, into: $0) }
+        bytes.withUnsafeBufferPointer { b in
+            String(unsafeUninitializedCapacity: 2 * b.count) { writeHex(b, into: $0) }
         }
     }
 

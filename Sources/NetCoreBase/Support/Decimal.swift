@@ -3,7 +3,7 @@
 /// signature's timestamp).
 enum DecimalDigits {
     /// The most bytes `write` uses: "-9223372036854775808".
-    static let maxCount = 20
+    static var maxCount: Int { 20 }
 
     /// Writes `v` in decimal at `out`, which has room for `maxCount` bytes; returns
     /// how many it wrote.
