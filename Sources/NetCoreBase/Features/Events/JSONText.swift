@@ -105,6 +105,7 @@ struct JSONText: ~Copyable {
 
     /// Member `k` with the string `v`, which needs no escape (a name of this
     /// library's, e.g. an event kind's: HooksCoreTests checks them).
+    @inline(__always)
     mutating func literal(_ k: StaticString, _ v: StaticString) {
         key(k)
         reserve(v.utf8CodeUnitCount + 2)
@@ -122,6 +123,7 @@ struct JSONText: ~Copyable {
         decimal(Int64(clamping: v))
     }
 
+    @inline(__always)
     mutating func bool(_ k: StaticString, _ v: Bool) {
         key(k)
         if v { append("true") } else { append("false") }
@@ -160,6 +162,7 @@ struct JSONText: ~Copyable {
         first = false
     }
 
+    @inline(__always)
     mutating func null(_ k: StaticString) {
         key(k)
         append("null")
