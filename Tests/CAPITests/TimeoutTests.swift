@@ -82,36 +82,40 @@ func timeoutField(_ e: ErrorInfo?) -> String? {
         client.free()
     }
 
+    /// GET `path` on a client with the "envelope" of Envelope.a and the timeout
+    /// members `settings` fails with TRANSPORT 28 whose `"timeout"` field is `kind`
+    /// and whose message contains `message`.
+    private func expectTimeout(
+        _ settings: String, _ path: String, kind: String, message: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let client = try TestClient(config(envelope: Envelope.a, settings))
+        defer { client.free() }
+        let rq = try Request("GET", path)
+        let e = try #require(await blocking { client.sync(rq) }.error, sourceLocation: sourceLocation)
+        #expect(e.domain == NC_DOMAIN_TRANSPORT && e.code == 28, sourceLocation: sourceLocation)
+        #expect(timeoutField(e) == kind, "\(e)", sourceLocation: sourceLocation)
+        #expect(e.message.contains(message), "\(e.message)", sourceLocation: sourceLocation)
+    }
+
     @Test func theTotalTimeoutSaysTotal() async throws {
-        let client = try TestClient(config(envelope: Envelope.a, #""timeout_ms":300"#))
-        let rq = try Request("GET", "/slow?ms=5000")
-        let e = try #require(await blocking { client.sync(rq) }.error)
-        #expect(e.domain == NC_DOMAIN_TRANSPORT && e.code == 28)
-        #expect(timeoutField(e) == "total", "\(e)")
-        #expect(e.message.contains("the total timeout_ms (300 ms) ran out"))
-        client.free()
+        try await expectTimeout(
+            #""timeout_ms":300"#, "/slow?ms=5000", kind: "total",
+            message: "the total timeout_ms (300 ms) ran out")
     }
 
     @Test func aStalledBodySaysIdle() async throws {
-        let client = try TestClient(config(envelope: Envelope.a, #""timeout_ms":30000"#, #""idle_timeout_ms":1000"#))
-        let rq = try Request("GET", "/stall?bytes=10&ms=30000")
-        let e = try #require(await blocking { client.sync(rq) }.error)
-        #expect(e.domain == NC_DOMAIN_TRANSPORT && e.code == 28)
-        #expect(timeoutField(e) == "idle", "\(e)")
-        #expect(e.message.contains("idle_timeout_ms (1000 ms"))
-        client.free()
+        try await expectTimeout(
+            #""timeout_ms":30000,"idle_timeout_ms":1000"#, "/stall?bytes=10&ms=30000", kind: "idle",
+            message: "idle_timeout_ms (1000 ms")
     }
 
     @Test func anIdleLimitNotShorterThanTheTotalLeavesTheStallToTheTotal() async throws {
         // Not armed (EasyHandle.armedIdleSeconds): the stalled body ends at the total
         // timeout, which says so.
-        let client = try TestClient(config(envelope: Envelope.a, #""timeout_ms":800"#, #""idle_timeout_ms":1000"#))
-        let rq = try Request("GET", "/stall?bytes=10&ms=30000")
-        let e = try #require(await blocking { client.sync(rq) }.error)
-        #expect(e.domain == NC_DOMAIN_TRANSPORT && e.code == 28)
-        #expect(timeoutField(e) == "total", "\(e)")
-        #expect(e.message.contains("the total timeout_ms (800 ms) ran out"))
-        client.free()
+        try await expectTimeout(
+            #""timeout_ms":800,"idle_timeout_ms":1000"#, "/stall?bytes=10&ms=30000", kind: "total",
+            message: "the total timeout_ms (800 ms) ran out")
     }
 
     @Test func aRequestsOwnIdleTimeoutWins() async throws {
