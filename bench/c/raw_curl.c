@@ -29,10 +29,14 @@
  * signing, what any client pays for it (libcurl formatting two more headers, libcrypto's
  * HMAC), against which libnetcore's signing (nc-capi-signing) is read.
  * --features timeouts (not a judged peer; bench/RESULTS.md reads it): every handle
- * sets libnetcore's default timeouts (DESIGN.md section 4: total 15 s, connect 5 s,
- * idle 30 s as LOW_SPEED_LIMIT 1 / LOW_SPEED_TIME 30), which the plain peer leaves at
- * libcurl's defaults (no total timeout, no idle check). What libcurl spends on the
- * timers those need is part of what the C API pays and the plain peer does not.
+ * sets the timeouts libnetcore sets by default (DESIGN.md section 4: total 15 s as
+ * CURLOPT_TIMEOUT_MS, connect 5 s as CURLOPT_CONNECTTIMEOUT_MS), which the plain peer
+ * leaves at libcurl's defaults (no total timeout, no armed connect timer). The default
+ * idle limit (30 s) is not set, as libnetcore does not arm one that is not shorter
+ * than the total timeout (EasyHandle+Configure.swift). What libcurl spends on the
+ * timers is part of what the C API pays and the plain peer does not.
+ * --features total-timeout / connect-timeout: one of the two alone (what each costs:
+ * bench/RESULTS.md, "The C API against raw libcurl, closely").
  * --features thread (not a peer of `make bench`; bench/corun.sh reads it): one more
  * thread, idle all along, as a process that uses a library with a transfer thread
  * has. glibc then takes its multi-threaded paths (malloc's arena locks, the
@@ -58,7 +62,9 @@ static const char SIGNING_SECRET[] = "bench-secret";
 static const char SIGNATURE_HEADER[] = "X-Signature";
 static const char TIMESTAMP_HEADER[] = "X-Timestamp";
 static int signing;
-static int timeouts; /* --features timeouts */
+/* --features timeouts sets both, total-timeout and connect-timeout one each */
+static int total_timeout;
+static int connect_timeout;
 static int extra_thread; /* --features thread */
 
 static void *idle_thread(void *arg) {
@@ -145,12 +151,8 @@ static CURL *new_easy(const char *url, buf_t *b) {
     curl_easy_setopt(e, CURLOPT_WRITEDATA, b);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_PRIVATE, b);
-    if (timeouts) {
-        curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 15000L);
-        curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
-        curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
-        curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, 30L);
-    }
+    if (total_timeout) curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 15000L);
+    if (connect_timeout) curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
     b->easy = e;
     return e;
 }
@@ -559,15 +561,22 @@ static void run_cancel(const bench_args *a) {
 
 int main(int argc, char **argv) {
     bench_args a = bench_parse_args(argc, argv);
-    /* --features LIST (comma-separated): this peer has "signing", "timeouts" and "thread" */
+    /* --features LIST (comma-separated): this peer has "signing", "timeouts" (both of
+       "total-timeout" and "connect-timeout") and "thread" */
     for (const char *p = a.features; p && *p;) {
         size_t len = strcspn(p, ",");
         if (len == strlen("signing") && !strncmp(p, "signing", len)) signing = 1;
-        else if (len == strlen("timeouts") && !strncmp(p, "timeouts", len)) timeouts = 1;
+        else if (len == strlen("timeouts") && !strncmp(p, "timeouts", len))
+            total_timeout = connect_timeout = 1;
+        else if (len == strlen("total-timeout") && !strncmp(p, "total-timeout", len)) total_timeout = 1;
+        else if (len == strlen("connect-timeout") && !strncmp(p, "connect-timeout", len))
+            connect_timeout = 1;
         else if (len == strlen("thread") && !strncmp(p, "thread", len)) extra_thread = 1;
         else if (len) {
-            fprintf(stderr, "raw_curl: unknown feature '%.*s' (it has: signing, timeouts, thread)\n", (int)len,
-                    p);
+            fprintf(stderr,
+                    "raw_curl: unknown feature '%.*s' (it has: signing, timeouts, total-timeout, "
+                    "connect-timeout, thread)\n",
+                    (int)len, p);
             return 2;
         }
         p += len;
@@ -589,7 +598,11 @@ int main(int argc, char **argv) {
             return 1;
         }
     } else if (signing) PEER = "raw-curl-signed";
-    if (timeouts && !strcmp(PEER, "raw-curl")) PEER = extra_thread ? "raw-curl-timeouts-thread" : "raw-curl-timeouts";
+    int timeouts = total_timeout && connect_timeout;
+    if (timeouts && !strcmp(PEER, "raw-curl"))
+        PEER = extra_thread ? "raw-curl-timeouts-thread" : "raw-curl-timeouts";
+    else if ((total_timeout || connect_timeout) && !strcmp(PEER, "raw-curl"))
+        PEER = total_timeout ? "raw-curl-total-timeout" : "raw-curl-connect-timeout";
     else if (extra_thread && !strcmp(PEER, "raw-curl")) PEER = "raw-curl-thread";
     if (signing) signing_setup(a.url);
     if (!strcmp(a.workload, "seq")) run_sequential(&a, 1, NULL);
