@@ -97,8 +97,9 @@ PEERS = {
     # same way by hand (libcrypto's HMAC, two more headers): the floor of signing
     "nc-capi-signing": [binp("nc_capi"), "--features", "signing"],
     "raw-curl-signed": [binp("raw_curl"), "--features", "signing"],
-    # raw libcurl with libnetcore's default timeouts set (total 15 s, connect 5 s, idle
-    # 30 s: DESIGN.md section 4), which raw-curl leaves unset: the same work as nc-capi
+    # raw libcurl with the timeouts libnetcore sets by default (total 15 s, connect 5 s:
+    # DESIGN.md section 4; the 30 s idle limit is not armed, being no shorter than the
+    # total), which raw-curl leaves unset: the same libcurl work as nc-capi
     "raw-curl-timeouts": [binp("raw_curl"), "--features", "timeouts"],
     # the C API with a retry policy configured that the bench's requests never trigger
     "nc-capi-retry": [binp("nc_capi"), "--features", "retry"],
