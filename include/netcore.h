@@ -646,8 +646,10 @@ NC_API nc_status nc_request_set_body_callback(nc_request *request, nc_body_fn fn
  *   "retry"      object (the keys of the configuration's "retry"), merged over the
  *                client's policy, or false (one attempt); a request's
  *                nc_request_set_retry_json merges over it
- *   "cache"      a cache policy name, "group": a cancellation group name:
- *                checked and stored; they take effect when cache and groups ship.
+ *   "cache"      a cache policy name: "network_only", "cache_else_network",
+ *                "network_else_cache", "cache_then_network", "cache_only"
+ *                (docs/caching.md)
+ *   "group"      a cancellation group name (nc_request_set_group)
  *
  * Resolution, at send: the endpoint's method; each placeholder replaced by the
  * param of that name (string, number or boolean), percent-encoded as one path
@@ -773,8 +775,11 @@ typedef struct nc_outgoing nc_outgoing;
  * Thread:    the thread that drives the transfer: the client's transfer thread
  *   (nc_client_send), or the caller's thread (nc_client_send_sync) — possibly
  *   several at once for different requests. It may call the nc_outgoing_*
- *   functions on `out`, nc_client_send() and the nc_client_set_* functions; it
- *   must not block for long, nor call nc_client_send_sync() or nc_client_free().
+ *   functions on `out`, nc_client_send(), the nc_client_set_* functions and the
+ *   cancels (its own request's included: nothing is then sent, and the request
+ *   completes with NC_CLIENT_CANCELLED once the adapter returns); it must not
+ *   block for long. As in every callback, nc_client_send_sync() returns
+ *   NC_ERR_INVALID_STATE there and nc_client_free() is refused.
  * Since: 0.3
  */
 typedef nc_status (*nc_adapter_fn)(nc_outgoing *out, void *userdata);
@@ -952,8 +957,10 @@ typedef void (*nc_complete_fn)(const nc_response *response, const nc_error *erro
  * Coalescing ("coalesce": true, the default): a GET or HEAD without a body or an
  * output file that is identical to one in flight on this client — same method,
  * final URL, header lines as resolved now (client defaults and the request's,
- * Authorization included), envelope/raw mode, timeout, max_redirects and TLS
- * options — shares its transfer instead of sending again. Each caller still has
+ * Authorization included), envelope/raw mode, total/connect/idle timeouts,
+ * retry policy, deadline, max_redirects and TLS options — shares its transfer
+ * instead of sending again (a later caller shares the first one's deadline, which
+ * ends no later than its own). Each caller still has
  * its own task and exactly one call of its own `fn`, with the same response and
  * error, in the order the callers were sent, on the same thread. Headers added per
  * attempt (nc_client_set_token, basic auth, signing, adapters) are the first
@@ -1000,7 +1007,11 @@ NC_API nc_status nc_client_send_sync(nc_client *client, const nc_request *reques
  * cancelled completion runs at the next nc_client_dispatch(). The task of a batch
  * (nc_batch_send) cancels every member still running; the batch's callback runs once.
  * A caller of a coalesced transfer (nc_client_send()) is cancelled alone; the
- * shared transfer is cancelled when its last caller is.
+ * shared transfer is cancelled when its last caller is. From a hook of the
+ * request itself (its request_start, attempt_end or retry event, an adapter, the
+ * retry handler) it returns at once, and the request completes with
+ * NC_CLIENT_CANCELLED when the hook has returned, before anything more is sent
+ * (an attempt that already decided the outcome keeps it).
  *
  * Ownership: `task` is borrowed. NULL is a no-op.
  * Thread:    any thread, including from inside a completion callback.
@@ -1381,7 +1392,9 @@ NC_API nc_status nc_request_set_group(nc_request *request, const char *group);
  * matched by their own group; the transfer goes on while a caller outside the
  * group remains.
  * From another thread it waits for the client's transfer thread to act (one pass
- * of its loop, microseconds); inside a callback it acts at once.
+ * of its loop, microseconds); inside a callback it acts at once. From a hook of a
+ * request of the group (an adapter, its events, the retry handler) that request
+ * counts too and completes with NC_CLIENT_CANCELLED once the hook has returned.
  *
  * Ownership: `client` is borrowed; `group` is read during the call;
  *   `cancelled_out` may be NULL, else written on NC_OK only.
@@ -1735,10 +1748,14 @@ NC_API void nc_batch_free(nc_batch *batch);
  * the token and signing run again before every attempt. nc_task_cancel() during
  * a wait completes the request at once with NC_CLIENT_CANCELLED.
  *
- * libcurl itself never sends a request twice: a POST (or any method not listed
- * above as idempotent) whose kept-alive connection closes without an answer fails
- * with NC_DOMAIN_TRANSPORT 65 instead of being resent silently by libcurl (the
- * server may have acted on it); the retry policy resends it only if it opted in.
+ * libcurl itself never resends a non-idempotent request: a POST (or any method not
+ * listed above as idempotent) whose kept-alive connection closes without an answer
+ * fails with NC_DOMAIN_TRANSPORT 65 instead of being resent silently by libcurl (the
+ * server may have acted on it); the retry policy resends it only if it opted in. An
+ * idempotent request that finds its kept-alive connection already closed, before any
+ * byte of answer, is sent once more on a new connection by libcurl itself (as
+ * browsers do, RFC 9110 §9.2.2): within the same attempt, so no event shows it and
+ * nc_error_attempts() does not count it.
  */
 
 /**

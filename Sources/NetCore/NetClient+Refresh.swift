@@ -5,7 +5,8 @@ extension NetClient {
     /// The refresher as an async closure returning the new token (Swift's form of
     /// `setTokenRefresher`): run in a task of its own when requests find the login
     /// expired; what it returns is installed and the waiting requests go on; what it
-    /// throws fails them with AUTH_REFRESH_FAILED and the error's description. nil
+    /// throws fails them with AUTH_REFRESH_FAILED and the error's description, as
+    /// does a token the library refuses (empty, or with a control character). nil
     /// (the default): no refresh.
     public var refresher: (@Sendable (NetError) async throws -> String)? {
         get { asyncRefresher as? @Sendable (NetError) async throws -> String }
@@ -16,7 +17,13 @@ extension NetClient {
                 Task {
                     do {
                         let token = try await newValue(error)
-                        try? self?.refreshDone(token: token)
+                        do throws(RefreshDoneRefusal) {
+                            try self?.refreshDone(token: token)
+                        } catch {
+                            // A token the library refuses (empty, a control character)
+                            // fails the refresh: the waiting requests must not wait on.
+                            try? self?.refreshDone(token: nil, message: "the refresher returned \(error)")
+                        }
                     } catch {
                         try? self?.refreshDone(token: nil, message: "\(error)")
                     }

@@ -155,6 +155,38 @@ private func hits(_ server: MockServer, _ path: String) -> Int { serverStats(ser
         client.free()
     }
 
+    /// A caller whose retry policy, deadline or idle timeout differs runs on a
+    /// transfer of its own: it gets the outcome its own settings give.
+    @Test func callersWithTheirOwnRetryDeadlineOrIdleTimeoutAreNotShared() throws {
+        let server = try privateServer()
+        let client = try TestClient(config(base: server.baseURL, #""retry":{"max_attempts":2}"#))
+        let plain = try Request("GET", "/slow?ms=1500")
+        let noRetry = try Request("GET", "/slow?ms=1500")
+        #expect(nc_request_set_flags(noRetry.handle, UInt32(NC_REQUEST_NO_RETRY)) == NC_OK)
+        let ownRetry = try Request("GET", "/slow?ms=1500")
+        let three = #"{"max_attempts":3}"#
+        #expect(nc_request_set_retry_json(ownRetry.handle, three, three.utf8.count) == NC_OK)
+        let idle = try Request("GET", "/slow?ms=1500")
+        #expect(nc_request_set_idle_timeout_ms(idle.handle, 20000) == NC_OK)
+        let deadline = try Request("GET", "/slow?ms=1500")
+        #expect(nc_request_set_deadline_ms(deadline.handle, 300) == NC_OK)
+        var callers: [[Collector]] = []
+        for r in [plain, noRetry, ownRetry, idle, deadline] {
+            let cs = (0..<3).map { _ in Collector() }
+            freeTasks(sendAll(client, r, cs))
+            callers.append(cs)
+        }
+        for x in callers.joined() { #expect(x.wait(timeout: 20)) }
+        for cs in callers.dropLast() { #expect(cs.allSatisfy(succeeded)) }
+        // The deadline's callers end at their own deadline, not with the others' 200.
+        #expect(
+            callers.last?.allSatisfy {
+                $0.calls == 1 && $0.outcome?.error?.isClient(NC_CLIENT_DEADLINE_EXCEEDED) == true
+            } == true)
+        #expect(hits(server, "/slow") == 5)
+        client.free()
+    }
+
     @Test func headRequestsAreSharedToo() throws {
         let server = try privateServer()
         let client = try TestClient(config(base: server.baseURL, envelope: "null"))

@@ -65,6 +65,68 @@ private let logHookFn: nc_event_fn = { text, len, ud in
     recorder(ud)?.note("log", text: s)
 }
 
+private let adapterHookFn: nc_adapter_fn = { _, ud in
+    recorder(ud)?.note("adapter")
+    return NC_OK
+}
+
+/// Cancels its own request from inside one of that request's hooks, once: the
+/// first event of kind `trigger`, or its first adapter call (`trigger` "adapter").
+final class OwnCancel: @unchecked Sendable {
+    enum How { case task, group(String), all }
+    private let lock = NSLock()
+    private var _task: OpaquePointer?
+    private var fired = false
+    private var _counted = -1
+    let trigger: String
+    let how: How
+    var client: OpaquePointer?
+    init(on trigger: String, how: How) { (self.trigger, self.how) = (trigger, how) }
+    var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+    /// The sending thread hands over the task once nc_client_send has returned.
+    func set(_ task: OpaquePointer?) { lock.withLock { _task = task } }
+    /// What nc_client_cancel_group / _cancel_all returned inside the hook (-1: not called).
+    var counted: Int { lock.withLock { _counted } }
+
+    /// True the first time only.
+    private func claim() -> Bool {
+        lock.withLock {
+            if fired { return false }
+            fired = true
+            return true
+        }
+    }
+
+    fileprivate func hook(_ kind: String) {
+        guard kind == trigger, claim() else { return }
+        switch how {
+        case .task:
+            // The hook may run before nc_client_send has returned the task.
+            guard waitUntil(timeout: 10, { lock.withLock { _task != nil } }) else { return }
+            nc_task_cancel(lock.withLock { _task })
+        case .group(let name):
+            var n = 0
+            if nc_client_cancel_group(client, name, &n) == NC_OK { lock.withLock { _counted = n } }
+        case .all:
+            var n = 0
+            if nc_client_cancel_all(client, &n) == NC_OK { lock.withLock { _counted = n } }
+        }
+    }
+}
+
+private func ownCancel(_ p: UnsafeMutableRawPointer?) -> OwnCancel? {
+    p.map { Unmanaged<OwnCancel>.fromOpaque($0).takeUnretainedValue() }
+}
+private let ownCancelEventFn: nc_event_fn = { text, len, ud in
+    guard let text else { return }
+    let json = foundationJSON(String(decoding: UnsafeRawBufferPointer(start: text, count: len), as: UTF8.self))
+    if let kind = (json as? [String: Any])?["event"] as? String { ownCancel(ud)?.hook(kind) }
+}
+private let ownCancelAdapterFn: nc_adapter_fn = { _, ud in
+    ownCancel(ud)?.hook("adapter")
+    return NC_OK
+}
+
 /// A completion collector that also notes "complete" in the recorder's trace.
 private func completing(_ rec: HookRecorder) -> Collector { Collector { _, _ in rec.note("complete") } }
 
@@ -223,11 +285,15 @@ private var hookConfig: String {
         let rec = HookRecorder()
         nc_client_set_auth_expired_handler(client.handle, authHookFn, rec.userdata)
         nc_client_set_error_handler(client.handle, errorHookFn, rec.userdata)
+        // 20 transfers of their own (not one coalesced transfer), as the server counts.
         func burst() throws -> [Collector] {
             let collectors = (0..<20).map { _ in Collector() }
-            let r = try Request("GET", "/profile")
+            let key = uniqueKey()
+            let r = try Request("GET", "/profile?key=\(key)")
+            #expect(nc_request_set_flags(r.handle, UInt32(NC_REQUEST_NO_COALESCE)) == NC_OK)
             for c in collectors { client.send(r, c, task: false) }
             for c in collectors { #expect(c.wait()) }
+            #expect(hits(key) == 20)
             return collectors
         }
         let first = try burst()
@@ -444,6 +510,74 @@ private var hookConfig: String {
         try checkReentry({ nc_client_set_log_handler($0, NC_LOG_DEBUG, logHookFn, $1.userdata) }, path: "/env/code/ok")
         try checkReentry(
             { nc_client_set_log_handler($0, NC_LOG_DEBUG, logHookFn, $1.userdata) }, path: "/env/code/ok", sync: true)
+    }
+
+    @Test func adapterMayReenterTheLibrary() throws {
+        try checkReentry({ nc_client_add_adapter($0, adapterHookFn, $1.userdata) }, path: "/env/code/ok")
+        // On nc_client_send_sync's own thread too: nc_client_free is refused there,
+        // not left waiting for the send it is inside.
+        try checkReentry({ nc_client_add_adapter($0, adapterHookFn, $1.userdata) }, path: "/env/code/ok", sync: true)
+    }
+
+    /// Sends GET /env/code/ok?key=… (in `group`) with `hook` installed and returns
+    /// its single outcome and how many requests with its key reached the server.
+    private func sendCancellingItself(
+        _ hook: OwnCancel, config json: String = hookConfig, path: String = "/env/code/ok", group: String? = nil
+    ) throws -> (Outcome?, Int, Int) {
+        let client = try TestClient(json)
+        hook.client = client.handle
+        if hook.trigger == "adapter" {
+            #expect(nc_client_add_adapter(client.handle, ownCancelAdapterFn, hook.userdata) == NC_OK)
+        } else {
+            #expect(nc_client_set_event_handler(client.handle, ownCancelEventFn, hook.userdata) == NC_OK)
+        }
+        let key = uniqueKey()
+        let request = try Request("GET", path + (path.contains("?") ? "&" : "?") + "key=\(key)")
+        if let group { #expect(nc_request_set_group(request.handle, group) == NC_OK) }
+        let c = Collector()
+        let (rc, task) = client.send(request, c)
+        #expect(rc == NC_OK)
+        hook.set(task)
+        #expect(c.wait())
+        let sent = hits(key)
+        nc_task_free(task)
+        client.free()
+        return (c.outcome, c.calls, sent)
+    }
+
+    @Test(arguments: ["request_start", "adapter"])
+    func aRequestCancelledFromItsOwnHookIsNotSent(trigger: String) throws {
+        let (outcome, calls, sent) = try sendCancellingItself(OwnCancel(on: trigger, how: .task))
+        #expect(calls == 1)
+        #expect(outcome?.error?.isClient(NC_CLIENT_CANCELLED) == true)
+        #expect(outcome?.error?.attempts == 0)
+        #expect(sent == 0)
+    }
+
+    @Test func aGroupCancelledFromAnAdapterCountsAndCancelsItsOwnRequest() throws {
+        let group = "own-\(uniqueKey())"
+        let hook = OwnCancel(on: "adapter", how: .group(group))
+        let (outcome, calls, sent) = try sendCancellingItself(hook, group: group)
+        #expect(hook.counted == 1)
+        #expect(calls == 1 && outcome?.error?.isClient(NC_CLIENT_CANCELLED) == true)
+        #expect(sent == 0)
+    }
+
+    /// A cancel from the retry event, or from the attempt_end event before the retry
+    /// is decided: no further attempt, CANCELLED with the one attempt made.
+    @Test(arguments: ["retry", "attempt_end"])
+    func aRetryCancelledFromTheRequestsOwnEventIsNotSent(trigger: String) throws {
+        let json = config(#""retry":\#(quickRetry)"#)
+        for how in [OwnCancel.How.task, .all] {
+            let hook = OwnCancel(on: trigger, how: how)
+            let (outcome, calls, sent) = try sendCancellingItself(
+                hook, config: json, path: "/flaky?fails=3&status=503")
+            #expect(calls == 1)
+            #expect(outcome?.error?.isClient(NC_CLIENT_CANCELLED) == true)
+            #expect(outcome?.error?.attempts == 1)
+            #expect(sent == 1)
+            if case .all = how { #expect(hook.counted == 1) }
+        }
     }
 
     @Test func aHookMayCancelAnotherRequest() throws {

@@ -185,6 +185,30 @@ private func reachConfig(_ reachability: String, _ extra: String...) -> String {
         #expect(flakyHits(key) == 0)
     }
 
+    /// The request's deadline ends the wait for the network before
+    /// wait_for_network_ms does: DEADLINE_EXCEEDED, unsent.
+    @Test(arguments: ["async", "sync"])
+    func theDeadlineEndsTheWaitForTheNetwork(path: String) throws {
+        let key = uniqueKey()
+        let client = try TestClient(
+            reachConfig(#"{"mode":"offline","wait_for_network_ms":60000}"#, #""deadline_ms":300"#))
+        defer { client.free() }
+        let request = try Request("GET", "/flaky?key=\(key)&fails=0")
+        let outcome: Outcome?
+        if path == "sync" {
+            outcome = client.sync(request)
+        } else {
+            let c = client.sendAndWait(request)
+            #expect(c.calls == 1)
+            outcome = c.outcome
+        }
+        let e = try #require(outcome?.error)
+        #expect(e.isClient(NC_CLIENT_DEADLINE_EXCEEDED), "\(e)")
+        #expect(e.json?.contains(#""timeout":"deadline""#) == true)
+        #expect(e.attempts == 0)
+        #expect(flakyHits(key) == 0)
+    }
+
     /// A cancel ends a waiting request at once with CANCELLED, exactly once, and
     /// nothing is sent; later mode changes do not revive it.
     @Test(arguments: ["async", "queue"])

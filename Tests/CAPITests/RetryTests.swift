@@ -343,6 +343,29 @@ enum Path: String, CaseIterable, Sendable, CustomTestStringConvertible {
         withExtendedLifetime(box) {}
     }
 
+    /// The longest wait a handler may ask for (INT64_MAX ms) is a wait, not a due
+    /// time that wraps round to the past: nothing more is sent before the cancel.
+    @Test func aHandlersLongestWaitIsAWaitNotAnOverflow() throws {
+        let (client, log) = try retryClient(nil)
+        let box = RetryBox { _, _, _ in Int64.max }
+        #expect(nc_client_set_retry_handler(client.handle, retryBoxFn, box.userdata) == NC_OK)
+        let key = uniqueKey()
+        let c = Collector()
+        let (rc, task) = client.send(try Request("GET", "/flaky?key=\(key)&fails=9&status=503"), c)
+        #expect(rc == NC_OK)
+        #expect(log.waitFor("retry"))
+        #expect(log.delays == [Int(Int64.max)])
+        usleep(200_000)   // a wrapped due time sent the retry within a millisecond or two
+        #expect(hits(key) == 1)
+        nc_task_cancel(task)
+        #expect(c.wait())
+        #expect(c.outcome?.error?.isClient(NC_CLIENT_CANCELLED) == true)
+        #expect(c.outcome?.error?.attempts == 1)
+        nc_task_free(task)
+        client.free()
+        withExtendedLifetime(box) {}
+    }
+
     @Test(arguments: [Path.async, Path.sync])
     func theHandlerMayRetryAnAPIErrorAndAPOST(path: Path) throws {
         // No "retry" key: the handler alone turns retry on (max_attempts 3 by default).

@@ -177,6 +177,36 @@ private func refreshConfig(_ extra: String...) -> String {
         client.free()
     }
 
+    /// A refresh that never answers holds its requests no longer than their
+    /// deadline: each ends with DEADLINE_EXCEEDED, the one that expired and one
+    /// held before it was sent, on the transfer thread and on a sync caller's.
+    @Test func waitingForARefreshEndsAtTheDeadline() throws {
+        let client = try TestClient(refreshConfig(#""coalesce":false"#, #""deadline_ms":400"#))
+        #expect(nc_client_set_token(client.handle, "stale") == NC_OK)
+        let rec = RefreshRecorder()   // never answers
+        #expect(nc_client_set_token_refresher(client.handle, refreshFn, rec.userdata) == NC_OK)
+        let key = uniqueKey()
+        let expired = Collector()
+        #expect(client.send(try Request("GET", "/auth/check?valid=fresh&key=\(key)"), expired, task: false).0 == NC_OK)
+        #expect(waitUntil(timeout: 10) { rec.count == 1 })
+        let held = Collector()
+        #expect(client.send(try Request("GET", "/auth/check?valid=fresh&key=\(key)"), held, task: false).0 == NC_OK)
+        let sync = client.sync(try Request("GET", "/auth/check?valid=fresh&key=\(key)"))
+        for c in [expired, held] { #expect(c.wait(timeout: 20)) }
+        for o in [expired.outcome, held.outcome, sync] {
+            #expect(o?.error?.isClient(NC_CLIENT_DEADLINE_EXCEEDED) == true)
+            #expect(o?.error?.json?.contains(#""timeout":"deadline""#) == true)
+        }
+        #expect(expired.outcome?.error?.attempts == 1)
+        #expect(held.outcome?.error?.attempts == 0)
+        #expect(expired.calls == 1 && held.calls == 1)
+        #expect(hits(key) == 1)   // only the first was sent: the others waited, then ended
+        // The refresh is still running; answering it now completes nothing twice.
+        #expect(nc_client_refresh_done(client.handle, "fresh", nil) == NC_OK)
+        #expect(expired.calls == 1 && held.calls == 1)
+        client.free()
+    }
+
     @Test func badArguments() throws {
         let client = try TestClient(refreshConfig())
         #expect(nc_client_set_token_refresher(nil, refreshFn, nil) == NC_ERR_INVALID_ARGUMENT)

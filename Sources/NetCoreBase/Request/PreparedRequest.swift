@@ -102,7 +102,7 @@ final class PreparedRequest: @unchecked Sendable {
             ? CoalescingKey(
                 method: method, url: location.text, headers: headers, envelope: envelope != nil,
                 compression: compression, limits: limits, timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs,
-                connection: connection) : nil
+                resilience: resilience, connection: connection) : nil
         self.method = method
         self.connection = connection
         self.resilience = resilience

@@ -238,6 +238,20 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
         return e
     }
 
+    /// The deadline ran out while the request waited to be sent: held for the
+    /// network (reachability), parked for a token refresh, or (at the edge) in a
+    /// retry's delay.
+    static func deadlineExceededWaiting(deadlineMs: Int64, attempts: Int32) -> NetError {
+        var e = client(
+            .deadlineExceeded,
+            "The request's deadline (deadline_ms, \(deadlineMs) ms) ran out while it waited to be sent "
+                + "(for the network, a token refresh or a retry's delay), after \(attempts) attempt"
+                + "\(attempts == 1 ? "" : "s").")
+        e.timeout = .deadline
+        e.attempts = attempts
+        return e
+    }
+
     static func parse(_ code: ParseCode, _ message: String) -> NetError {
         NetError(domain: .parse, code: code.rawValue, message: message)
     }

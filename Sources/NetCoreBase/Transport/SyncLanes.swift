@@ -181,7 +181,7 @@ extension TransferLoop {
                 if let e = begin(t, lane) { return (nil, e) }
             case .relaunchAfter(let ms, let reason):
                 t.emitRelaunchScheduled(delayMs: ms, reason: reason)
-                let due = monotonicNanos() &+ UInt64(clamping: max(ms, 0)) &* 1_000_000
+                let due = monotonicNanos(afterMs: ms)
                 while true {
                     if lanes.stopping.load(ordering: .acquiring) {
                         return (nil, NetError.shutdown.attempted(t.attempt))
@@ -216,16 +216,24 @@ extension TransferLoop {
         }
     }
 
-    /// Waits on `lane` until `TransferLoop.resume(_:)` is asked for `t`: nil, or the
-    /// shutdown error when the client stops meanwhile.
+    /// Waits on `lane` until `TransferLoop.resume(_:)` is asked for `t`, or until its
+    /// deadline (the next beginning then ends it): nil, or the shutdown error when
+    /// the client stops meanwhile.
     private func waitParked(_ t: Transfer, _ lane: SyncLane) -> NetError? {
         monitor.withLock { t.parkedLane = lane }
+        let due = t.deadlineAt
         while !monitor.withLock({ t.resumeRequested }) {
             if lanes.stopping.load(ordering: .acquiring) {
                 monitor.withLock { t.parkedLane = nil }
                 return NetError.shutdown.attempted(t.attempt)
             }
-            lane.poll(1000)
+            var wait: Int32 = 1000
+            if let due {
+                let now = monotonicNanos()
+                if now >= due { break }
+                wait = Int32(clamping: min(1000, (due - now + 999_999) / 1_000_000))
+            }
+            lane.poll(wait)
         }
         monitor.withLock {
             t.parkedLane = nil

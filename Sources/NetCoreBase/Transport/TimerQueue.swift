@@ -112,6 +112,22 @@ struct TimerQueue<Item> {
     }
 }
 
+/// `ms` milliseconds in nanoseconds, saturating at UInt64.max (a wait too long to
+/// end, never one that wraps round to a short one); 0 for a negative `ms`.
+@inline(__always)
+func nanos(ms: Int64) -> UInt64 {
+    let (ns, overflow) = UInt64(clamping: ms).multipliedReportingOverflow(by: 1_000_000)
+    return overflow ? .max : ns
+}
+
+/// The monotonic clock `ms` milliseconds from now, saturating (see `nanos(ms:)`):
+/// when a timer is due. A retry handler may ask for any delay up to INT64_MAX.
+@inline(__always)
+func monotonicNanos(afterMs ms: Int64) -> UInt64 {
+    let (due, overflow) = monotonicNanos().addingReportingOverflow(nanos(ms: ms))
+    return overflow ? .max : due
+}
+
 /// The monotonic clock of deadlines, in nanoseconds (CLOCK_MONOTONIC).
 @inline(__always)
 func monotonicNanos() -> UInt64 {

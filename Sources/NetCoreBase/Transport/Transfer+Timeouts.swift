@@ -38,6 +38,14 @@ extension Transfer {
         return elapsedMs >= deadline ? 0 : deadline - elapsedMs
     }
 
+    /// When the deadline runs out (monotonicNanos), nil when there is none or no
+    /// attempt has begun: the moment a waiting transfer must be woken to end.
+    var deadlineAt: UInt64? {
+        guard let p = original, p.resilience.deadlineMs > 0, startedAt != 0 else { return nil }
+        let (at, overflow) = startedAt.addingReportingOverflow(nanos(ms: p.resilience.deadlineMs))
+        return overflow ? .max : at
+    }
+
     /// The error when `hopTimeoutMs` left nothing for the next hop.
     func outOfTime(_ p: PreparedRequest) -> NetError {
         let last = timedOutBetweenHops(p)
@@ -69,7 +77,7 @@ extension Transfer {
     func timeoutKind(_ p: PreparedRequest, connected: Bool, now: UInt64) -> NetError.TimeoutKind {
         if let left = deadlineLeftMs(p, now: now), left <= max(5, p.resilience.deadlineMs / 100) { return .deadline }
         if p.timeoutMs > 0 {
-            let limitNs = UInt64(p.timeoutMs) &* 1_000_000
+            let limitNs = nanos(ms: p.timeoutMs)
             let slackNs = max(5_000_000, limitNs / 100)
             if (now &- attemptStart) &+ slackNs >= limitNs { return .total }
         }

@@ -77,8 +77,11 @@ public final class Transfer: @unchecked Sendable {
     /// The waiting task runs on the client's executor (the loop thread): resumed at
     /// once rather than batched (TransferLoop.deferResume). Set before submission.
     package var waiterOnLoop = false
-    /// Set by the loop thread when it takes the transfer with a cancel already asked.
-    var cancelledBeforeStart = false
+    /// Loop thread only: a cancel to act on before the transfer sends or waits
+    /// again. Set when the loop takes it with a cancel already asked, or when a
+    /// hook cancels it while the loop moves it between states (TransferLoop's
+    /// `moving`): it was then in no list the cancel could take it from.
+    var cancelAsked = false
     /// `TransferLoop.resume(_:)` was asked for this parked transfer.
     var resumeRequested = false
     /// The lane a parked synchronous send waits on (woken by resume).
@@ -148,6 +151,13 @@ public final class Transfer: @unchecked Sendable {
     /// `.park` when the gate holds it (it resumes through `TransferLoop.resume(_:)`
     /// and then begins the attempt again).
     func beginAttempt(now: UInt64) -> TransferAction? {
+        // The deadline counts from the first try to begin, waits for the gate included.
+        if startedAt == 0 { startedAt = now }
+        if let original, let left = deadlineLeftMs(original, now: now), left == 0 {
+            // It waited (parked, or held by the gate) past its deadline.
+            return .complete(
+                nil, NetError.deadlineExceededWaiting(deadlineMs: original.resilience.deadlineMs, attempts: attempt))
+        }
         if let gate, let original {
             switch gate.admit(self, original, now: now) {
             case .proceed: break
@@ -165,11 +175,16 @@ public final class Transfer: @unchecked Sendable {
             // The body file is opened again: this attempt sends it as it is now.
             closeInput()
             if monitor != nil { timings = AttemptTimings() }
-        } else {
-            startedAt = now
         }
         guard let preparer, let original else { return nil }
-        switch preparer.prepare(original, attempt: attempt) {
+        // Adapters are the caller's code: on a synchronous send's own thread the
+        // library is told it runs inside a callback, as for every other hook
+        // (nc_client_free and nc_client_send_sync are refused there, not deadlocked).
+        let adapted =
+            loop.onLoopThread
+            ? preparer.prepare(original, attempt: attempt)
+            : CallbackScope.run(loop) { preparer.prepare(original, attempt: attempt) }
+        switch adapted {
         case .success(let p):
             prepared = p
             return nil

@@ -18,4 +18,10 @@ enum TransferAction {
     /// Hold the transfer until `TransferLoop.resume(_:)` (a token refresh in
     /// progress, say), then start a new attempt. A cancel completes it at once.
     case park
+
+    /// Whether this is the completion (nothing more is sent or waited for).
+    var isComplete: Bool {
+        if case .complete = self { return true }
+        return false
+    }
 }

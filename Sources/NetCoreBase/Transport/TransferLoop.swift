@@ -79,6 +79,12 @@ package final class TransferLoop: @unchecked Sendable {
         /// (deferResume): their waiters as raw pointers, and what resumes them.
         var deferred: [UnsafeRawPointer] = []
         var resumeAll: (([UnsafeRawPointer]) -> Void)?
+        /// The transfer the loop is moving from one state to the next (starting it,
+        /// beginning an attempt, deciding after a hop), unretained: meanwhile it is
+        /// in no list, and hooks run (request start, adapters, attempt end, the retry
+        /// decision). A cancel of it from one of them sets its `cancelAsked`, acted on
+        /// before it sends or waits again. nil between moves.
+        var moving: Unmanaged<Transfer>?
     }
     private let state: UnsafeMutablePointer<LoopState> = {
         let p = UnsafeMutablePointer<LoopState>.allocate(capacity: 1)
@@ -381,6 +387,9 @@ package final class TransferLoop: @unchecked Sendable {
         running.append(contentsOf: state.pointee.active)
         running.append(contentsOf: state.pointee.timers.items)
         running.append(contentsOf: state.pointee.parked)
+        // Swept from one of its own hooks (an adapter, its attempt-end event).
+        let moving = state.pointee.moving?.takeUnretainedValue()
+        if let moving { running.append(moving) }
         for t in running {
             // A shared transfer counts its callers, which its owner matches.
             var last = 1
@@ -397,8 +406,14 @@ package final class TransferLoop: @unchecked Sendable {
                 t.cancelRequested = true
                 return true
             }
-            guard claimed, (t.easy != nil && t.activeSlot >= 0) || t.waiting != .none else { continue }
-            cancelNow(t)
+            guard claimed else { continue }
+            if (t.easy != nil && t.activeSlot >= 0) || t.waiting != .none {
+                cancelNow(t)
+            } else if t === moving {
+                t.cancelAsked = true
+            } else {
+                continue
+            }
             n += last
         }
         return n
@@ -557,7 +572,7 @@ package final class TransferLoop: @unchecked Sendable {
             if !detached.isEmpty { swap(&ended, &detached) }
             let phase = lifecycle.load(ordering: .relaxed)
             // Cancels asked for before now; later ones arrive through `cancels`.
-            for t in newOnes where t.cancelRequested { t.cancelledBeforeStart = true }
+            for t in newOnes where t.cancelRequested { t.cancelAsked = true }
             monitor.unlock()
 
             let stopping = !phase.acceptsWork
@@ -592,6 +607,8 @@ package final class TransferLoop: @unchecked Sendable {
             }
             if !state.pointee.timers.isEmpty {
                 for t in state.pointee.timers.popDue(now: monotonicNanos()) {
+                    // A parked transfer's deadline: it leaves the parked list too.
+                    if t.waiting == .parked { state.pointee.parked.removeAll { $0 === t } }
                     t.waiting = .none
                     relaunch(t)
                 }
@@ -638,7 +655,7 @@ package final class TransferLoop: @unchecked Sendable {
             }
             complete(t, nil, NetError.shutdown.attempted(sent))
         }
-        for t in state.pointee.timers.removeAll() + state.pointee.parked {
+        for t in state.pointee.timers.removeAll() + state.pointee.parked where t.waiting != .none {
             t.waiting = .none
             complete(t, nil, NetError.shutdown.attempted(t.attempt))
         }
@@ -674,17 +691,23 @@ package final class TransferLoop: @unchecked Sendable {
     }
 
     private func start(_ t: Transfer, stopping: Bool) {
+        state.pointee.moving = Unmanaged.passUnretained(t)
+        defer { state.pointee.moving = nil }
         t.emitStart()
         if stopping { complete(t, nil, .shutdown); return }
         if t.presetError != nil || t.presetResponse != nil { complete(t, t.presetResponse, t.presetError); return }
-        if t.cancelledBeforeStart { complete(t, nil, .cancelled); return }
+        if t.cancelAsked { complete(t, nil, .cancelled); return }
         relaunch(t)
     }
 
     /// Starts a new attempt of `t`, or does what its beginning decided instead
     /// (complete unsent, or park).
     private func relaunch(_ t: Transfer) {
+        state.pointee.moving = Unmanaged.passUnretained(t)
+        defer { state.pointee.moving = nil }
         if let instead = t.beginAttempt(now: monotonicNanos()) { execute(instead, for: t); return }
+        // Cancelled by a hook of this attempt's beginning (an adapter): nothing sent.
+        if t.cancelAsked { complete(t, nil, NetError.cancelled.attempted(t.attemptsMade(thisOneSent: false))); return }
         launch(t)
     }
 
@@ -785,13 +808,22 @@ package final class TransferLoop: @unchecked Sendable {
             t.noteHopEnded(easy)
             let outcome = HopOutcome(easy, code)
             stop(t, easy)
+            state.pointee.moving = Unmanaged.passUnretained(t)
             execute(t.next(after: consume outcome), for: t)
+            state.pointee.moving = nil
         }
         state.pointee.messages.clearKeepingBuffer()
     }
 
     /// Carries out what `Transfer.next(after:)` decided.
     private func execute(_ action: TransferAction, for t: Transfer) {
+        // A hook cancelled it while the loop moved it (attempt end, the retry
+        // decision): an outcome already decided stands; anything that would send
+        // or wait again ends it as cancelled instead.
+        if t.cancelAsked, !action.isComplete {
+            complete(t, nil, NetError.cancelled.attempted(t.attempt))
+            return
+        }
         switch action {
         case .complete(let response, let error):
             complete(t, response, error)
@@ -801,11 +833,17 @@ package final class TransferLoop: @unchecked Sendable {
             relaunch(t)
         case .relaunchAfter(let ms, let reason):
             t.emitRelaunchScheduled(delayMs: ms, reason: reason)
+            if t.cancelAsked {   // by the retry event's handler
+                complete(t, nil, NetError.cancelled.attempted(t.attempt))
+                return
+            }
             t.waiting = .timer
-            state.pointee.timers.schedule(t, at: monotonicNanos() &+ UInt64(clamping: max(ms, 0)) &* 1_000_000)
+            state.pointee.timers.schedule(t, at: monotonicNanos(afterMs: ms))
         case .park:
             t.waiting = .parked
             state.pointee.parked.append(t)
+            // Its deadline ends the wait: woken then, it ends with DEADLINE_EXCEEDED.
+            if let due = t.deadlineAt { state.pointee.timers.schedule(t, at: due) }
         }
     }
 
@@ -814,7 +852,9 @@ package final class TransferLoop: @unchecked Sendable {
         switch t.waiting {
         case .none: return
         case .timer: _ = state.pointee.timers.remove { $0 === t }
-        case .parked: state.pointee.parked.removeAll { $0 === t }
+        case .parked:
+            state.pointee.parked.removeAll { $0 === t }
+            if t.deadlineAt != nil { _ = state.pointee.timers.remove { $0 === t } }
         }
         t.waiting = .none
     }
@@ -833,7 +873,16 @@ package final class TransferLoop: @unchecked Sendable {
     }
 
     /// Delivers the single completion: now (loop mode) or via the queue (queue mode).
+    /// Whether `t` is the transfer the loop is moving (LoopState.moving).
+    @inline(__always)
+    private func isMoving(_ t: Transfer) -> Bool {
+        state.pointee.moving?.toOpaque() == Unmanaged.passUnretained(t).toOpaque()
+    }
+
     private func complete(_ t: Transfer, _ response: Response?, _ error: NetError?) {
+        // Completing, it is no longer moving: a cancel from its completion's hooks
+        // finds it completing (nothing to do) and a sweep does not count it.
+        if isMoving(t) { state.pointee.moving = nil }
         let (response, error) = t.closingOutput(response, error)   // before anyone is told: the file is complete
         t.closeInput()
         t.emitEnd(response, error)
@@ -859,6 +908,10 @@ package final class TransferLoop: @unchecked Sendable {
         guard lifecycle.load(ordering: .relaxed).acceptsWork else { return }
         if (t.easy != nil && t.activeSlot >= 0) || t.waiting != .none {
             cancelNow(t)
+            return
+        }
+        if isMoving(t) {
+            t.cancelAsked = true   // acted on before it sends or waits again
             return
         }
         let wasPending: Bool = monitor.withLock {

@@ -55,4 +55,20 @@ import Testing
         c.refresher = nil
         #expect(c.refresher == nil)
     }
+
+    /// A token the library refuses (empty) fails the refresh: the waiting send
+    /// ends with AUTH_REFRESH_FAILED instead of waiting for an answer that never comes.
+    @Test func aRefresherReturningARefusedTokenFailsTheWaitingSends() async throws {
+        let c = try client()
+        defer { c.shutdown() }
+        c.refresher = { _ in "" }
+        do throws(NetError) {
+            _ = try await c.send(try Request(method: "GET", target: "/auth/check?valid=fresh"))
+            Issue.record("expected AUTH_REFRESH_FAILED")
+        } catch {
+            #expect(error.domain == .client && error.code == NetError.ClientCode.authRefreshFailed.rawValue)
+            #expect(error.message.contains("the refresher returned"))
+        }
+        #expect(c.token == "stale")
+    }
 }

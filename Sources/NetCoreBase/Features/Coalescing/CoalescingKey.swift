@@ -3,8 +3,11 @@
 /// at send — method, final URL (base URL, query and common params applied), the
 /// header lines in order (client defaults merged with the request's, so an
 /// Authorization header or a token set as a default header takes part), envelope
-/// or raw mode, compression, the redirect and response-size limits, the total and
-/// connect timeouts, and the TLS/HTTP-version options (an endpoint's own `tls`).
+/// or raw mode, compression, the redirect and response-size limits, the total,
+/// connect and idle timeouts, the retry policy and the deadline in force (a caller
+/// whose own differ gets a transfer run by its own; a follower that joins later
+/// shares the leader's deadline, which ends no later than its own), and the
+/// TLS/HTTP-version options (an endpoint's own `tls`).
 ///
 /// Not part of it, on purpose: headers that adapters add per attempt (token,
 /// basic credentials, signature, timestamp, C adapters) — they run on the shared
@@ -27,6 +30,10 @@ final class CoalescingKey: Hashable, Sendable {
     let maxResponseBytes: Int
     let timeoutMs: Int64
     let connectTimeoutMs: Int64
+    let idleTimeoutMs: Int64
+    let deadlineMs: Int64
+    /// nil: one attempt (no policy, or NC_REQUEST_NO_RETRY).
+    let retry: RetryPolicy?
     /// The connection options' identity: settings keep the same object while the
     /// options do not change (ConnectionSettings.make), and the shared transfer's
     /// request keeps it alive while the key is registered.
@@ -40,7 +47,8 @@ final class CoalescingKey: Hashable, Sendable {
 
     init(
         method: String, url: String, headers: HeaderFields, envelope: Bool, compression: Bool,
-        limits: Configuration.Limits, timeoutMs: Int64, connectTimeoutMs: Int64, connection: ConnectionSettings
+        limits: Configuration.Limits, timeoutMs: Int64, connectTimeoutMs: Int64, resilience: Resilience,
+        connection: ConnectionSettings
     ) {
         var lines = ""
         for (name, value) in headers {
@@ -58,6 +66,9 @@ final class CoalescingKey: Hashable, Sendable {
         self.maxResponseBytes = limits.maxResponseBytes
         self.timeoutMs = timeoutMs
         self.connectTimeoutMs = connectTimeoutMs
+        self.idleTimeoutMs = resilience.idleTimeoutMs
+        self.deadlineMs = resilience.deadlineMs
+        self.retry = resilience.retry
         self.connection = ObjectIdentifier(connection)
         var h = Hasher()
         h.combine(method)
@@ -69,6 +80,9 @@ final class CoalescingKey: Hashable, Sendable {
         h.combine(maxResponseBytes)
         h.combine(timeoutMs)
         h.combine(connectTimeoutMs)
+        h.combine(idleTimeoutMs)
+        h.combine(deadlineMs)
+        h.combine(retry?.maxAttempts ?? 0)
         h.combine(self.connection)
         hash = h.finalize()
     }
@@ -80,6 +94,7 @@ final class CoalescingKey: Hashable, Sendable {
         return a.hash == b.hash && a.method == b.method && a.url == b.url && a.headerLines == b.headerLines
             && a.envelope == b.envelope && a.compression == b.compression && a.maxRedirects == b.maxRedirects
             && a.maxResponseBytes == b.maxResponseBytes && a.timeoutMs == b.timeoutMs
-            && a.connectTimeoutMs == b.connectTimeoutMs && a.connection == b.connection
+            && a.connectTimeoutMs == b.connectTimeoutMs && a.idleTimeoutMs == b.idleTimeoutMs
+            && a.deadlineMs == b.deadlineMs && a.retry == b.retry && a.connection == b.connection
     }
 }

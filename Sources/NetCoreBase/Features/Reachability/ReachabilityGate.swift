@@ -45,7 +45,7 @@ final class ReachabilityGate: AttemptGate, @unchecked Sendable {
     init(mode: ReachabilityMode, waitForNetworkMs: Int64) {
         modeValue = Atomic(mode.rawValue)
         waitMs = max(waitForNetworkMs, 0)
-        waitNanos = UInt64(waitMs) &* 1_000_000
+        waitNanos = nanos(ms: waitMs)
         // AUTO reads the routing state: start watching it now, not at the first request.
         if mode == .auto { _ = RouteWatcher.shared }
     }
