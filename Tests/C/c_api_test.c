@@ -951,9 +951,11 @@ static void test_hooks(void) {
     CHECK(pthread_equal(h.error_thread, pthread_self()));
     nc_request_free(r);
 
-    /* auth expired: once for 20 concurrent failures, again after a new Authorization */
+    /* auth expired: once for 20 concurrent failures (20 transfers, not one coalesced
+     * transfer), again after a new Authorization */
     CHECK_INT(nc_client_set_auth_expired_handler(c, hook_auth, &h), NC_OK);
     CHECK_INT(nc_request_new("GET", "/profile", &r), NC_OK);
+    CHECK_INT(nc_request_set_flags(r, NC_REQUEST_NO_COALESCE), NC_OK);
     h.completions = 0;
     for (int i = 0; i < 20; i++) CHECK_INT(nc_client_send(c, r, hook_complete, &h, NULL), NC_OK);
     wait_completions(&h, 20);

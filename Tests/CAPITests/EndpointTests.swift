@@ -146,6 +146,18 @@ private let catalog =
 
     // MARK: failures that complete without sending
 
+    /// Its events say so: method and url null (they do not apply), the error's domain.
+    @Test func anUnresolvedRequestsEventsHaveANullMethodAndURL() throws {
+        let c = try TestClient(config(catalog))
+        let log = EventLog()
+        keptLogs.withLock { $0.append(log) }
+        #expect(nc_client_set_event_handler(c.handle, eventLogFn, log.userdata) == NC_OK)
+        #expect(c.call("user.nope").error?.isClient(NC_CLIENT_INVALID_REQUEST) == true)
+        let end = try #require(log.of("request_end").first)
+        #expect(end["method"] is NSNull && end["url"] is NSNull)
+        #expect(end["domain"] as? String == "NCClientErrorDomain")
+    }
+
     @Test func unknownEndpointCompletesOnceWithInvalidRequestAndSendsNothing() throws {
         let own = try privateServer()
         let c = try TestClient(config(base: own.baseURL, catalog))

@@ -21,7 +21,9 @@ def test_on_auth_expired_once_per_expiry(base):
         with lock:
             seen.append(err)
 
-    with netcore.Client({"base_url": base, "envelope": ENVELOPE}, on_auth_expired=expired) as c:
+    # "coalesce": False: 20 transfers failing together, not one shared transfer.
+    with netcore.Client({"base_url": base, "envelope": ENVELOPE, "coalesce": False},
+                        on_auth_expired=expired) as c:
         tasks = [c.send("GET", "/profile") for _ in range(20)]
         for t in tasks:
             assert isinstance(t.exception(timeout=20), netcore.APIError)
@@ -109,11 +111,142 @@ def test_netcore_logger_receives_lines_when_enabled(base, caplog):
     assert all("SECRET" not in r.getMessage() for r in records)
 
 
-def test_logger_at_warning_installs_no_handler(base, caplog):
-    with caplog.at_level(logging.WARNING, logger="netcore"):
-        with netcore.Client({"base_url": base, "envelope": ENVELOPE}) as c:
-            c.get("/env/code/ok")
-    assert not [r for r in caplog.records if r.name == "netcore" and "=>" in r.getMessage()]
+class Captured(logging.Handler):
+    """The records the "netcore" logger hands to its handlers, while installed."""
+
+    def __init__(self):
+        super().__init__(logging.NOTSET)
+        self.records = []
+
+    def emit(self, record):
+        self.records.append(record)
+
+    def lines(self):
+        """The library's request lines (``METHOD url => ...``) received so far."""
+        return [r for r in self.records if " => " in r.getMessage()]
+
+
+@pytest.fixture
+def netcore_log():
+    """``netcore_log(level)``: the "netcore" logger at ``level`` (NOTSET: its parents'),
+    with a Captured handler; levels and handlers restored afterwards."""
+    log, root = logging.getLogger("netcore"), logging.getLogger()
+    saved = (log.level, root.level, log.propagate)
+    handler = Captured()
+
+    def setup(level, root_level=logging.WARNING):
+        log.setLevel(level)
+        root.setLevel(root_level)
+        log.propagate = False  # only ours: no pytest/root handler involved
+        log.addHandler(handler)
+        return handler
+
+    yield setup
+    log.removeHandler(handler)
+    log.setLevel(saved[0])
+    root.setLevel(saved[1])
+    log.propagate = saved[2]
+
+
+def test_logger_at_warning_gets_each_failure_without_secrets(base, netcore_log):
+    got = netcore_log(logging.WARNING)
+    with netcore.Client({"base_url": base, "envelope": ENVELOPE}) as c:
+        c.set_token("SECRET-BEARER")
+        assert c.get("/env/code/ok", params={"token": "SECRET"}).status == 200
+        assert got.lines() == []  # a success logs nothing at WARNING
+        with pytest.raises(netcore.HTTPError):
+            c.get("/status/500", params={"token": "SECRET", "page": 2})
+    (record,) = got.lines()
+    message = record.getMessage()
+    assert record.levelno == logging.WARNING and record.name == "netcore"
+    assert message.startswith("GET http://127.0.0.1:") and "/api/status/500?" in message
+    assert "NCHTTPErrorDomain 500" in message and "page=2" in message
+    assert "SECRET" not in message
+
+
+def test_python_default_level_gets_failures(base, netcore_log):
+    """No level set anywhere: the root logger's WARNING (Python's default) applies."""
+    got = netcore_log(logging.NOTSET, root_level=logging.WARNING)
+    with netcore.Client({"base_url": base, "envelope": ENVELOPE}) as c:
+        c.get("/env/code/ok")
+        with pytest.raises(netcore.APIError):
+            c.post("/env/code/fail", data={"password": "SECRET"})
+    (record,) = got.lines()
+    assert record.levelno == logging.WARNING
+    assert record.getMessage().startswith("POST http://") and "/env/code/fail" in record.getMessage()
+    assert "SECRET" not in record.getMessage()
+
+
+def test_logger_at_info_gets_successes(base, netcore_log):
+    got = netcore_log(logging.INFO)
+    with netcore.Client({"base_url": base, "envelope": ENVELOPE}) as c:
+        c.get("/env/code/ok", params={"api_key": "SECRET"})
+    (record,) = got.lines()
+    assert record.levelno == logging.INFO and " => 200 (" in record.getMessage()
+    assert "/env/code/ok" in record.getMessage() and "SECRET" not in record.getMessage()
+
+
+def test_async_client_logs_failures_at_warning(base, netcore_log):
+    got = netcore_log(logging.WARNING)
+
+    async def main():
+        async with netcore.AsyncClient({"base_url": base, "envelope": ENVELOPE}) as c:
+            await c.get("/env/code/ok")
+            with pytest.raises(netcore.HTTPError):
+                await c.delete("/status/503", params={"secret": "SECRET"})
+
+    asyncio.run(main())
+    (record,) = got.lines()
+    assert record.levelno == logging.WARNING and record.getMessage().startswith("DELETE http://")
+    assert "/status/503" in record.getMessage() and "SECRET" not in record.getMessage()
+
+
+@pytest.mark.parametrize("level", [logging.ERROR, logging.CRITICAL + 1])
+def test_logger_above_warning_installs_nothing(base, netcore_log, level):
+    got = netcore_log(level)
+    with netcore.Client({"base_url": base, "envelope": ENVELOPE}) as c:
+        with pytest.raises(netcore.HTTPError):
+            c.get("/status/500")
+        assert c.get("/env/code/ok").metrics["attempt_log"] == []  # no log handler installed
+    assert got.records == []
+
+
+@pytest.mark.parametrize("level, expected", [
+    (logging.DEBUG, "NC_LOG_DEBUG"), (logging.INFO, "NC_LOG_INFO"), (logging.WARNING, "NC_LOG_WARN"),
+    (logging.ERROR, "NC_LOG_OFF"), (logging.CRITICAL, "NC_LOG_OFF"), (logging.CRITICAL + 1, "NC_LOG_OFF"),
+])
+def test_log_level_mapping_uses_the_headers_levels(level, expected, header_macros):
+    from netcore import _hooks
+    log = logging.Logger("netcore-test", level)
+    assert _hooks.log_level_for(log) == header_macros[expected]
+
+
+def _run_app(base, code):
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(netcore.__file__))))
+    script = ("import logging, netcore\n" + code + "\n"
+              "with netcore.Client({'base_url': %r}) as c:\n"
+              "    try:\n"
+              "        c.get('/status/500')\n"
+              "    except netcore.HTTPError:\n"
+              "        print('failed as expected')\n"
+              "    c.send('GET', '/echo', callback=lambda r, e: 1 / 0).wait(10)\n") % base
+    p = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and p.stdout == "failed as expected\n", p.stderr
+    return p.stderr
+
+
+def test_an_app_without_logging_config_prints_nothing(base):
+    """The package's NullHandler: no "last resort" output on stderr."""
+    assert _run_app(base, "") == ""
+
+
+def test_an_app_with_logging_config_gets_the_warning(base):
+    err = _run_app(base, "logging.basicConfig()")
+    assert "WARNING:netcore:GET http://127.0.0.1:" in err and "/api/status/500 => NCHTTPErrorDomain 500" in err
+    assert "ERROR:netcore:netcore: completion callback" in err and "ZeroDivisionError" in err
 
 
 def test_async_client_hooks(base):

@@ -25,13 +25,18 @@ Errors: a failed request raises a subclass of :class:`netcore.Error`
 call (bad argument, closed client) raises a :class:`StatusError`
 (:class:`InvalidArgument` is also a ``ValueError``, :class:`InvalidState` a
 ``RuntimeError``). Exceptions raised by callbacks and hooks are logged to the
-``"netcore"`` logger.
+``"netcore"`` logger, and so are the library's lines at the logger's level when a
+client is made (a failed request is a WARNING); the package gives that logger a
+:class:`logging.NullHandler`, so nothing reaches stderr unless the app configures
+logging.
 
 The library is found through ``$NETCORE_LIBRARY``, next to this package, in a
 repository's ``build/lib`` above it, or by the system loader (see
 :mod:`netcore._library`).
 """
 from __future__ import annotations
+
+import logging as _logging
 
 from ._capi import C as _C, LIBRARY_PATH
 from ._adapters import Outgoing
@@ -73,6 +78,12 @@ from .response import Headers, Redirect, Response
 from ._cache import CachePolicy
 
 __version__ = "0.2.0"
+
+# The library's log lines (a failed request is a WARNING) and the exceptions raised
+# by callbacks go to the "netcore" logger. As the logging HOWTO advises libraries, a
+# NullHandler keeps them off stderr (logging's "last resort") in an app that
+# configures no logging; an app that does (logging.basicConfig, ...) receives them.
+_logging.getLogger("netcore").addHandler(_logging.NullHandler())
 
 #: Path (or loader name) libnetcore was loaded from.
 library_path: str = LIBRARY_PATH

@@ -2,8 +2,11 @@
 one completion and returns their results in the order given; ``fail_fast=True``
 cancels the rest at the first failure (``NC_BATCH_FAIL_FAST``).
 
-Each item is a path (GET), ``(method, path)`` or ``(method, path, kwargs)`` with the
-keyword arguments of :meth:`netcore.Client.request`. Each result is the
+Each item is a path (GET), ``(method, path)`` or ``(method, path, kwargs)`` with these
+keyword arguments of :meth:`netcore.Client.request`: ``params``, ``json``, ``data``,
+``headers``, ``timeout``, ``envelope``, ``output``, ``follow_redirects``,
+``skip_error_handler`` (that member's failure does not reach ``on_error``; members
+cancelled by ``fail_fast`` never do). Each result is the
 :class:`~netcore.Response`, or the :class:`~netcore.Error` the request failed with
 (returned, not raised, as ``asyncio.gather(..., return_exceptions=True)`` does).
 """
@@ -23,7 +26,8 @@ from .response import Response
 
 Result = Union[Response, Error]
 
-_KEYWORDS = ("params", "json", "data", "headers", "timeout", "envelope", "output", "follow_redirects")
+_KEYWORDS = ("params", "json", "data", "headers", "timeout", "envelope", "output", "follow_redirects",
+             "skip_error_handler")
 
 #: Batches in flight: token -> the function their completion runs (with the batch).
 _running: Dict[int, Callable[[int], None]] = {}
@@ -65,6 +69,7 @@ def start(core: ClientCore, items: Sequence[Any], fail_fast: bool,
     item is malformed or the client is closed."""
     parsed = [_item(i) for i in items]  # every item checked before anything is built
     keys = [data_key(core, kw.get("envelope"), kw.get("output")) for _, _, kw in parsed]
+    skips = [bool(kw.get("skip_error_handler")) for _, _, kw in parsed]
     requests: List[RequestHandle] = []
     batch = BatchHandle()
     try:
@@ -95,7 +100,7 @@ def start(core: ClientCore, items: Sequence[Any], fail_fast: bool,
             if resp is not None:
                 resp._data_key = keys[i]
             if err is not None:
-                core.call_on_error(err)
+                core.call_on_error(err, skips[i])  # not for members cancelled by fail_fast
                 results.append(err)
             else:
                 assert resp is not None

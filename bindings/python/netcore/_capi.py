@@ -45,6 +45,7 @@ from ._library import load_library
 
 __all__ = [
     "C", "COMPLETE_FN", "EVENT_FN", "ADAPTER_FN", "RETRY_FN", "OutgoingHandle", "LIBRARY_PATH", "TABLE", "EXPECTED_MAJOR", "NC_OK",
+    "NC_REQUEST_SKIP_ERROR_HANDLER", "NC_LOG_OFF", "NC_LOG_ERROR", "NC_LOG_WARN", "NC_LOG_INFO", "NC_LOG_DEBUG",
     "ClientHandle", "RequestHandle", "ResponseHandle", "ErrorHandle", "TaskHandle", "JsonRef",
     "bind", "check_version", "sized_bytes",
 ]
@@ -54,6 +55,13 @@ EXPECTED_MAJOR = 0
 
 #: ``nc_status`` of success; any other value is a refusal or a failure.
 NC_OK = 0
+
+#: A flag of ``nc_request_set_flags``: the client's error handler is not called for
+#: the request (the Python ``on_error`` hook neither: ``skip_error_handler=True``).
+NC_REQUEST_SKIP_ERROR_HANDLER = 1
+
+#: Levels of ``nc_client_set_log_handler`` (``NC_LOG_TRACE`` 5 is not used).
+NC_LOG_OFF, NC_LOG_ERROR, NC_LOG_WARN, NC_LOG_INFO, NC_LOG_DEBUG = 0, 1, 2, 3, 4
 
 
 # --------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from typing import Any, Callable, Dict, Iterator, Optional, Tuple, Union, cast
 from ._capi import (C, COMPLETE_FN, NC_OK, ClientHandle, ErrorHandle, RequestHandle,
                     ResponseHandle, TaskHandle)
 from ._request import cstr
-from .errors import Error, InvalidState, Status, StatusError, check_call, error_for
+from .errors import Cancelled, Error, InvalidState, Status, StatusError, check_call, error_for
 from .response import LIBRARY, NO_DATA, RAW, Response
 
 __all__ = ["ClientCore", "Config", "config_text", "logger", "report"]
@@ -86,6 +86,8 @@ class Pending:
     """Python state of one request in flight; :meth:`complete` runs exactly once."""
 
     description = ""
+    #: ``skip_error_handler=True`` was given: the ``on_error`` hook is not called.
+    skip_error_handler = False
 
     def complete(self, core: "ClientCore", response: Optional[int], error: Optional[int]) -> None:
         """Run the completion; ``response`` and ``error`` are the ``nc_response *``
@@ -292,10 +294,13 @@ class ClientCore:
         finally:
             local.depth -= 1
 
-    def call_on_error(self, error: Error) -> None:
-        """Run the ``on_error`` hook, reporting (not raising) what it raises."""
+    def call_on_error(self, error: Error, skip: bool = False) -> None:
+        """Run the ``on_error`` hook for a failed request, reporting (not raising) what
+        it raises. As the C error handler (``nc_client_set_error_handler``): not for
+        a cancellation (:class:`~netcore.Cancelled`), nor when ``skip`` (the request
+        was sent with ``skip_error_handler=True``)."""
         hook = self.on_error
-        if hook is None:
+        if hook is None or skip or isinstance(error, Cancelled):
             return
         try:
             hook(error)

@@ -15,12 +15,18 @@
   :class:`HookResponse` at its completion (status, url, elapsed, error). Built on
   the same events; without ``on_event`` only the kinds they need (request_start,
   request_end) cross into Python: one event a request for response hooks alone.
-* logging: when ``logging.getLogger("netcore")`` is enabled for INFO or DEBUG at
-  the time the client is made (its effective level, which its parents set),
-  ``nc_client_set_log_handler`` is installed at the matching level and each line
-  goes to that logger at the line's own level (DEBUG, INFO, WARNING, ERROR). A
-  logger that only enables WARNING or above installs nothing (a request costs
-  nothing extra); change the level before making the client.
+* logging: ``nc_client_set_log_handler`` is installed at the level matching the
+  effective level of ``logging.getLogger("netcore")`` (which its parents set) at
+  the time the client is made — DEBUG -> NC_LOG_DEBUG (each start and attempt),
+  INFO -> NC_LOG_INFO (one line per request, retries), WARNING -> NC_LOG_WARN
+  (failed requests) — and each line goes to that logger at the line's own level
+  (DEBUG, INFO, WARNING). With Python's default (WARNING, from the root logger) a
+  failed request is logged as a WARNING; the package adds a
+  :class:`logging.NullHandler` to that logger, so an app that configures no logging
+  sees nothing on stderr. At WARN the library builds an event for failed requests
+  only. A logger enabled for ERROR and above only installs nothing (the library
+  writes no line above WARN): a request then costs nothing extra. Change the level
+  before making the client.
 
 The ctypes function objects are kept on the core while installed (the C library
 holds only their addresses). What a hook raises is logged, never propagated.
@@ -34,7 +40,8 @@ import json
 import logging
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
-from ._capi import C, COMPLETE_FN, EVENT_FN, ErrorHandle
+from ._capi import (C, COMPLETE_FN, EVENT_FN, NC_LOG_DEBUG, NC_LOG_INFO, NC_LOG_OFF,
+                    NC_LOG_WARN, ErrorHandle)
 from .errors import Status, check_call, error_for
 
 logger = logging.getLogger("netcore")
@@ -94,12 +101,15 @@ def _safe(fn: Callable[..., Any], *args: Any) -> None:
 
 
 def log_level_for(log: logging.Logger) -> int:
-    """The NC_LOG_* level to install for ``log`` (0: none): DEBUG -> 4, INFO -> 3."""
-    if log.isEnabledFor(logging.DEBUG):
-        return 4
-    if log.isEnabledFor(logging.INFO):
-        return 3
-    return 0
+    """The NC_LOG_* level to install for ``log`` (NC_LOG_OFF 0: none): the most
+    detailed level it is enabled for, DEBUG -> NC_LOG_DEBUG 4, INFO -> NC_LOG_INFO 3,
+    WARNING -> NC_LOG_WARN 2. A logger that takes ERROR and above only gets none:
+    the library writes no line above WARN, so a handler would receive nothing."""
+    for level, nc_level in ((logging.DEBUG, NC_LOG_DEBUG), (logging.INFO, NC_LOG_INFO),
+                            (logging.WARNING, NC_LOG_WARN)):
+        if log.isEnabledFor(level):
+            return nc_level
+    return NC_LOG_OFF
 
 
 def event_mask(on_event: Any, event_kinds: Optional[Iterable[str]], request_hooks: bool,

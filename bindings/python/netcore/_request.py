@@ -9,7 +9,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
-from ._capi import C, RequestHandle
+from ._capi import NC_REQUEST_SKIP_ERROR_HANDLER, C, RequestHandle
 from .errors import Status, check_call, error_for
 
 __all__ = ["build_request", "plain_request", "cstr", "Params", "HeadersArg",
@@ -182,7 +182,8 @@ def build_request(method: str, path: str, *, params: Optional[Params] = None,
                   timeout: Optional[float] = None, envelope: Optional[bool] = None,
                   output: Any = None, max_redirects: Optional[int] = None,
                   group: Optional[str] = None,
-                  limits: Optional["RequestLimits"] = None) -> RequestHandle:
+                  limits: Optional["RequestLimits"] = None,
+                  skip_error_handler: bool = False) -> RequestHandle:
     """Create an ``nc_request`` for the arguments; the caller frees it.
 
     See :meth:`netcore.Client.request` for the meaning of each argument.
@@ -287,10 +288,19 @@ def build_request(method: str, path: str, *, params: Optional[Params] = None,
                        detail=f"output {output!r}")
         if group is not None:
             check_call(C.nc_request_set_group, handle, cstr(group, "group"), detail=f"group {group!r}")
+        if skip_error_handler:
+            set_skip_error_handler(handle)
         return handle
     except BaseException:
         C.nc_request_free(handle)
         raise
+
+
+def set_skip_error_handler(handle: RequestHandle) -> None:
+    """``nc_request_set_flags(NC_REQUEST_SKIP_ERROR_HANDLER)``: the C error handler
+    skips the request, as the Python ``on_error`` hook does for
+    ``skip_error_handler=True`` (the only flag these bindings set)."""
+    check_call(C.nc_request_set_flags, handle, NC_REQUEST_SKIP_ERROR_HANDLER, detail="flags")
 
 
 # --------------------------------------------------------------------------
@@ -338,13 +348,20 @@ def plain_request(method: str, path: str) -> RequestHandle:
 _ENCODINGS = ("query", "form", "json")
 
 
-def endpoint_request(name: str, params: Mapping[str, Any]) -> RequestHandle:
+def endpoint_request(name: str, params: Mapping[str, Any],
+                     skip_error_handler: bool = False) -> RequestHandle:
     """A new ``nc_request`` naming the endpoint ``name`` with ``params`` (a JSON
     object: placeholders first, the rest encoded per the endpoint). The caller
     frees it. Raises InvalidArgument for a bad name or params that are not JSON."""
     req = RequestHandle()
     check_call(C.nc_request_new_endpoint, cstr(name, "endpoint name"), ctypes.byref(req),
                detail=f"endpoint name {name!r}")
+    if skip_error_handler:
+        try:
+            set_skip_error_handler(req)
+        except BaseException:
+            C.nc_request_free(req)
+            raise
     if params:
         try:
             try:

@@ -52,17 +52,19 @@ _DONE = object()
 class _StreamPending(Pending):
     """The completion of a streamed request: hands the result to the reader."""
 
-    def __init__(self, put: Callable[[Any], None], description: str, keep: Any) -> None:
+    def __init__(self, put: Callable[[Any], None], description: str, keep: Any,
+                 skip_error_handler: bool = False) -> None:
         self.put = put
         self.description = description
         self.keep = keep  # the C callbacks, alive until the completion
+        self.skip_error_handler = skip_error_handler
 
     def complete(self, core: ClientCore, response: Optional[int], error: Optional[int]) -> None:
         resp, err = convert(response, error)
         if resp is not None:
             resp._data_key = RAW
         if err is not None:
-            core.call_on_error(err)
+            core.call_on_error(err, self.skip_error_handler)  # not for a stream left early
         self.put((_DONE, resp, err))
 
 
@@ -96,7 +98,9 @@ class _StreamBase:
             check_call(C.nc_request_set_body_callback, req, body_cb, None)
             apply_progress(req, progress)
             description = f"{self._method.upper()} {self._path}"
-            self._task = self._core.send(req, _StreamPending(put, description, (body_cb, progress)))
+            pending = _StreamPending(put, description, (body_cb, progress),
+                                     bool(self._kwargs.get("skip_error_handler")))
+            self._task = self._core.send(req, pending)
         finally:
             C.nc_request_free(req)
 

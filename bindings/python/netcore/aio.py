@@ -67,13 +67,14 @@ class _FuturePending(Pending):
             return  # nobody can await this any more (client freed after its loop ended)
         on_loop_thread = core.loop_thread == threading.get_ident()
         if callback is None and on_loop_thread and fut.done():
-            # Cancelled from asyncio; still tell the hook about failures.
-            if error and core.on_error is not None:
+            # Cancelled from asyncio: its Cancelled reaches no hook (call_on_error),
+            # a failure that had already arrived still does.
+            if error and core.on_error is not None and not self.skip_error_handler:
                 core.call_on_error(convert(None, error)[1])  # type: ignore[arg-type]
             return
         resp, err = convert(response, error)
         if err is not None:
-            core.call_on_error(err)
+            core.call_on_error(err, self.skip_error_handler)
         elif resp is not None:
             resp._data_key = self.key
         if on_loop_thread and callback is None:
@@ -326,7 +327,7 @@ class AsyncClient:
                 deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
                 idle_timeout: Optional[float] = None, cache: Optional[int] = None,
                 on_cached: Optional[Callable[..., Any]] = None,
-                progress: Optional[ProgressFn] = None) -> Response:
+                progress: Optional[ProgressFn] = None, skip_error_handler: bool = False) -> Response:
         """Send a request and await its response (``nc_client_send``; the completion
         is dispatched on the event loop).
 
@@ -337,7 +338,8 @@ class AsyncClient:
         cancellation group (:meth:`cancel_group`: the awaiting task then raises
         :class:`~netcore.Cancelled`). ``on_cached(response, error)`` (with
         ``cache=CachePolicy.CACHE_THEN_NETWORK``) runs on the event loop, before
-        this coroutine returns the network's answer.
+        this coroutine returns the network's answer. ``skip_error_handler=True``:
+        the client's ``on_error`` hook is not called if this request fails.
         """
         loop = self._attach()
         core = self._core
@@ -347,7 +349,7 @@ class AsyncClient:
                 and timeout is None and envelope is None and output is None
                 and follow_redirects is None and group is None and retry is None and deadline is None
                 and connect_timeout is None and idle_timeout is None and cache is None
-                and on_cached is None and progress is None):
+                and on_cached is None and progress is None and not skip_error_handler):
             # nc_client_send copies the builder: the thread's cached one is reused.
             limits = None
             task = core.send(plain_request(method, path), pending)
@@ -357,7 +359,8 @@ class AsyncClient:
             req = build_request(method, path, params=params, json=json, data=data, files=files,
                                 headers=headers, timeout=timeout, envelope=envelope,
                                 output=output, max_redirects=redirect_arg(self._core, follow_redirects),
-                                group=group, limits=limits)
+                                group=group, limits=limits, skip_error_handler=skip_error_handler)
+            pending.skip_error_handler = skip_error_handler
             try:
                 pending.keep = progress_callback(progress)   # alive until the completion
                 apply_progress(req, pending.keep)
@@ -410,7 +413,8 @@ class AsyncClient:
              group: Optional[str] = None, retry: RetryArg = None,
              deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
              idle_timeout: Optional[float] = None,
-             progress: Optional[ProgressFn] = None) -> "asyncio.Future[Response]":
+             progress: Optional[ProgressFn] = None,
+             skip_error_handler: bool = False) -> "asyncio.Future[Response]":
         """Start a request and return at once (``nc_client_send``), as
         :meth:`netcore.Client.send` does; call it from a coroutine or callback of the
         client's event loop.
@@ -436,7 +440,9 @@ class AsyncClient:
         req = build_request(method, path, params=params, json=json, data=data, files=files, headers=headers,
                             timeout=timeout, envelope=envelope, output=output,
                             max_redirects=redirect_arg(self._core, follow_redirects), group=group,
-                            limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout))
+                            limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout),
+                            skip_error_handler=skip_error_handler)
+        pending.skip_error_handler = skip_error_handler
         try:
             pending.keep = progress_callback(progress)   # alive until the completion
             apply_progress(req, pending.keep)
@@ -451,7 +457,7 @@ class AsyncClient:
     def stream(self, method: str, path: str, *, params: Optional[Params] = None,
                json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
                timeout: Optional[float] = None, group: Optional[str] = None,
-               progress: Optional[ProgressFn] = None) -> AsyncStream:
+               progress: Optional[ProgressFn] = None, skip_error_handler: bool = False) -> AsyncStream:
         """:meth:`netcore.Client.stream` for asyncio::
 
             async with aclient.stream("GET", "/files/big") as r:
@@ -463,12 +469,13 @@ class AsyncClient:
         """
         self._attach()
         kwargs = dict(params=params, json=json, data=data, headers=headers, timeout=timeout,
-                      group=group, progress=progress)
+                      group=group, progress=progress, skip_error_handler=skip_error_handler)
         return AsyncStream(self._core, method, path, build_request, kwargs)
 
     # -- the endpoint catalog ---------------------------------------------------
 
-    async def call(self, endpoint: str, params: Optional[Dict[str, Any]] = None, **kwargs: Any) -> Response:
+    async def call(self, endpoint: str, params: Optional[Dict[str, Any]] = None, *,
+                   skip_error_handler: bool = False, **kwargs: Any) -> Response:
         """Call the endpoint ``endpoint`` and await its response
         (``nc_request_new_endpoint`` + params + ``nc_client_send``); arguments,
         result and errors as in :meth:`netcore.Client.call`."""
@@ -477,7 +484,8 @@ class AsyncClient:
         loop = self._attach()
         fut: "asyncio.Future[Response]" = loop.create_future()
         pending = _FuturePending(fut, f"endpoint {endpoint}", LIBRARY)
-        req = endpoint_request(endpoint, merged)
+        pending.skip_error_handler = skip_error_handler
+        req = endpoint_request(endpoint, merged, skip_error_handler)
         try:
             task = self._core.send(req, pending)
         finally:

@@ -88,10 +88,11 @@ class Task:
 
 
 class _CallbackPending(Pending):
-    def __init__(self, task: Task, callback: Optional[Callback]) -> None:
+    def __init__(self, task: Task, callback: Optional[Callback], skip_error_handler: bool = False) -> None:
         self.task = task
         self.callback = callback
         self.description = task.description
+        self.skip_error_handler = skip_error_handler
 
     def complete(self, core: ClientCore, response: Optional[int], error: Optional[int]) -> None:
         resp: Optional[Response] = None
@@ -99,7 +100,7 @@ class _CallbackPending(Pending):
         try:
             resp, err = convert(response, error)
             if err is not None:
-                core.call_on_error(err)
+                core.call_on_error(err, self.skip_error_handler)
             if self.callback is not None:
                 try:
                     self.callback(resp, err)
@@ -142,9 +143,13 @@ class Client:
             task on the event loop. At most ``auth.max_refreshes_per_minute`` (3)
             refreshes a minute.
         on_error: optional hook called with the :class:`~netcore.Error` of every
-            failed request (sync, callback or asyncio; cancellations included),
-            on the thread that completes it, before the error is raised or passed
-            on. What it raises is logged (logger ``"netcore"``), never propagated.
+            failed request (sync, callback, stream, batch or asyncio) except
+            cancellations (:class:`~netcore.Cancelled`: :meth:`Task.cancel`,
+            :meth:`cancel_group`, a cancelled asyncio task, a stream left early) and
+            requests sent with ``skip_error_handler=True`` — the rule of the C error
+            handler (``nc_client_set_error_handler``). It runs on the thread that
+            completes the request, before the error is raised or passed on. What it
+            raises is logged (logger ``"netcore"``), never propagated.
         on_event: optional hook called with each event of every request, as a
             dict (``"event"``: ``request_start``, ``attempt_end``, ``retry``,
             ``cache_hit``, ``request_end``; the keys of ``nc_client_set_event_handler``),
@@ -325,7 +330,9 @@ class Client:
 
         Args:
             requests: each a path (GET), ``(method, path)`` or ``(method, path,
-                kwargs)`` with the keyword arguments of :meth:`request`.
+                kwargs)`` with keyword arguments of :meth:`request` (``params``,
+                ``json``, ``data``, ``headers``, ``timeout``, ``envelope``,
+                ``output``, ``follow_redirects``, ``skip_error_handler``).
             fail_fast: the first failure cancels the others (they end with
                 :class:`~netcore.Cancelled` unless already finished); default: wait
                 for every one.
@@ -350,7 +357,7 @@ class Client:
                 deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
                 idle_timeout: Optional[float] = None, cache: Optional[int] = None,
                 on_cached: Optional[Callable[..., Any]] = None,
-                progress: Optional[ProgressFn] = None) -> Response:
+                progress: Optional[ProgressFn] = None, skip_error_handler: bool = False) -> Response:
         """Send a request and wait for it (``nc_client_send_sync``; the GIL is released
         while waiting).
 
@@ -418,6 +425,10 @@ class Client:
                 runs: at most about 20 calls a second, values that never go
                 backwards, never after the completion (``nc_request_set_progress``,
                 docs/transfers.md); what it raises is logged.
+            skip_error_handler: ``True``: the client's ``on_error`` hook is not
+                called if this request fails (the caller handles the error itself);
+                the request carries ``NC_REQUEST_SKIP_ERROR_HANDLER``
+                (``nc_request_set_flags``). The error is raised all the same.
 
         Returns:
             The :class:`~netcore.Response`.
@@ -440,14 +451,14 @@ class Client:
                              timeout=timeout, envelope=envelope, output=output,
                              follow_redirects=follow_redirects, group=group, retry=retry,
                              deadline=deadline, connect_timeout=connect_timeout, idle_timeout=idle_timeout,
-                             progress=progress)
+                             progress=progress, skip_error_handler=skip_error_handler)
             return task.result()
         resp_p, err_p = ResponseHandle(), ErrorHandle()
         if (params is None and json is None and data is None and files is None and headers is None
                 and timeout is None and envelope is None and output is None
                 and follow_redirects is None and retry is None and deadline is None
                 and connect_timeout is None and idle_timeout is None and cache is None
-                and on_cached is None and progress is None):
+                and on_cached is None and progress is None and not skip_error_handler):
             # The common plain call: the thread's cached builder (see plain_request),
             # and core.handle() inline.
             handle = core._handle
@@ -460,7 +471,7 @@ class Client:
             req = build_request(method, path, params=params, json=json, data=data, files=files,
                                 headers=headers, timeout=timeout, envelope=envelope,
                                 output=output, max_redirects=redirect_arg(self._core, follow_redirects),
-                                limits=limits)
+                                limits=limits, skip_error_handler=skip_error_handler)
             try:
                 keep = progress_callback(progress)   # alive until the completion
                 apply_progress(req, keep)
@@ -469,7 +480,7 @@ class Client:
             finally:
                 C.nc_request_free(req)
                 del limits   # the cached callback's hook lived until here
-        response = _sync_response(core, status, resp_p, err_p)
+        response = _sync_response(core, status, resp_p, err_p, skip_error_handler)
         # A success: its data is where the request's mode says (parsed in Python).
         response._data_key = (core.data_key if envelope is None and output is None
                               else data_key(core, envelope, output))
@@ -537,7 +548,8 @@ class Client:
              envelope: Optional[bool] = None, output: Any = None,
              follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
              deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
-             idle_timeout: Optional[float] = None, progress: Optional[ProgressFn] = None) -> Task:
+             idle_timeout: Optional[float] = None, progress: Optional[ProgressFn] = None,
+             skip_error_handler: bool = False) -> Task:
         """Start a request and return at once (``nc_client_send``).
 
         ``callback(response, error)`` runs exactly once when the request ends — on
@@ -549,16 +561,18 @@ class Client:
 
         The callback and the request's state are kept alive by the client until the
         completion: the returned :class:`Task` may be dropped. ``group=`` puts the
-        request in a cancellation group (:meth:`cancel_group`).
+        request in a cancellation group (:meth:`cancel_group`). Other arguments as
+        in :meth:`request` (``skip_error_handler=True``: no ``on_error`` for it).
         """
         description = f"{method.upper()} {path}"
         task = Task(description)
         req = build_request(method, path, params=params, json=json, data=data, files=files,
                             headers=headers, timeout=timeout, envelope=envelope,
                             output=output, max_redirects=redirect_arg(self._core, follow_redirects),
-                            group=group, limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout))
+                            group=group, limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout),
+                            skip_error_handler=skip_error_handler)
         try:
-            pending = _CallbackPending(task, callback)
+            pending = _CallbackPending(task, callback, skip_error_handler)
             pending.keep = progress_callback(progress)   # alive until the completion
             apply_progress(req, pending.keep)
             handle = self._core.send(req, pending)
@@ -570,7 +584,7 @@ class Client:
     def stream(self, method: str, path: str, *, params: Optional[Params] = None,
                json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
                timeout: Optional[float] = None, group: Optional[str] = None,
-               progress: Optional[ProgressFn] = None) -> Stream:
+               progress: Optional[ProgressFn] = None, skip_error_handler: bool = False) -> Stream:
         """A request whose 2xx body is read as chunks while it arrives
         (``nc_request_set_body_callback``)::
 
@@ -588,12 +602,13 @@ class Client:
         Arguments as in :meth:`request`.
         """
         kwargs = dict(params=params, json=json, data=data, headers=headers, timeout=timeout,
-                      group=group, progress=progress)
+                      group=group, progress=progress, skip_error_handler=skip_error_handler)
         return Stream(self._core, method, path, build_request, kwargs)
 
     # -- the endpoint catalog ---------------------------------------------------
 
-    def call(self, endpoint: str, params: Optional[Dict[str, Any]] = None, **kwargs: Any) -> Response:
+    def call(self, endpoint: str, params: Optional[Dict[str, Any]] = None, *,
+             skip_error_handler: bool = False, **kwargs: Any) -> Response:
         """Call the endpoint ``endpoint`` of the client's catalog and wait for it
         (``nc_request_new_endpoint`` + params + ``nc_client_send_sync``)::
 
@@ -601,7 +616,9 @@ class Client:
 
         The params are ``params`` (for names that are not identifiers) updated with
         the keyword arguments; ``{placeholders}`` of the endpoint's path take theirs,
-        the rest are encoded per the endpoint.
+        the rest are encoded per the endpoint. ``skip_error_handler=True`` (not a
+        param: pass a param of that name in ``params``) keeps the call from the
+        client's ``on_error`` hook, as in :meth:`request`.
 
         Raises:
             netcore.Error: the request failed; an unknown endpoint or a missing
@@ -614,12 +631,12 @@ class Client:
         merged.update(kwargs)
         core = self._core
         resp_p, err_p = ResponseHandle(), ErrorHandle()
-        req = endpoint_request(endpoint, merged)
+        req = endpoint_request(endpoint, merged, skip_error_handler)
         try:
             status = C.nc_client_send_sync(core.handle(), req, ctypes.byref(resp_p), ctypes.byref(err_p))
         finally:
             C.nc_request_free(req)
-        return _sync_response(core, status, resp_p, err_p)  # data: the library's (the endpoint may set its own envelope mode)
+        return _sync_response(core, status, resp_p, err_p, skip_error_handler)  # data: the library's (the endpoint may set its own envelope mode)
 
     def define_endpoint(self, name: str, *, method: str = "GET", path: str,
                         encoding: Optional[str] = None, headers: Optional[Dict[str, str]] = None,
@@ -661,10 +678,11 @@ class Client:
 
 
 def _sync_response(core: ClientCore, status: int, resp_p: ResponseHandle,
-                   err_p: ErrorHandle) -> Response:
+                   err_p: ErrorHandle, skip_error_handler: bool = False) -> Response:
     """The outcome of ``nc_client_send_sync`` as ``Client.request`` and
     ``Client.call`` return it: the Response, or the request's Error (after the
-    client's ``on_error``) or a refusal, raised; the error handle is freed."""
+    client's ``on_error``, unless ``skip_error_handler``) or a refusal, raised; the
+    error handle is freed."""
     response = Response(resp_p) if resp_p else None
     if status != NC_OK:
         # NC_ERR_FAILED with an nc_error: the request's Error; else a refusal.
@@ -673,7 +691,7 @@ def _sync_response(core: ClientCore, status: int, resp_p: ResponseHandle,
         finally:
             C.nc_error_free(err_p)  # NULL: no-op
         if isinstance(exc, Error):
-            core.call_on_error(exc)
+            core.call_on_error(exc, skip_error_handler)
         raise exc
     if response is None:  # pragma: no cover - the library always gives one on NC_OK
         raise error_for(Status.FAILED, function="nc_client_send_sync",

@@ -21,9 +21,13 @@ final class ClientHooks: @unchecked Sendable {
     /// The kinds `eventHandler` receives (RequestEvent.Kind.bit); every kind by default.
     private var eventMask = RequestEvent.Kind.allBits
     private var logHandler: LogHandler?
-    /// The kinds some handler takes now: the event handler's mask, every kind with
-    /// a log handler (HookMonitor.wants reads it without the lock).
+    /// The kinds some handler takes now: the event handler's mask, and those the
+    /// log handler's level writes lines for (HookMonitor.wants reads it without the lock).
     let wantedKinds = Atomic<UInt32>(0)
+    /// Some handler takes the request_end of a request that did not fail (the event
+    /// handler, or a log at INFO and more): false for a log at WARN alone, whose
+    /// lines are the failures' (HookMonitor.skipsSuccessfulEnd).
+    let wantsSuccessfulEnd = Atomic<Bool>(false)
     /// An error or auth-expired handler is installed: sends wrap their completion.
     let wrapsCompletions = Atomic<Bool>(false)
     /// Counts changes of the credentials (Authorization header, token); a request
@@ -56,8 +60,23 @@ final class ClientHooks: @unchecked Sendable {
 
     /// Caller holds the lock.
     private func updateWanted() {
-        let kinds = logHandler != nil ? RequestEvent.Kind.allBits : (eventHandler != nil ? eventMask : 0)
-        wantedKinds.store(kinds, ordering: .relaxed)
+        let events = eventHandler != nil ? eventMask : 0
+        let logged = logHandler.map { Self.kindsLogged(at: $0.level) } ?? 0
+        wantedKinds.store(events | logged, ordering: .relaxed)
+        let successEnd =
+            events & RequestEvent.Kind.requestEnd.bit != 0 || (logHandler.map { $0.level >= .info } ?? false)
+        wantsSuccessfulEnd.store(successEnd, ordering: .relaxed)
+    }
+
+    /// The kinds a log at `level` writes lines for (LogLines): the end of a request
+    /// from WARN (failures) and INFO (every one), retries from INFO, the rest at DEBUG.
+    static func kindsLogged(at level: LogLevel) -> UInt32 {
+        switch level {
+        case .off: return 0
+        case .error, .warn: return RequestEvent.Kind.requestEnd.bit
+        case .info: return RequestEvent.Kind.requestEnd.bit | RequestEvent.Kind.retry.bit
+        case .debug, .trace: return RequestEvent.Kind.allBits
+        }
     }
 
     private func updateWrapping() {
@@ -193,6 +212,10 @@ final class HookMonitor: EventMonitor, @unchecked Sendable {
     func wants(_ kind: RequestEvent.Kind) -> Bool {
         hooks.wantedKinds.load(ordering: .relaxed) & kind.bit != 0
     }
+
+    /// No handler takes the end of a request that did not fail (a log at WARN
+    /// alone): such an event is not built (Transfer.emitEnd).
+    var skipsSuccessfulEnd: Bool { !hooks.wantsSuccessfulEnd.load(ordering: .relaxed) }
 
     func requestDidStart(_ event: RequestEvent) { deliver(event) }
     func attemptDidEnd(_ event: RequestEvent) { deliver(event) }

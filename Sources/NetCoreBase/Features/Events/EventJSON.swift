@@ -35,8 +35,10 @@ extension RequestEvent {
     private func write(into o: inout JSONText) {
         o.literal("event", kind.jsonName)
         o.int("id", id)
-        o.string("method", method)
-        o.string("url", urlIsRedacted ? url : Redaction.url(url))
+        // A request that could not be resolved (an unknown endpoint, a missing
+        // placeholder) has neither: null, as every key that does not apply.
+        o.string("method", method.isEmpty ? nil : method)
+        o.string("url", url.isEmpty ? nil : urlIsRedacted ? url : Redaction.url(url))
         o.int("attempt", attempt)
         o.int("status", status)
         o.string("domain", error?.domain.name)

@@ -60,7 +60,9 @@ public struct LogHandler: Sendable {
 /// The lines of one event at `level` (empty when none is due).
 enum LogLines {
     static func lines(for e: RequestEvent, level: LogLevel) -> [(LogLevel, String)] {
-        let target = "\(e.method) \(e.urlIsRedacted ? e.url : Redaction.url(e.url))"
+        // A request that could not be resolved has no method or URL: its number.
+        let target =
+            e.method.isEmpty ? "request #\(e.id)" : "\(e.method) \(e.urlIsRedacted ? e.url : Redaction.url(e.url))"
         switch e.kind {
         case .requestStart:
             guard level >= .debug else { return [] }

@@ -74,6 +74,9 @@ extension Transfer {
         guard let monitor else { return }
         if let response, response.fromCache { emitCacheHit(response, error) }
         guard monitor.wants(.requestEnd) else { return }
+        if error == nil || error?.isCancelled == true, let hooks = monitor as? HookMonitor, hooks.skipsSuccessfulEnd {
+            return   // a log at WARN alone writes failures only
+        }
         var e = event(.requestEnd, response, error)
         e.fromCache = response?.fromCache ?? false
         e.elapsedUs = Int64(clamping: elapsed / 1000)
