@@ -1319,7 +1319,10 @@ NC_API nc_status nc_client_set_event_mask(nc_client *client, uint32_t mask);
  * Lines never contain a token, a credential header value (Authorization, Cookie,
  * Proxy-Authorization, the configured "credential_headers"), the signing secret,
  * userinfo, secret query values (as in events) or a body. Built on the same event
- * seam as nc_client_set_event_handler(): with both installed, both receive.
+ * seam as nc_client_set_event_handler(): with both installed, both receive. Only
+ * the events the level writes lines for are built (WARN: a failed request's end).
+ * The configuration's "log": {"level": …} installs the standard-error form when
+ * the client is made; this call replaces it.
  *
  * Ownership: the line is borrowed for the call.
  * Thread:    as nc_client_set_event_handler().

@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1301,6 +1301,63 @@ static void test_cookies(void) {
     nc_string_free(NULL);
 }
 
+/* Sends GET `path` and frees what comes back. */
+static void send_and_free(nc_client *c, const char *path) {
+    nc_request *r = NULL;
+    nc_response *resp = NULL;
+    nc_error *err = NULL;
+    if (!CHECK_INT(nc_request_new("GET", path, &r), NC_OK)) return;
+    (void)nc_client_send_sync(c, r, &resp, &err);
+    nc_response_free(resp);
+    nc_error_free(err);
+    nc_request_free(r);
+}
+
+/* Log lines to standard error: the "log" configuration key, and
+ * nc_client_set_log_handler() with no function. Each line "netcore LEVEL text". */
+static void test_log_to_stderr(void) {
+    g_ctx = "log to stderr";
+    char path[] = "/tmp/nc-c-api-log-XXXXXX";
+    int fd = mkstemp(path);
+    if (!CHECK(fd >= 0)) return;
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(fd, 2);
+    nc_client *c = make_client(NULL, "\"log\":{\"level\":\"info\"}");
+    if (c) {
+        send_and_free(c, "/env/code/ok?token=SECRET-LOG");
+        nc_client_free(c);
+    }
+    c = make_client(NULL, NULL); /* "log" absent: nothing until a handler is set */
+    if (c) {
+        send_and_free(c, "/status/503?quiet=1");
+        CHECK_INT(nc_client_set_log_handler(c, NC_LOG_WARN, NULL, NULL), NC_OK);
+        send_and_free(c, "/env/code/ok?quiet=2"); /* a success: nothing at WARN */
+        send_and_free(c, "/status/500?loud=1");
+        nc_client_free(c);
+    }
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    char text[8192] = {0};
+    ssize_t n = pread(fd, text, sizeof text - 1, 0);
+    close(fd);
+    unlink(path);
+    CHECK(n > 0);
+    CHECK(strstr(text, "netcore INFO GET ") != NULL &&
+          strstr(text, "/env/code/ok?token=REDACTED => 200") != NULL);
+    CHECK(strstr(text, "netcore WARN GET ") != NULL && strstr(text, "/status/500?loud=1 => ") != NULL);
+    CHECK(strstr(text, "quiet") == NULL); /* not logged: no handler yet, then a success at WARN */
+    CHECK(strstr(text, "SECRET") == NULL);
+
+    /* A level the key does not know is refused, naming it. */
+    nc_client *bad = NULL;
+    nc_error *err = NULL;
+    CHECK_INT(nc_client_new("{\"log\":{\"level\":\"loud\"}}", &bad, &err), NC_ERR_INVALID_ARGUMENT);
+    CHECK(bad == NULL && err != NULL && strstr(nc_error_message(err), "log.level") != NULL);
+    nc_error_free(err);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: %s http://127.0.0.1:<port>/api\n", argv[0]);
@@ -1323,6 +1380,7 @@ int main(int argc, char **argv) {
     test_adapters();
     test_cache();
     test_cookies();
+    test_log_to_stderr();
 
     printf("%d passed, %d failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;

@@ -208,6 +208,8 @@ import Testing
             case .cookies: #expect(d == .section)
             case .cookiesEnabled: #expect(d == .boolean(plain.cookies.enabled))
             case .cookiesFile: #expect(plain.cookies.file == nil && d == .none)
+            case .log: #expect(d == .section)
+            case .logLevel: #expect(d == .text(plain.log.level.name))
             }
         }
         let parsed = try Configuration.parse(json: "{}").get()

@@ -189,6 +189,11 @@ private struct ConfigReader {
             if let why = config.cookies.problem { throw ConfigError(message: why.json) }
         case .cookiesEnabled: config.cookies.enabled = try boolean(value, path)
         case .cookiesFile: config.cookies.file = try optionalString(value, path)
+        case .log:
+            try requireObject(value, path)
+            config.log = Configuration.Log()
+            try applyMembers(of: value, in: .log, to: &config)
+        case .logLevel: config.log.level = LogLevel(name: try choice(value, key)) ?? config.log.level
         }
     }
 

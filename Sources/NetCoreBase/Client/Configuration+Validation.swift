@@ -97,7 +97,7 @@ extension Configuration {
             .envelopeMessage, .envelopeData, .envelopeTraceID, .envelopeAuthExpiredCodes,
             .tls, .proxy, .httpVersion, .tlsCAFile, .tlsCAPath, .tlsClientCert, .tlsClientKey,
             .tlsPinnedPublicKeys, .tlsMinVersion, .proxyURL, .proxyNoProxy, .reachability, .reachabilityMode,
-            .auth, .authToken, .cacheDir, .cachePrivate, .cookies, .cookiesEnabled, .cookiesFile:
+            .auth, .authToken, .cacheDir, .cachePrivate, .cookies, .cookiesEnabled, .cookiesFile, .log, .logLevel:
             return nil
         }
     }

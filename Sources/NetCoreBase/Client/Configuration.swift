@@ -63,6 +63,17 @@ public struct Configuration: Sendable {
     public var cache: Cache? = nil
     /// The cookie jar ("cookies", Configuration+Cookies.swift). Default: off.
     public var cookies = Cookies()
+    /// Log lines to standard error from the start ("log"). Default: none.
+    public var log = Log()
+
+    /// The "log" object: what the client writes to standard error from the moment it
+    /// is made (LogHandler.standardError), until a log handler replaces it.
+    public struct Log: Sendable {
+        /// Lines of this level and more severe are written. Default `.off`: none.
+        public var level = LogLevel(name: ConfigKey.logLevel.defaultText ?? "off") ?? .off
+        /// Nothing written (`level` `.off`).
+        public init() {}
+    }
 
     /// The "limits" object: connections per host, response and header sizes, redirects.
     public struct Limits: Sendable {

@@ -70,6 +70,9 @@ enum ConfigKey: String, CaseIterable, Sendable {
     case cookies
     case cookiesEnabled = "cookies.enabled"
     case cookiesFile = "cookies.file"
+    // Log lines to standard error from the start (Features/Events/Logging.swift).
+    case log
+    case logLevel = "log.level"
 
     /// The table.
     var spec: ConfigKeySpec {
@@ -229,6 +232,12 @@ enum ConfigKey: String, CaseIterable, Sendable {
         case .cookiesFile:
             return .init(
                 .name, .none, "cookies.file", "Netscape cookie file loaded at creation, written at free and on flush")
+        case .log:
+            return .init(.section(optional: false), .section, "log", "log lines to standard error from the start")
+        case .logLevel:
+            return .init(
+                .choice(LogLevel.allCases.map(\.name)), .text(LogLevel.off.name), "log.level",
+                "lines of this level and more severe go to stderr (nc_client_set_log_handler replaces it)")
         }
     }
 

@@ -64,6 +64,8 @@ public final class NetClient: @unchecked Sendable {
             try setToken(token)
         }
         tokenRefresher.install(nil, maxPerMinute: Int(configuration.auth.maxRefreshesPerMinute))
+        // "log": lines to standard error from now on (a log handler set later replaces it).
+        if configuration.log.level != .off { logHandler = .standardError(level: configuration.log.level) }
     }
 
     /// Creates a client from the JSON configuration of nc_client_new().
