@@ -43,6 +43,27 @@ private func isCancelled(_ c: Collector) -> Bool {
         client.free()
     }
 
+    /// A request of the group waiting in a retry's delay counts and ends at once
+    /// with CANCELLED, its one attempt made; nothing more reaches the server.
+    @Test func aGroupCancelReachesARequestWaitingForItsRetry() throws {
+        let (client, log) = try retryClient(
+            #"{"max_attempts":3,"backoff":"constant","initial_ms":60000,"jitter":false}"#)
+        let key = uniqueKey()
+        let r = try Request("GET", "/flaky?key=\(key)&fails=9&status=503")
+        #expect(nc_request_set_group(r.handle, "backoff") == NC_OK)
+        let c = Collector()
+        #expect(client.send(r, c, task: false).0 == NC_OK)
+        #expect(log.waitFor("retry"))   // in its 60 s delay now
+        var n = -1
+        #expect(nc_client_cancel_group(client.handle, "backoff", &n) == NC_OK)
+        #expect(n == 1)
+        #expect(c.wait(timeout: 5))
+        #expect(isCancelled(c))
+        #expect(c.outcome?.error?.attempts == 1)
+        #expect(hits(key) == 1)
+        client.free()
+    }
+
     @Test func cancelAllCancelsEveryGroupAndNoneAndTheClientStaysUsable() throws {
         let client = try TestClient(config())
         let grouped = try Request("GET", "/slow?ms=10000")

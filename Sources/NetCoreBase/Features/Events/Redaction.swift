@@ -1,7 +1,8 @@
 /// What events, log lines and metrics show of a URL or a message: never
 /// credentials. A URL loses its userinfo (`user:password@`) and its fragment, and
 /// the value of every query parameter whose name looks secret becomes `REDACTED`
-/// (the name stays, so a reader still sees which parameters were sent).
+/// (the name stays, so a reader still sees which parameters were sent), as does a
+/// value that is itself a URL with userinfo. Pairs are split on `&` and `;`.
 ///
 /// Secret-looking names (compared case-insensitively): token, access_token,
 /// refresh_token, id_token, key, api_key, apikey, secret, client_secret, password,
@@ -31,7 +32,8 @@ public enum Redaction {
         // Most URLs have no userinfo, query or fragment: nothing to hide, no copy.
         // (Over the contiguous bytes: UTF8View.contains costs ~30 instructions a byte.)
         func hides(_ b: UInt8) -> Bool { b == UInt8(ascii: "@") || b == UInt8(ascii: "?") || b == UInt8(ascii: "#") }
-        let plain = url.utf8.withContiguousStorageIfAvailable { !$0.contains(where: hides) } ?? !url.utf8.contains(where: hides)
+        let plain =
+            url.utf8.withContiguousStorageIfAvailable { !$0.contains(where: hides) } ?? !url.utf8.contains(where: hides)
         if plain { return url }
         var s = Substring(url)
         if let hash = s.firstIndex(of: "#") { s = s[..<hash] }
@@ -52,13 +54,42 @@ public enum Redaction {
             }
         }
         guard let query else { return out }
-        let pairs = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-            guard let eq = pair.firstIndex(of: "=") else { return String(pair) }
-            let name = pair[..<eq]
-            let decoded = name.removingPercentEncoding ?? String(name)
-            return isSecret(name: decoded) ? "\(name)=REDACTED" : String(pair)
+        // Pairs are separated by "&" or ";" (both in use; WHATWG splits on "&" only,
+        // older servers on ";" too): each separator is kept as it was.
+        out += "?"
+        var pairStart = query.startIndex
+        for i in query.indices where query[i] == "&" || query[i] == ";" {
+            out += redactedPair(query[pairStart..<i])
+            out.append(query[i])
+            pairStart = query.index(after: i)
         }
-        return out + "?" + pairs.joined(separator: "&")
+        out += redactedPair(query[pairStart...])
+        return out
+    }
+
+    /// One `name=value` of a query: the value REDACTED when the name looks secret
+    /// (percent-decoded; a name that does not decode is read without its `%`s), or
+    /// when the value is itself a URL with userinfo (`to=https://user:pw@host/`).
+    private static func redactedPair(_ pair: Substring) -> String {
+        guard let eq = pair.firstIndex(of: "=") else { return String(pair) }
+        let name = pair[..<eq]
+        let decodedName = name.removingPercentEncoding ?? String(name.filter { $0 != "%" })
+        if isSecret(name: decodedName) { return "\(name)=REDACTED" }
+        let value = pair[pair.index(after: eq)...]
+        if value.containsASCII("@") || value.containsASCII("%40"),
+            let decoded = value.removingPercentEncoding, hasUserinfo(Substring(decoded))
+        {
+            return "\(name)=REDACTED"
+        }
+        return String(pair)
+    }
+
+    /// Whether `text` starts like a URL with userinfo: "scheme://…@" with the "@"
+    /// before the authority's end (the first "/", "?" or "#" after "://").
+    private static func hasUserinfo(_ text: Substring) -> Bool {
+        guard let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://") else { return false }
+        let authority = text[text.index(colon, offsetBy: 3)...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        return authority.contains("@")
     }
 
     /// A message with every URL in it redacted as `url(_:)` does.
