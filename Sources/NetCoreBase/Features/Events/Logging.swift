@@ -9,17 +9,9 @@ public enum LogLevel: Int32, Sendable, Comparable, CaseIterable {
     /// Orders levels from `.off` to `.trace`.
     public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
 
-    /// The configuration's name of the level ("off", "warn", …: the "log" key).
-    public var name: String {
-        switch self {
-        case .off: return "off"
-        case .error: return "error"
-        case .warn: return "warn"
-        case .info: return "info"
-        case .debug: return "debug"
-        case .trace: return "trace"
-        }
-    }
+    /// The configuration's name of the level ("off", "warn", …: the "log" key): its
+    /// word in lower case.
+    public var name: String { word.lowercased() }
 
     /// The level named `name` ("off" … "trace"); nil for another name.
     public init?(name: String) {
