@@ -872,13 +872,13 @@ package final class TransferLoop: @unchecked Sendable {
         }
     }
 
-    /// Delivers the single completion: now (loop mode) or via the queue (queue mode).
     /// Whether `t` is the transfer the loop is moving (LoopState.moving).
     @inline(__always)
     private func isMoving(_ t: Transfer) -> Bool {
         state.pointee.moving?.toOpaque() == Unmanaged.passUnretained(t).toOpaque()
     }
 
+    /// Delivers the single completion: now (loop mode) or via the queue (queue mode).
     private func complete(_ t: Transfer, _ response: Response?, _ error: NetError?) {
         // Completing, it is no longer moving: a cancel from its completion's hooks
         // finds it completing (nothing to do) and a sweep does not count it.
