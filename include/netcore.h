@@ -1782,10 +1782,12 @@ NC_API nc_status nc_request_set_retry_json(nc_request *request, const char *json
 /**
  * Sets this request's deadline in milliseconds, overriding the client's
  * deadline_ms: all its attempts and the waits between them end within it,
- * counted from the start of its first attempt. Each attempt's total timeout is
- * cut to what is left; a request that runs out completes with
- * NC_CLIENT_DEADLINE_EXCEEDED ("timeout": "deadline" in nc_error_json), and a wait
- * that would end past it is not begun. 0 = no deadline.
+ * counted from the start of its first attempt (a wait for the network or for a
+ * token refresh before it included). Each attempt's total timeout is cut to what
+ * is left; a request that runs out completes with NC_CLIENT_DEADLINE_EXCEEDED
+ * ("timeout": "deadline" in nc_error_json), a retry's wait that would end past it
+ * is not begun, and a wait for the network (wait_for_network_ms) or for a token
+ * refresh ends when it runs out. 0 = no deadline.
  *
  * Ownership: `request` is borrowed.
  * Thread:    the thread that uses the builder.
