@@ -15,6 +15,15 @@ protocol AttemptGate: AnyObject, Sendable {
     /// is called later — it is then asked again. A cancel or shutdown ends a held
     /// transfer at once, as any parked one.
     func admit(_ transfer: Transfer, _ request: PreparedRequest, now: UInt64) -> AttemptAdmission
+
+    /// The transfer completed, however it ended (a result, a cancel, its deadline,
+    /// shutdown), just before its completion runs: a gate that remembers transfers
+    /// (a held one, an answer kept for its next attempt) forgets it. Default: nothing.
+    func ended(_ transfer: Transfer)
+}
+
+extension AttemptGate {
+    func ended(_ transfer: Transfer) {}
 }
 
 /// A gate's answer (AttemptGate.admit).

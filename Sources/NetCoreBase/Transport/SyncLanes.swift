@@ -116,6 +116,7 @@ extension TransferLoop {
         t.id = nextID()
         t.emitStart()
         let (driven, failure) = drive(t, lane)
+        t.gate?.ended(t)
         let (response, error) = t.closingOutput(driven, failure)
         t.closeInput()
         t.emitEnd(response, error)

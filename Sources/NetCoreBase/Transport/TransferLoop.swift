@@ -883,6 +883,7 @@ package final class TransferLoop: @unchecked Sendable {
         // Completing, it is no longer moving: a cancel from its completion's hooks
         // finds it completing (nothing to do) and a sweep does not count it.
         if isMoving(t) { state.pointee.moving = nil }
+        t.gate?.ended(t)
         let (response, error) = t.closingOutput(response, error)   // before anyone is told: the file is complete
         t.closeInput()
         t.emitEnd(response, error)

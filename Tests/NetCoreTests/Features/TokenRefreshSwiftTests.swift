@@ -8,6 +8,15 @@ import Testing
 /// `NetClient.refresher` (an async closure) against the loopback server's
 /// /auth/check: one refresh for concurrent expired sends, each sent again with the
 /// new token; a throwing refresher fails them with AUTH_REFRESH_FAILED.
+/// Polls `condition` (every 10 ms, up to 10 s).
+private func waitUntilAsync(_ condition: () -> Bool) async -> Bool {
+    for _ in 0..<1000 {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return condition()
+}
+
 @Suite struct TokenRefreshSwiftTests {
     let server = MockServer.shared
 
@@ -54,6 +63,34 @@ import Testing
         #expect(throws: NetClient.RefreshDoneRefusal.self) { try c.refreshDone(token: "x") }
         c.refresher = nil
         #expect(c.refresher == nil)
+    }
+
+    /// A request that ends while it waits for a refresh (its deadline, a cancel)
+    /// leaves nothing behind in the refresher, also once the refresh is answered.
+    @Test func aRequestThatEndsWhileWaitingIsForgotten() async throws {
+        let c = try client()
+        defer { c.shutdown() }
+        let started = Atomic<Int>(0)
+        c.setTokenRefresher { _ in started.add(1, ordering: .relaxed) }   // answered below
+        var timed = try Request(method: "GET", target: "/auth/check?valid=fresh")
+        try timed.setDeadline(ms: 300)
+        do throws(NetError) {
+            _ = try await c.send(timed)
+            Issue.record("expected DEADLINE_EXCEEDED")
+        } catch {
+            #expect(error.domain == .client && error.code == NetError.ClientCode.deadlineExceeded.rawValue)
+        }
+        #expect(started.load(ordering: .relaxed) == 1)
+        // A second one waits for the same refresh and is cancelled.
+        let waiting = Task { () async throws(NetError) -> Response in
+            try await c.send(try Request(method: "GET", target: "/auth/check?valid=fresh"))
+        }
+        #expect(await waitUntilAsync { c.tokenRefresher.remembered == 1 })
+        waiting.cancel()
+        #expect(await waitUntilAsync { c.tokenRefresher.remembered == 0 })
+        try c.refreshDone(token: "fresh")
+        #expect(c.tokenRefresher.remembered == 0)
+        #expect(started.load(ordering: .relaxed) == 1)
     }
 
     /// A token the library refuses (empty) fails the refresh: the waiting send

@@ -188,13 +188,20 @@ final class TokenRefresher: @unchecked Sendable {
         }
     }
 
-    /// A transfer that ends while known here is forgotten (Policy and Gate call it).
+    /// A transfer that ended (Gate.ended, for every completion, whatever ended it:
+    /// a result, a cancel, its deadline) is forgotten: a refresh answered later
+    /// keeps nothing for it.
     fileprivate func forget(_ t: Transfer) {
         lock.withLock {
+            guard refreshing || !replayed.isEmpty || !failedWaiters.isEmpty else { return }
             _ = replayed.remove(t.id)
             _ = failedWaiters.removeValue(forKey: t.id)
+            if refreshing { waiters.removeAll { $0 === t } }
         }
     }
+
+    /// Transfers this refresher keeps something for (tests: none once all ended).
+    package var remembered: Int { lock.withLock { waiters.count + replayed.count + failedWaiters.count } }
 
     /// The expired attempt's Authorization value.
     fileprivate static func authorization(of t: Transfer) -> String? { t.prepared?.headers["Authorization"] }
@@ -214,9 +221,7 @@ final class TokenRefresher: @unchecked Sendable {
             {
                 return action
             }
-            let action = next?.next(after: t, response: response, error: error) ?? .complete(response, error)
-            if case .complete = action { refresher.forget(t) }
-            return action
+            return next?.next(after: t, response: response, error: error) ?? .complete(response, error)
         }
     }
 
@@ -232,6 +237,11 @@ final class TokenRefresher: @unchecked Sendable {
         func admit(_ t: Transfer, _ request: PreparedRequest, now: UInt64) -> AttemptAdmission {
             if !request.resilience.skipsAuth, let answer = refresher.admit(t) { return answer }
             return next?.admit(t, request, now: now) ?? .proceed
+        }
+
+        func ended(_ t: Transfer) {
+            refresher.forget(t)
+            next?.ended(t)
         }
     }
 }
