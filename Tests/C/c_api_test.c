@@ -1301,16 +1301,13 @@ static void test_cookies(void) {
     nc_string_free(NULL);
 }
 
-/* Sends GET `path` and frees what comes back. */
+/* GET `path` (get() above), what comes back freed. */
 static void send_and_free(nc_client *c, const char *path) {
-    nc_request *r = NULL;
-    nc_response *resp = NULL;
-    nc_error *err = NULL;
-    if (!CHECK_INT(nc_request_new("GET", path, &r), NC_OK)) return;
-    (void)nc_client_send_sync(c, r, &resp, &err);
+    nc_response *resp;
+    nc_error *err;
+    (void)get(c, path, &resp, &err);
     nc_response_free(resp);
     nc_error_free(err);
-    nc_request_free(r);
 }
 
 /* Log lines to standard error: the "log" configuration key, and

@@ -17,6 +17,19 @@ private func waitUntilAsync(_ condition: () -> Bool) async -> Bool {
     return condition()
 }
 
+/// Sends `request` and returns the CLIENT error it must fail with (`code`); nil,
+/// with an issue recorded, when it succeeds or fails otherwise.
+private func clientError(_ c: NetClient, _ request: Request, _ code: NetError.ClientCode) async -> NetError? {
+    do throws(NetError) {
+        _ = try await c.send(request)
+        Issue.record("expected CLIENT \(code)")
+        return nil
+    } catch {
+        #expect(error.domain == .client && error.code == code.rawValue, "\(error)")
+        return error.domain == .client && error.code == code.rawValue ? error : nil
+    }
+}
+
 @Suite struct TokenRefreshSwiftTests {
     let server = MockServer.shared
 
@@ -52,13 +65,8 @@ private func waitUntilAsync(_ condition: () -> Bool) async -> Bool {
         let c = try client()
         defer { c.shutdown() }
         c.refresher = { _ in throw Revoked() }
-        do throws(NetError) {
-            _ = try await c.send(try Request(method: "GET", target: "/auth/check?valid=fresh"))
-            Issue.record("expected AUTH_REFRESH_FAILED")
-        } catch {
-            #expect(error.domain == .client && error.code == NetError.ClientCode.authRefreshFailed.rawValue)
-            #expect(error.message.contains("revoked"))
-        }
+        let e = await clientError(c, try Request(method: "GET", target: "/auth/check?valid=fresh"), .authRefreshFailed)
+        #expect(e?.message.contains("revoked") == true)
         // Answering when nothing runs is refused.
         #expect(throws: NetClient.RefreshDoneRefusal.self) { try c.refreshDone(token: "x") }
         c.refresher = nil
@@ -74,12 +82,7 @@ private func waitUntilAsync(_ condition: () -> Bool) async -> Bool {
         c.setTokenRefresher { _ in started.add(1, ordering: .relaxed) }   // answered below
         var timed = try Request(method: "GET", target: "/auth/check?valid=fresh")
         try timed.setDeadline(ms: 300)
-        do throws(NetError) {
-            _ = try await c.send(timed)
-            Issue.record("expected DEADLINE_EXCEEDED")
-        } catch {
-            #expect(error.domain == .client && error.code == NetError.ClientCode.deadlineExceeded.rawValue)
-        }
+        #expect(await clientError(c, timed, .deadlineExceeded)?.timeout == .deadline)
         #expect(started.load(ordering: .relaxed) == 1)
         // A second one waits for the same refresh and is cancelled.
         let waiting = Task { () async throws(NetError) -> Response in
@@ -87,6 +90,11 @@ private func waitUntilAsync(_ condition: () -> Bool) async -> Bool {
         }
         #expect(await waitUntilAsync { c.tokenRefresher.remembered == 1 })
         waiting.cancel()
+        if case .failure(let e) = await waiting.result {
+            #expect((e as? NetError)?.isCancelled == true, "\(e)")
+        } else {
+            Issue.record("not cancelled")
+        }
         #expect(await waitUntilAsync { c.tokenRefresher.remembered == 0 })
         try c.refreshDone(token: "fresh")
         #expect(c.tokenRefresher.remembered == 0)
@@ -99,13 +107,8 @@ private func waitUntilAsync(_ condition: () -> Bool) async -> Bool {
         let c = try client()
         defer { c.shutdown() }
         c.refresher = { _ in "" }
-        do throws(NetError) {
-            _ = try await c.send(try Request(method: "GET", target: "/auth/check?valid=fresh"))
-            Issue.record("expected AUTH_REFRESH_FAILED")
-        } catch {
-            #expect(error.domain == .client && error.code == NetError.ClientCode.authRefreshFailed.rawValue)
-            #expect(error.message.contains("the refresher returned"))
-        }
+        let e = await clientError(c, try Request(method: "GET", target: "/auth/check?valid=fresh"), .authRefreshFailed)
+        #expect(e?.message.contains("the refresher returned") == true)
         #expect(c.token == "stale")
     }
 }

@@ -69,8 +69,8 @@ class _FuturePending(Pending):
         if callback is None and on_loop_thread and fut.done():
             # Cancelled from asyncio: its Cancelled reaches no hook (call_on_error),
             # a failure that had already arrived still does.
-            if error and core.on_error is not None and not self.skip_error_handler:
-                core.call_on_error(convert(None, error)[1])  # type: ignore[arg-type]
+            if error and core.on_error is not None:  # (no Error object made for no hook)
+                core.call_on_error(convert(None, error)[1], self.skip_error_handler)  # type: ignore[arg-type]
             return
         resp, err = convert(response, error)
         if err is not None:
