@@ -1320,7 +1320,10 @@ NC_API nc_status nc_client_set_event_mask(nc_client *client, uint32_t mask);
  *   DEBUG each start and each attempt's end with libcurl's timings
  * Lines never contain a token, a credential header value (Authorization, Cookie,
  * Proxy-Authorization, the configured "credential_headers"), the signing secret,
- * userinfo, secret query values (as in events) or a body. Built on the same event
+ * userinfo, secret query values (as in events) or a body. Each line is one line:
+ * its control characters (a server's message may hold any) are written as
+ * escapes, "\r", "\n", "\xHH" for the other C0/C1 controls and DEL, "\u2028" and
+ * "\u2029" (a tab stays), so a response cannot forge a line. Built on the same event
  * seam as nc_client_set_event_handler(): with both installed, both receive. Only
  * the events the level writes lines for are built (WARN: a failed request's end).
  * The configuration's "log": {"level": …} installs the standard-error form when

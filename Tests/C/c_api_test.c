@@ -1333,6 +1333,14 @@ static void test_log_to_stderr(void) {
         send_and_free(c, "/status/500?loud=1");
         nc_client_free(c);
     }
+    /* A server's message with CR, LF, ESC and U+2028: escaped, still one line */
+    c = make_client("{\"code\":\"code\",\"message\":\"msg\",\"data\":\"data\"}",
+                    "\"log\":{\"level\":\"warn\"}");
+    if (c) {
+        send_and_free(c,
+                      "/status/200?body=envelope&code=7&msg=a%0D%0AINFO%20forged%1B%5B2J%E2%80%A8end");
+        nc_client_free(c);
+    }
     fflush(stderr);
     dup2(saved, 2);
     close(saved);
@@ -1346,6 +1354,8 @@ static void test_log_to_stderr(void) {
     CHECK(strstr(text, "netcore WARN GET ") != NULL && strstr(text, "/status/500?loud=1 => ") != NULL);
     CHECK(strstr(text, "quiet") == NULL); /* not logged: no handler yet, then a success at WARN */
     CHECK(strstr(text, "SECRET") == NULL);
+    CHECK(strstr(text, "=> NCAPIErrorDomain 7: a\\r\\nINFO forged\\x1B[2J\\u2028end (") != NULL);
+    CHECK(strstr(text, "\nINFO forged") == NULL && strchr(text, 0x1b) == NULL);
 
     /* A level the key does not know is refused, naming it. */
     nc_client *bad = NULL;

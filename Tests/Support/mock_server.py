@@ -19,7 +19,7 @@ Routes (JSON is compact, Content-Type application/json; charset=utf-8)
   /env/code/{ok,fail,string,string-ok,nodata,missing}   envelope {code,msg,data}
   /env/success/{ok,fail}                                 envelope {success,code,msg,traceId,data}
   /env/status/{ok,fail,badcode}                          envelope {status,errorCode,errorMsg,content}
-  /status/<n>?body=json|envelope|text|empty&code=C       status n (204/304: never a body)
+  /status/<n>?body=json|envelope|text|empty&code=C&msg=M status n (204/304: never a body)
   /text /array /object /badjson /empty /nocontent        fixed bodies
   /slow?ms=N          sleep N ms (default 1000), then {"code":0,...,"data":{"slept_ms":N}}
   /drip?chunks=K&ms=N&size=S   K*S bytes of "x", flushed in K pieces, N ms apart
@@ -158,7 +158,7 @@ def route_status(h):
     if kind == "envelope":
         code = h.arg("code", "5001")
         code = int(code) if code.lstrip("-").isdigit() else code
-        h.send_json(n, {"code": code, "msg": "server busy", "traceId": f"trace-{n}",
+        h.send_json(n, {"code": code, "msg": h.arg("msg", "server busy"), "traceId": f"trace-{n}",
                         "data": {"retry": True}})
     elif kind == "text":
         h.send_body(n, f"status {n}".encode(), TEXT_TYPE)

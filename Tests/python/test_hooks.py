@@ -164,6 +164,18 @@ def test_logger_at_warning_gets_each_failure_without_secrets(base, netcore_log):
     assert "SECRET" not in message
 
 
+def test_a_servers_message_cannot_forge_a_log_line(base, netcore_log):
+    """CR, LF and ESC in an envelope's message reach the record escaped: one line."""
+    got = netcore_log(logging.WARNING)
+    with netcore.Client({"base_url": base, "envelope": ENVELOPE}) as c:
+        with pytest.raises(netcore.APIError) as info:
+            c.get("/status/200", params={"body": "envelope", "code": 7, "msg": "a\r\nINFO forged\x1b[2J"})
+    assert info.value.message == "a\r\nINFO forged\x1b[2J"  # the error keeps what the server said
+    (record,) = got.lines()
+    assert "NCAPIErrorDomain 7: a\\r\\nINFO forged\\x1B[2J (" in record.getMessage()
+    assert "\n" not in record.getMessage() and "\x1b" not in record.getMessage()
+
+
 def test_python_default_level_gets_failures(base, netcore_log):
     """No level set anywhere: the root logger's WARNING (Python's default) applies."""
     got = netcore_log(logging.NOTSET, root_level=logging.WARNING)

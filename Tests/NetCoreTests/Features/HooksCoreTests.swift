@@ -104,6 +104,18 @@ import Testing
         #expect(LogLines.lines(for: start, level: .debug).count == 1)
     }
 
+    @Test func aLogLineIsOneLineWhateverTheServerSaid() {
+        #expect(LogLines.oneLine("plain text, tab\tand é") == "plain text, tab\tand é")
+        #expect(LogLines.oneLine("a\r\nINFO forged") == "a\\r\\nINFO forged")
+        #expect(
+            LogLines.oneLine("\u{1B}[2J\u{0}\u{7F}\u{85}\u{2028}\u{2029}") == "\\x1B[2J\\x00\\x7F\\x85\\u2028\\u2029")
+        var end = RequestEvent(kind: .requestEnd, id: 1, method: "GET", url: "http://h/p", attempt: 1)
+        end.elapsedUs = 1_000
+        end.error = NetError(domain: .api, code: 7, message: "bad\nWARN forged")
+        let line = LogLines.lines(for: end, level: .warn).first?.1 ?? ""
+        #expect(line == "GET http://h/p => NCAPIErrorDomain 7: bad\\nWARN forged (1.0 ms)")
+    }
+
     @Test func requestFlagsAreStoredAndCopied() throws {
         var r = try Request(method: "GET", target: "/x")
         r.flags = [.skipErrorHandler, .noRetry]

@@ -45,6 +45,8 @@ public enum LogLevel: Int32, Sendable, Comparable, CaseIterable {
 /// Never logged: header values (so no token, Authorization, Cookie,
 /// Proxy-Authorization or configured credential header), the signing secret,
 /// bodies, userinfo or secret query values (Redaction.swift).
+/// Each line is one line: control characters in it (a server's message may hold
+/// any) are escaped, `\r`, `\n`, `\x1B`, `\u2028` (`LogLines.oneLine`).
 public struct LogHandler: Sendable {
     /// The most detailed level written.
     public var level: LogLevel
@@ -69,7 +71,42 @@ public struct LogHandler: Sendable {
 
 /// The lines of one event at `level` (empty when none is due).
 enum LogLines {
+    /// Each line is one line: its control characters are escaped (`oneLine`).
     static func lines(for e: RequestEvent, level: LogLevel) -> [(LogLevel, String)] {
+        var lines = composed(for: e, level: level)
+        for i in lines.indices { lines[i].1 = oneLine(lines[i].1) }
+        return lines
+    }
+
+    /// `text` with its control characters written as escapes: `\n`, `\r`, `\xHH`
+    /// for the other C0 and C1 controls and DEL, `\u2028`/`\u2029` for the Unicode
+    /// line and paragraph separators; a tab stays. A line carries text from the
+    /// server (an envelope's message, a Retry-After value): escaped, it cannot end
+    /// the line early and forge another, nor drive the terminal reading standard
+    /// error. Text without such characters is returned as it is.
+    static func oneLine(_ text: String) -> String {
+        func escaped(_ s: Unicode.Scalar) -> Bool {
+            (s.value < 0x20 && s != "\t") || (0x7F...0x9F).contains(s.value) || s.value == 0x2028 || s.value == 0x2029
+        }
+        guard text.unicodeScalars.contains(where: escaped) else { return text }
+        var out = ""
+        out.reserveCapacity(text.utf8.count + 16)
+        for s in text.unicodeScalars {
+            if !escaped(s) {
+                out.unicodeScalars.append(s)
+            } else if s == "\n" {
+                out += "\\n"
+            } else if s == "\r" {
+                out += "\\r"
+            } else {
+                let hex = String(s.value, radix: 16, uppercase: true)
+                out += s.value > 0xFF ? "\\u" + hex : "\\x" + (s.value < 0x10 ? "0" : "") + hex
+            }
+        }
+        return out
+    }
+
+    private static func composed(for e: RequestEvent, level: LogLevel) -> [(LogLevel, String)] {
         // A request that could not be resolved has no method or URL: its number.
         let target =
             e.method.isEmpty ? "request #\(e.id)" : "\(e.method) \(e.urlIsRedacted ? e.url : Redaction.url(e.url))"
