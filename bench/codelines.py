@@ -17,8 +17,9 @@ Also printed: hot instructions a hot line, a measure of how densely the hot path
 laid out (a layout that interleaves cold blocks with hot ones shows a low figure).
 
 PEER is a binary of build/bench/bin (built by `make bench`); the server is yours (e.g.
-the nginx that bench/run.sh starts); libnetcore is taken from build/lib. The callgrind
-files stay in build/bench/callgrind/.
+the nginx that bench/run.sh starts); libnetcore is taken from build/lib, or from the
+directory NC_LIB names (to compare two builds). The callgrind files stay in
+build/bench/callgrind/.
 """
 import collections
 import os
@@ -53,7 +54,7 @@ def options(argv):
 def record(url, peer, args, n):
     """Runs the peer under callgrind for n requests; returns the output file."""
     path = os.path.join(OUT, f"{peer}.lines.{n}.out")
-    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(ROOT, "build", "lib"))
+    env = dict(os.environ, LD_LIBRARY_PATH=os.environ.get("NC_LIB", os.path.join(ROOT, "build", "lib")))
     cmd = ["valgrind", "--tool=callgrind", "--dump-instr=yes", f"--callgrind-out-file={path}",
            os.path.join(ROOT, "build", "bench", "bin", peer), "--url", url, "-n", str(n), "--warmup", "0", *args]
     subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
