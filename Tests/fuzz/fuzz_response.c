@@ -7,7 +7,8 @@
  * The client also runs what reads a response's headers past the classifier: a
  * retry policy (two attempts, waits capped at 2 ms, so a Retry-After of any form
  * is read), a memory cache (Cache-Control, Expires, ETag, Vary, Age; cleared
- * after each input, so nothing is served from it), the auth-expired handler, an
+ * after each input, so nothing is served from it), the cookie jar (Set-Cookie;
+ * read back as JSON, then cleared), the auth-expired handler, an
  * event handler and a TRACE log handler. Every event must be valid JSON and
  * every log line one line.
  */
@@ -98,7 +99,7 @@ static void setup(void) {
     static const char config[] =
         "{\"timeout_ms\":2000,\"coalesce\":false,\"reachability\":{\"mode\":\"online\"},"
         "\"retry\":{\"max_attempts\":2,\"initial_ms\":1,\"max_delay_ms\":2},"
-        "\"cache\":{\"memory_bytes\":1048576},"
+        "\"cache\":{\"memory_bytes\":1048576},\"cookies\":{\"enabled\":true},"
         "\"limits\":{\"max_redirects\":0,\"max_response_bytes\":65536,\"max_header_count\":50,"
         "\"max_header_bytes\":8192},"
         "\"envelope\":{\"code\":\"code\",\"ok_codes\":[0],\"message\":\"msg\",\"data\":\"data\","
@@ -144,8 +145,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     nc_response_free(resp);
     nc_error_free(err);
     nc_request_free(req);
+    /* The jar, as JSON, holds what Set-Cookie lines were kept. */
+    char *cookies = NULL;
+    if (nc_client_cookies_json(g_client, &cookies) != NC_OK || !cookies) abort();
+    json_error_t jerr;
+    json_t *jar = json_loads(cookies, 0, &jerr);
+    if (!json_is_array(jar)) abort();
+    json_decref(jar);
+    nc_string_free(cookies);
     /* What was stored is dropped: an input leaves nothing behind (libFuzzer's leak
      * check scans the heap after any input that allocated more than it freed). */
     nc_client_cache_clear(g_client);
+    nc_client_cookies_clear(g_client);
     return 0;
 }
