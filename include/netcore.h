@@ -1355,8 +1355,9 @@ NC_API uint64_t nc_task_id(const nc_task *task);
  *    events>", "attempt_log":[{"attempt","status","domain","code",
  *    "timings":{dns,connect,tls,first_byte,total}, "bytes"}…],
  *    "history":[{"status":302,"url":"<URL that answered with it, redacted>"}…]}
- * "attempt_log" is filled only when an event or log handler was installed when
- * the request was sent (timings are read only then); otherwise it is [].
+ * "attempt_log" is filled only when an event handler, or a log handler at
+ * NC_LOG_DEBUG or NC_LOG_TRACE, was installed when the request was sent (timings
+ * are read only then: a log at WARN or INFO writes none); otherwise it is [].
  * "history" lists the redirects the last attempt followed, in order (always
  * recorded; [] when none).
  *

@@ -1008,8 +1008,23 @@ static void test_hooks(void) {
     CHECK_INT(nc_client_set_event_mask(c, NC_EVENT_ALL), NC_OK);
     CHECK_INT(send_sync_dropping(c, r), NC_OK);
     CHECK_INT(h.events, 5);
-    nc_request_free(r);
     CHECK_INT(nc_client_set_event_handler(c, NULL, NULL), NC_OK);
+
+    /* the attempt log: kept for a log at DEBUG (its lines carry the timings), not
+     * for one at WARN or INFO alone, which writes no timings */
+    const int32_t levels[] = {NC_LOG_WARN, NC_LOG_INFO, NC_LOG_DEBUG};
+    for (int i = 0; i < 3; i++) {
+        CHECK_INT(nc_client_set_log_handler(c, levels[i], hook_text, &h), NC_OK);
+        CHECK_INT(nc_client_send_sync(c, r, &resp, &err), NC_OK);
+        metrics = nc_response_metrics_json(resp);
+        int kept = metrics != NULL && strstr(metrics, "\"attempt_log\":[{") != NULL;
+        CHECK_INT(kept, levels[i] == NC_LOG_DEBUG);
+        CHECK(metrics != NULL && strstr(metrics, "\"attempts\":1") != NULL);
+        nc_response_free(resp);
+        resp = NULL;
+    }
+    CHECK_INT(nc_client_set_log_handler(c, NC_LOG_OFF, NULL, NULL), NC_OK);
+    nc_request_free(r);
     nc_client_free(c);
     pthread_cond_destroy(&h.cond);
     pthread_mutex_destroy(&h.lock);

@@ -213,6 +213,16 @@ def test_async_client_logs_failures_at_warning(base, netcore_log):
     assert "/status/503" in record.getMessage() and "SECRET" not in record.getMessage()
 
 
+@pytest.mark.parametrize("level, kept", [(logging.WARNING, False), (logging.INFO, False), (logging.DEBUG, True)])
+def test_attempt_log_is_kept_for_a_debug_logger_only(base, netcore_log, level, kept):
+    """A logger at WARNING (Python's default) or INFO writes no timings, so none are read."""
+    netcore_log(level)
+    with netcore.Client({"base_url": base, "envelope": ENVELOPE}) as c:
+        metrics = c.get("/env/code/ok").metrics
+    assert metrics["attempts"] == 1
+    assert len(metrics["attempt_log"]) == (1 if kept else 0)
+
+
 @pytest.mark.parametrize("level", [logging.ERROR, logging.CRITICAL + 1])
 def test_logger_above_warning_installs_nothing(base, netcore_log, level):
     got = netcore_log(level)

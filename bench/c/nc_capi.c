@@ -32,7 +32,8 @@ static const char *CONFIG_FMT =
 
 /* --features LIST (or $BENCH_NC_FEATURES; comma-separated) turns features on, to measure what they cost
  * against the same peer with none: "events" installs an event handler that only
- * counts ("endonly" with it: only request_end events, nc_client_set_event_mask), "signing"
+ * counts ("endonly" with it: only request_end events, nc_client_set_event_mask), "logwarn" a
+ * log handler at WARN that counts its lines, "signing"
  * adds an HMAC signing config (every request signed), "retry" a
  * retry policy that the bench's successful requests never trigger, "coalesce"
  * turns in-flight coalescing on (the library's default; see CONFIG_FMT), "cache" configures a
@@ -327,7 +328,8 @@ int main(int argc, char **argv) {
     const char *more = getenv("BENCH_NC_EXTRA_CONFIG");
     snprintf(extra, sizeof extra, "%s%s%s%s%s", feature_on("signing") ? SIGNING_CONFIG : "",
              feature_on("sameheaders") ? SAME_HEADERS_CONFIG : "",
-             feature_on("retry") ? RETRY_CONFIG : "", feature_on("cache") ? CACHE_CONFIG : "", more ? more : "");
+             feature_on("retry") ? RETRY_CONFIG : "", feature_on("cache") ? CACHE_CONFIG : "",
+             more ? more : "");
     snprintf(config, sizeof config, CONFIG_FMT, feature_on("coalesce") ? "true" : "false",
              mc && *mc ? atol(mc) : 0L, extra);
     nc_client *client = NULL;
@@ -339,6 +341,13 @@ int main(int argc, char **argv) {
     }
     if (feature_on("events") && nc_client_set_event_handler(client, count_event, NULL) != NC_OK) {
         fprintf(stderr, "nc_client_set_event_handler failed\n");
+        return 1;
+    }
+    /* "logwarn": a log handler at WARN (what Python's "netcore" logger installs at its default
+     * level): a line for each failure, none for the bench's successes */
+    if (feature_on("logwarn") &&
+        nc_client_set_log_handler(client, NC_LOG_WARN, count_event, NULL) != NC_OK) {
+        fprintf(stderr, "nc_client_set_log_handler failed\n");
         return 1;
     }
     /* "endonly": the event handler of "events" takes request_end alone (nc_client_set_event_mask) */

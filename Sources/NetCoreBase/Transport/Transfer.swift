@@ -108,13 +108,16 @@ public final class Transfer: @unchecked Sendable {
     /// Index in the loop's list of transfers in the multi handle; -1 when not there.
     var activeSlot = -1
     var result: (Response?, NetError?) = (nil, nil)
-    /// The current attempt's libcurl timings (read only when `monitor` is set).
+    /// The current attempt's libcurl timings (read only when `keepsAttemptLog`).
     @exclusivity(unchecked) var timings = AttemptTimings()
+    /// The monitor asked for the attempt log when the transfer was made
+    /// (EventMonitor.keepsAttemptLog): timings are read and attempts recorded.
+    let keepsAttemptLog: Bool
     /// The URL events show, made on the first event (Transfer+Events.swift).
     var redactedURL: String?
     /// Start of the first attempt (monotonicNanos), for the response's total time.
     @exclusivity(unchecked) var startedAt: UInt64 = 0
-    /// Every ended attempt (filled only when `monitor` is set), for the response's metrics.
+    /// Every ended attempt (filled only when `keepsAttemptLog`), for the response's metrics.
     var attemptLog: [AttemptRecord] = []
 
     /// A transfer between attempts is in the loop's timer queue or parked.
@@ -137,6 +140,7 @@ public final class Transfer: @unchecked Sendable {
         self.presetError = presetError
         self.loop = loop
         self.monitor = monitor
+        self.keepsAttemptLog = monitor?.keepsAttemptLog ?? false
         self.policy = policy
         self.preparer = preparer
         self.gate = gate
@@ -174,7 +178,7 @@ public final class Transfer: @unchecked Sendable {
             prepared = original
             // The body file is opened again: this attempt sends it as it is now.
             closeInput()
-            if monitor != nil { timings = AttemptTimings() }
+            if keepsAttemptLog { timings = AttemptTimings() }
         }
         guard let preparer, let original else { return nil }
         // Adapters are the caller's code: on a synchronous send's own thread the

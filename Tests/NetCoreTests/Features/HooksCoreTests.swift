@@ -200,6 +200,35 @@ import Testing
         #expect(response?.metrics.attemptLog.count == 1)   // kept though attemptDidEnd was not wanted
         client.eventMonitor = nil
     }
+
+    /// The attempt log (libcurl's timings read at each hop) is kept for a monitor
+    /// that asks for it: a log at DEBUG, not one at WARN or INFO alone, whose lines
+    /// carry no timings; a Swift monitor that says `keepsAttemptLog` false.
+    @Test func theAttemptLogIsKeptOnlyWhenSomethingReadsIt() throws {
+        final class NoLog: EventMonitor, @unchecked Sendable {
+            let timings = Locked<[AttemptTimings?]>([])
+            var keepsAttemptLog: Bool { false }
+            func attemptDidEnd(_ event: RequestEvent) { timings.mutate { $0.append(event.timings) } }
+        }
+        let client = try NetClient(json: #"{"base_url":"\#(MockServer.shared.baseURL)"}"#)
+        defer { client.shutdown() }
+        func attemptLog() -> Int? {
+            guard let request = try? Request(method: "GET", target: "/env/code/ok"),
+                case .success(let (response, _)) = client.sendSync(request)
+            else { return nil }
+            return response?.metrics.attemptLog.count
+        }
+        for (level, kept) in [(LogLevel.warn, 0), (.info, 0), (.debug, 1)] {
+            client.logHandler = LogHandler(level: level) { _, _ in }
+            #expect(attemptLog() == kept, "log at \(level.name)")
+        }
+        client.logHandler = nil
+        let monitor = NoLog()
+        client.eventMonitor = monitor
+        #expect(attemptLog() == 0)
+        #expect(monitor.timings.value.count == 1 && monitor.timings.value[0]?.totalUs == 0)
+        client.eventMonitor = nil
+    }
 }
 
 final class Locked<T>: @unchecked Sendable {

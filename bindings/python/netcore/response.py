@@ -160,8 +160,8 @@ class Response:
     def metrics(self) -> Dict[str, Any]:
         """How the response was obtained (``nc_response_metrics_json``): ``attempts``,
         ``redirects``, ``total_us``, ``url`` (redacted) and ``attempt_log`` (one entry
-        per attempt with libcurl's timings in µs; empty unless an event or log hook
-        was installed when the request was sent)."""
+        per attempt with libcurl's timings in µs; empty unless an event hook, or the
+        ``"netcore"`` logger at DEBUG, was active when the request was sent)."""
         return self._read("_metrics", _read_metrics)
 
     @property

@@ -28,6 +28,10 @@ final class ClientHooks: @unchecked Sendable {
     /// handler, or a log at INFO and more): false for a log at WARN alone, whose
     /// lines are the failures' (HookMonitor.skipsSuccessfulEnd).
     let wantsSuccessfulEnd = Atomic<Bool>(false)
+    /// Requests keep an attempt log (HookMonitor.keepsAttemptLog): an event
+    /// handler is installed, or a log at DEBUG or more, whose attempt lines carry
+    /// libcurl's timings. A log at WARN or INFO alone reads none.
+    let keepsAttemptLog = Atomic<Bool>(false)
     /// An error or auth-expired handler is installed: sends wrap their completion.
     let wrapsCompletions = Atomic<Bool>(false)
     /// Counts changes of the credentials (Authorization header, token); a request
@@ -66,6 +70,8 @@ final class ClientHooks: @unchecked Sendable {
         let successEnd =
             events & RequestEvent.Kind.requestEnd.bit != 0 || (logHandler.map { $0.level >= .info } ?? false)
         wantsSuccessfulEnd.store(successEnd, ordering: .relaxed)
+        keepsAttemptLog.store(
+            eventHandler != nil || (logHandler.map { $0.level >= .debug } ?? false), ordering: .relaxed)
     }
 
     /// The kinds a log at `level` writes lines for (LogLines): the end of a request
@@ -216,6 +222,8 @@ final class HookMonitor: EventMonitor, @unchecked Sendable {
     /// No handler takes the end of a request that did not fail (a log at WARN
     /// alone): such an event is not built (Transfer.emitEnd).
     var skipsSuccessfulEnd: Bool { !hooks.wantsSuccessfulEnd.load(ordering: .relaxed) }
+
+    var keepsAttemptLog: Bool { hooks.keepsAttemptLog.load(ordering: .relaxed) }
 
     func requestDidStart(_ event: RequestEvent) { deliver(event) }
     func attemptDidEnd(_ event: RequestEvent) { deliver(event) }

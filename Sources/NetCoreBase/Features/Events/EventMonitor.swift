@@ -25,11 +25,20 @@ public protocol EventMonitor: AnyObject, Sendable {
     /// built): for a kind it does not, no event is made and its method is not
     /// called. Every kind unless the monitor implements it.
     func wants(_ kind: RequestEvent.Kind) -> Bool
+    /// Whether requests keep an attempt log while this monitor is installed: read
+    /// libcurl's timings at the end of each hop, give `attemptDidEnd` events their
+    /// `timings`, and fill the response's `metrics.attemptLog`. Asked once per
+    /// request, when it is sent. True unless the monitor implements it; the client's
+    /// own hooks say false when only a log at WARN or INFO is installed (its lines
+    /// carry no timings).
+    var keepsAttemptLog: Bool { get }
 }
 
 extension EventMonitor {
     /// Every kind unless the monitor implements it.
     public func wants(_ kind: RequestEvent.Kind) -> Bool { true }
+    /// True unless the monitor implements it.
+    public var keepsAttemptLog: Bool { true }
     /// Does nothing unless the monitor implements it.
     public func requestDidStart(_ event: RequestEvent) {}
     /// Does nothing unless the monitor implements it.

@@ -14,9 +14,11 @@ public struct AttemptRecord: Sendable, Equatable {
 
 /// What a response says about how it was obtained (`Response.metrics`,
 /// nc_response_metrics_json): attempts, redirects, total time, effective URL and,
-/// when the client had an event or log handler (or any EventMonitor) installed at
-/// send, the log of every attempt with libcurl's timings. Without one the log is
-/// empty: the transfer reads no timings, so a client without hooks pays nothing.
+/// when the client had an event handler, a log handler at DEBUG or TRACE, or an
+/// EventMonitor that keeps one (`keepsAttemptLog`) installed at send, the log of
+/// every attempt with libcurl's timings. Otherwise the log is empty: the transfer
+/// reads no timings, so a client without hooks, or with a log at WARN or INFO
+/// alone (Python's default), pays nothing for them.
 public struct ResponseMetrics: Sendable {
     /// Attempts made (1 without retries).
     public var attempts: Int32

@@ -22,10 +22,11 @@ extension Transfer {
         monitor.requestDidStart(event(.requestStart))
     }
 
-    /// A hop ended on `easy`: its timings join the attempt's (only with a monitor).
+    /// A hop ended on `easy`: its timings join the attempt's (only when the monitor
+    /// keeps an attempt log).
     @inline(__always)
     func noteHopEnded(_ easy: EasyHandle) {
-        guard monitor != nil else { return }
+        guard keepsAttemptLog else { return }
         timings.add(easy.hopTimings())
     }
 
@@ -41,11 +42,13 @@ extension Transfer {
     func emitAttemptEnd(_ response: Response?, _ error: NetError?) {
         guard let monitor else { return }
         // The attempt log (the response's metrics) is kept whichever kinds are wanted.
-        let status = response?.status ?? error?.httpStatus ?? 0
-        attemptLog.append(
-            AttemptRecord(
-                attempt: attempt, status: status, domain: error?.domain,
-                code: error?.code, timings: timings))
+        if keepsAttemptLog {
+            let status = response?.status ?? error?.httpStatus ?? 0
+            attemptLog.append(
+                AttemptRecord(
+                    attempt: attempt, status: status, domain: error?.domain,
+                    code: error?.code, timings: timings))
+        }
         guard monitor.wants(.attemptEnd) else { return }
         var e = event(.attemptEnd, response, error)
         e.timings = timings
@@ -62,14 +65,14 @@ extension Transfer {
     }
 
     /// The request completes: its response records attempts, redirects and total
-    /// time (plain stores), and the attempt log when a monitor collected one.
+    /// time (plain stores), and the attempt log when one was kept.
     @inline(__always)
     func emitEnd(_ response: Response?, _ error: NetError?) {
         let elapsed = startedAt == 0 ? 0 : monotonicNanos() &- startedAt
         if let response {
             response.completionInfo = CompletionInfo(
                 attempts: attempt, redirects: redirects, elapsedNs: elapsed,
-                log: monitor == nil ? nil : attemptLog, redirectChain: redirectChain)
+                log: keepsAttemptLog ? attemptLog : nil, redirectChain: redirectChain)
         }
         guard let monitor else { return }
         if let response, response.fromCache { emitCacheHit(response, error) }
