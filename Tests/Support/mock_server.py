@@ -35,7 +35,7 @@ Routes (JSON is compact, Content-Type application/json; charset=utf-8)
                       and answers ok {"redirected":true,"hops":K0} (K0 = first n)
   /auth/check?valid=T&ms=N&http=1   200 with "Authorization: Bearer T", else code 401001
                       (HTTP 401 with http=1), after N ms (token refresh)
-  /signed             checks X-Signature/X-Timestamp (secret "mock-signing-secret",
+  /signed, /signed/*  checks X-Signature/X-Timestamp (secret "mock-signing-secret",
                       docs/signing.md): ok {"verified":true,"string_to_sign":S}, else 401
   /gzip /etag /headers/many?n=N /cookie
   /flaky?key=K&fails=F&status=S&retry_after=R   the first F requests with key K
@@ -633,6 +633,8 @@ class Handler(BaseHTTPRequestHandler):
             route = route_status if path.startswith("/status/") else route_not_found
             if path.startswith("/users/") and path.count("/") == 2:
                 route = route_user
+            if path.startswith("/signed/"):
+                route = route_signed
         try:
             route(self)
         except OSError:

@@ -4,6 +4,7 @@ import asyncio
 import base64
 import hashlib
 import hmac
+import random
 
 import pytest
 
@@ -91,6 +92,51 @@ def test_signing_is_verified_by_the_server(base):
         with pytest.raises(netcore.HTTPError) as info:
             c.get("/signed")
         assert info.value.code == 401
+
+
+def test_signing_agrees_with_the_server_on_odd_targets(base):
+    """Differential: 400 seeded random targets (sub-delims, percent-escapes of any case,
+    non-ASCII, dot segments, empty and duplicate query pieces, pieces without '=') and
+    methods, each signed by the library and checked by the mock server's own reading
+    of docs/signing.md over the request line as it arrived."""
+    rng = random.Random(20261124)
+    chars = "abcXYZ019-._~!$'()*+,;=:@"
+
+    def text():
+        out = ""
+        for _ in range(rng.randint(0, 6)):
+            r = rng.random()
+            if r < 0.6:
+                out += rng.choice(chars)
+            elif r < 0.8:
+                out += "%" + rng.choice("0123456789abcdefABCDEF") + rng.choice("0123456789abcdefABCDEF")
+            elif r < 0.9:
+                out += rng.choice(["é", "日", "|", "^", "{", "}"])
+            else:
+                out += rng.choice([".", ".."])
+        return out
+
+    def piece():
+        name, value, r = text().replace("&", ""), text().replace("&", ""), rng.random()
+        return "" if r < 0.1 else name if r < 0.3 else f"{name}={value}"
+
+    verified = 0
+    config = {"base_url": base, "envelope": {}, "signing": {"secret": "mock-signing-secret"}}
+    with netcore.Client(config) as c:
+        for _ in range(400):
+            path = "/signed/" + "/".join(text() for _ in range(rng.randint(1, 3)))
+            query = "&".join(piece() for _ in range(rng.randint(0, 4)))
+            method = rng.choice(["GET", "POST", "PUT", "DELETE"])
+            target = f"{path}?{query}" if query else path
+            try:
+                r = c.request(method, target, data=b"body" if method in ("POST", "PUT") else None)
+            except netcore.HTTPError as e:
+                # A dot segment may lead out of /signed/ (libcurl removes them): not found.
+                assert e.code == 404, (method, target, e.response.text)
+                continue
+            assert r.data["verified"] is True, (method, target)
+            verified += 1
+    assert verified >= 300
 
 
 def test_signing_covers_a_body_file_and_refuses_multipart(base, tmp_path):

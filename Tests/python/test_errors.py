@@ -157,6 +157,19 @@ def test_client_error_invalid_request():
     assert isinstance(e, netcore.ClientError)
 
 
+@pytest.mark.parametrize("method, path, why", [
+    ("GET", "/search?q=a b", "' ' at index 11: a URL holds no spaces or control characters"),
+    ("GET", "/a\tb", "'\\t' at index 2"),
+    ("GE T", "/echo", "the method must be an HTTP token"),
+    ("GET", "ftp://127.0.0.1/x", "only http:// and https:// URLs are sent"),
+])
+def test_a_refused_url_says_why(client, method, path, why):
+    """nc_request_new() returns only NC_ERR_INVALID_ARGUMENT: the binding says which rule."""
+    with pytest.raises(netcore.InvalidArgument) as info:
+        client.request(method, path)
+    assert why in str(info.value) and repr(path) in str(info.value)
+
+
 def test_cancelled_via_task_cancel(client):
     task = client.send("GET", "/slow", params={"ms": 5000})
     task.cancel()

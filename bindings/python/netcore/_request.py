@@ -9,7 +9,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
-from ._capi import NC_REQUEST_SKIP_ERROR_HANDLER, C, RequestHandle
+from ._capi import NC_OK, NC_REQUEST_SKIP_ERROR_HANDLER, C, RequestHandle
 from .errors import Status, check_call, error_for
 
 __all__ = ["build_request", "plain_request", "cstr", "Params", "HeadersArg",
@@ -176,6 +176,23 @@ def _multipart(data: Any, files: Any) -> List[_Part]:
     return parts
 
 
+_TOKEN_CHARS = frozenset("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _why_refused(method: str, path: str) -> str:
+    """What nc_request_new() refuses in ``method`` / ``path`` (its header comment),
+    said so the caller can fix it: "" when it is none of these."""
+    if not method or not set(method) <= _TOKEN_CHARS:
+        return " (the method must be an HTTP token such as GET or POST)"
+    for i, ch in enumerate(path):
+        if ch.isspace() or ord(ch) < 0x20 or ord(ch) == 0x7F:
+            return (f" ({ch!r} at index {i}: a URL holds no spaces or control characters;"
+                    " percent-encode it (%20 for a space) or pass query values in params=)")
+    if "://" in path and not path.lower().startswith(("http://", "https://")):
+        return " (only http:// and https:// URLs are sent)"
+    return ""
+
+
 def build_request(method: str, path: str, *, params: Optional[Params] = None,
                   json: Any = None, data: Any = None, files: Any = None,
                   headers: Optional[HeadersArg] = None,
@@ -234,8 +251,10 @@ def build_request(method: str, path: str, *, params: Optional[Params] = None,
             params_json, encoding = _dumps(_form_object(data)), NC_ENCODING_FORM
 
     handle = RequestHandle()
-    check_call(C.nc_request_new, cstr(method, "method"), cstr(path, "path"), ctypes.byref(handle),
-               detail=f"invalid request {method!r} {path!r}")
+    status = C.nc_request_new(cstr(method, "method"), cstr(path, "path"), ctypes.byref(handle))
+    if status != NC_OK:
+        raise error_for(status, function="nc_request_new",
+                        detail=f"invalid request {method!r} {path!r}{_why_refused(method, path)}")
     try:
         for name, text in query:
             check_call(C.nc_request_set_query, handle, cstr(name, "query name"),
