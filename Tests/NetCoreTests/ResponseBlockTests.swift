@@ -17,7 +17,8 @@ import Testing
         defer { c.shutdown() }
         let reference = try #require(try c.sendSync(try Request(method: "GET", target: path)).get().0)
         let expectedBody = reference.body.array
-        var response: Response? = try #require(try c.sendSync(try Request(method: "GET", target: path)).get().0)
+        var response: Response? = try c.sendSync(try Request(method: "GET", target: path)).get().0
+        try #require(response != nil)
         let headers = try #require(response?.headers)
         let body = try #require(response?.body)
         response = nil

@@ -28,7 +28,7 @@ import Testing
         #expect(text == Self.stringToSign)
         #expect(RequestSigning.hmacHex(secret: Self.secret, message: text) == Self.signature)
 
-        var out = OutgoingRequest(
+        let out = OutgoingRequest(
             method: "POST", url: Self.url, body: NetBytes(Self.body), attempt: 1,
             headers: HeaderFields())
         let key = try #require(SigningKey(secret: Self.secret))
