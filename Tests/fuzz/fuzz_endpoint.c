@@ -23,20 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_common.h"
 #include "netcore.h"
 
 #define TOKEN  "T0KEN-s3cr3t-VALUE"
 #define SECRET "S1GN-s3cr3t-KEY"
 
 static nc_client *g_client;
-
-static const char *next_part(const char **p, const char *end, char *buf, size_t cap) {
-    size_t n = 0;
-    while (*p < end && **p != 0 && n + 1 < cap) buf[n++] = *(*p)++;
-    buf[n] = 0;
-    if (*p < end) (*p)++;
-    return buf;
-}
 
 static void check_secrets(const char *text) {
     if (strstr(text, TOKEN) || strstr(text, SECRET)) abort();

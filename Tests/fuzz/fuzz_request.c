@@ -11,17 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_common.h"
 #include "netcore.h"
 
 static nc_client *g_client;
-
-static const char *next_part(const char **p, const char *end, char *buf, size_t cap) {
-    size_t n = 0;
-    while (*p < end && **p != 0 && n + 1 < cap) buf[n++] = *(*p)++;
-    buf[n] = 0;
-    if (*p < end) (*p)++;
-    return buf;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!g_client) {

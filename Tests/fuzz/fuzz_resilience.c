@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_common.h"
 #include "netcore.h"
 
 #define MAX_OPS 40
@@ -171,14 +172,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
     }
     nc_client_free(c);
-    for (size_t i = 0; i < n; i++) {
-        if (sent[i] && atomic_load(&g_calls[i]) != 1) {
-            fprintf(stderr, "step %zu (op %d): %d callbacks\n", i, data[i] & 15,
-                    atomic_load(&g_calls[i]));
-            abort();
-        }
-        if (!sent[i] && atomic_load(&g_calls[i]) != 0) abort();
-        nc_task_free(tasks[i]);
-    }
+    check_exactly_once(sent, g_calls, tasks, n, data);
     return 0;
 }

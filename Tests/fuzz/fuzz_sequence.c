@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_common.h"
 #include "netcore.h"
 
 #define MAX_OPS 48
@@ -82,13 +83,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
     }
     nc_client_free(c);
-    for (size_t i = 0; i < n; i++) {
-        if (sent[i] && atomic_load(&g_calls[i]) != 1) {
-            fprintf(stderr, "step %zu: %d callbacks\n", i, atomic_load(&g_calls[i]));
-            abort();
-        }
-        if (!sent[i] && atomic_load(&g_calls[i]) != 0) abort();
-        nc_task_free(tasks[i]);
-    }
+    check_exactly_once(sent, g_calls, tasks, n, data);
     return 0;
 }
