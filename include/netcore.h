@@ -1500,11 +1500,11 @@ NC_API int32_t nc_client_reachability(const nc_client *client);
  * served as that error. Every answer from the cache has nc_response_from_cache()
  * == 1 and raises a "cache_hit" event. The policy decides when the cache is read:
  */
-#define NC_CACHE_NETWORK_ONLY      0 /* default: never read; unconditional requests */
-#define NC_CACHE_ELSE_NETWORK      1 /* fresh stored answer, else the network (stale: revalidated) */
+#define NC_CACHE_NETWORK_ONLY       0 /* default: never read; unconditional requests */
+#define NC_CACHE_ELSE_NETWORK       1 /* fresh stored answer, else the network (stale: revalidated) */
 #define NC_CACHE_NETWORK_ELSE_CACHE 2 /* network; a transport failure or no route: the stored answer */
-#define NC_CACHE_THEN_NETWORK      3 /* stored answer to the cached callback, then the network's */
-#define NC_CACHE_ONLY              4 /* stored answer or NC_CLIENT_NOT_CACHED; nothing sent */
+#define NC_CACHE_THEN_NETWORK       3 /* stored answer to the cached callback, then the network's */
+#define NC_CACHE_ONLY               4 /* stored answer or NC_CLIENT_NOT_CACHED; nothing sent */
 
 /** A buffer of this many bytes always holds nc_client_cache_stats_json()'s text. */
 #define NC_CACHE_STATS_MAX 512
@@ -1951,7 +1951,8 @@ NC_API nc_status nc_client_refresh_done(nc_client *client, const char *token, co
  *   unchanged.
  * Since:     0.3
  */
-NC_API nc_status nc_request_set_body_file(nc_request *request, const char *path, const char *content_type);
+NC_API nc_status nc_request_set_body_file(nc_request *request, const char *path,
+                                          const char *content_type);
 
 /**
  * Appends a part to the request's multipart/form-data body: a form field `name`
@@ -1975,8 +1976,8 @@ NC_API nc_status nc_request_set_body_file(nc_request *request, const char *path,
  *   content_type) and the request is unchanged.
  * Since:     0.3
  */
-NC_API nc_status nc_request_add_part(nc_request *request, const char *name, const void *bytes, size_t len,
-                                     const char *filename, const char *content_type);
+NC_API nc_status nc_request_add_part(nc_request *request, const char *name, const void *bytes,
+                                     size_t len, const char *filename, const char *content_type);
 
 /**
  * Appends a file part to the request's multipart/form-data body: the file at

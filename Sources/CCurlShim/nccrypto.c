@@ -1,5 +1,7 @@
 #include "nccrypto.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
@@ -9,8 +11,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 /* Algorithms fetched once per process: an implicit fetch (EVP_sha256(), HMAC())

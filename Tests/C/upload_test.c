@@ -468,7 +468,8 @@ static void test_shrinking_file(void) {
     CHECK_INT(nc_request_set_body_file(r, path, NULL), NC_OK);
     CHECK_INT(send_req(c, r, &resp, &err), NC_OK);
     CHECK_INT(g_shrink_calls, 1);
-    CHECK_INT(resp ? json_integer_value(json_object_get(nc_response_data(resp), "length")) : -1, 1000000);
+    CHECK_INT(resp ? json_integer_value(json_object_get(nc_response_data(resp), "length")) : -1,
+              1000000);
     nc_response_free(resp);
     nc_error_free(err);
 

@@ -130,7 +130,7 @@ let headerEditAdapter: nc_adapter_fn = { out, userdata in
             // A new name that decides a line of the library's own.
             Case(
                 edits: [("Accept-Encoding", "gzip")],
-                expect: ["accept-encoding": "gzip", "x-common": "base", "x-gone": "soon"]),
+                expect: ["accept-encoding": "gzip", "x-common": "base", "x-gone": "soon"])
         ]
         for k in cases {
             let edit = HeaderEdit(k.edits)

@@ -142,7 +142,8 @@ import Testing
         let f = try makeFile(200_000)
         defer { try? FileManager.default.removeItem(at: f.dir) }
         let signing = #""signing":{"secret":"mock-signing-secret"}"#
-        let o = try fetch(config(base: server.baseURL, envelope: Envelope.a, signing), "/signed?b=2&a=1", method: "PUT") {
+        let o = try fetch(config(base: server.baseURL, envelope: Envelope.a, signing), "/signed?b=2&a=1", method: "PUT")
+        {
             #expect(nc_request_set_body_file($0.handle, f.path, nil) == NC_OK)
         }
         #expect(o.succeeded, "\(o)")

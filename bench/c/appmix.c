@@ -49,7 +49,8 @@ static void note(const char *what) {
 static int url_of(long i, char *out, size_t cap) {
     int kind = (int)(i % 3);
     if (kind == 0) snprintf(out, cap, "%s/list?id=%ld", base, (i / 192) % 8);
-    else if (kind == 1) snprintf(out, cap, "%s/res?id=%u", base, (unsigned)((uint32_t)i * 2654435761u >> 8) % 256u);
+    else if (kind == 1)
+        snprintf(out, cap, "%s/res?id=%u", base, (unsigned)((uint32_t)i * 2654435761u >> 8) % 256u);
     else snprintf(out, cap, "%s/item?id=%ld", base, i);
     return kind;
 }
@@ -237,7 +238,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "-c")) slots = atol(argv[i + 1]) > 0 ? atol(argv[i + 1]) : 1;
         else if (!strcmp(argv[i], "--time-limit")) time_limit = atof(argv[i + 1]);
         else {
-            fprintf(stderr, "usage: %s --peer raw|nc --base URL [-n N] [-c C] [--time-limit S]\n", argv[0]);
+            fprintf(stderr, "usage: %s --peer raw|nc --base URL [-n N] [-c C] [--time-limit S]\n",
+                    argv[0]);
             return 2;
         }
     }

@@ -40,9 +40,9 @@ enum {
     NCSINK_BODY_TOO_LARGE = 1,
     NCSINK_HEADERS_TOO_LARGE = 2,
     NCSINK_NO_MEMORY = 3,
-    NCSINK_FILE_ERROR = 4,     /* writing to out_fd failed: see out_errno */
-    NCSINK_BAD_FRAMING = 5,    /* Content-Length values that disagree (RFC 9112 §6.3) */
-    NCSINK_CALLBACK_ABORT = 6  /* the body callback returned non-zero */
+    NCSINK_FILE_ERROR = 4,    /* writing to out_fd failed: see out_errno */
+    NCSINK_BAD_FRAMING = 5,   /* Content-Length values that disagree (RFC 9112 §6.3) */
+    NCSINK_CALLBACK_ABORT = 6 /* the body callback returned non-zero */
 };
 
 /* A body callback (nc_request_set_body_callback): chunks of a 2xx body; non-zero aborts. */
@@ -61,10 +61,10 @@ typedef struct ncsink {
     int head_ended;      /* the latest header block ended with its blank line */
     curl_off_t max_body; /* limits of the running transfer */
     size_t max_header_count, max_header_bytes;
-    int abort_reason;             /* NCSINK_*: why a callback refused, else NCSINK_OK */
-    int out_fd;                   /* -1: the body goes to memory (borrowed descriptor) */
-    int to_file;                  /* -1 not decided yet, 0 memory, 1 out_fd (by status) */
-    int out_errno;                /* errno of a failed write to out_fd */
+    int abort_reason; /* NCSINK_*: why a callback refused, else NCSINK_OK */
+    int out_fd;       /* -1: the body goes to memory (borrowed descriptor) */
+    int to_file;      /* -1 not decided yet, 0 memory, 1 out_fd (by status) */
+    int out_errno;    /* errno of a failed write to out_fd */
     /* The response's Content-Length as its first such line gave it (digits, no
      * leading zeros; "" none yet): a later line or list member that differs ends
      * the transfer with NCSINK_BAD_FRAMING. libcurl 7.88 keeps the last line's
