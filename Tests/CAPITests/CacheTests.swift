@@ -39,7 +39,8 @@ private func stats(_ client: TestClient) -> [String: Int] {
     var buf = [CChar](repeating: 0, count: Int(NC_CACHE_STATS_MAX))
     var n = 0
     guard nc_client_cache_stats_json(client.handle, &buf, buf.count, &n) == NC_OK else { return [:] }
-    return (foundationJSON(String(cString: buf)) as? [String: Int]) ?? [:]
+    let text = String(decoding: buf.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return (foundationJSON(text) as? [String: Int]) ?? [:]
 }
 
 /// The data's "n" (which request of the key the server answered).

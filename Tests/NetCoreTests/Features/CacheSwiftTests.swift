@@ -21,11 +21,32 @@ import Glibc
                 == CacheKey(method: "GET", url: "http://h/p?b=2&a=1").hash)
     }
 
-    @Test func httpDatesAndFreshness() {
-        #expect(Freshness.httpDate("Sun, 06 Nov 1994 08:49:37 GMT") == 784_111_777)
-        #expect(Freshness.httpDate("Sunday, 06-Nov-94 08:49:37 GMT") == nil)
-        #expect(Freshness.httpDate("0") == nil)
-        #expect(Freshness.httpDate(seconds: 784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+    /// RFC 9110 §5.6.7: a recipient accepts all three forms of HTTP-date.
+    @Test func httpDatesInTheirThreeForms() {
+        let t: Int64 = 784_111_777   // Sun, 06 Nov 1994 08:49:37 GMT
+        #expect(HTTPDate.seconds("Sun, 06 Nov 1994 08:49:37 GMT") == t)
+        #expect(HTTPDate.seconds("Sunday, 06-Nov-94 08:49:37 GMT") == t)
+        #expect(HTTPDate.seconds("Sun Nov  6 08:49:37 1994") == t)
+        #expect(HTTPDate.seconds("sun nov  6 08:49:37 1994") == t)   // obsolete forms: any case
+        #expect(HTTPDate.seconds("Thu, 01 Jan 1970 00:00:00 GMT") == 0)
+        #expect(HTTPDate.seconds("Tue, 29 Feb 2028 23:59:60 GMT") == 1_835_481_600)   // leap day, leap second
+        for bad in [
+            "0", "", "06 Nov 1994", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT",
+            "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun Nov  6 08:49:37 99999",
+            "Sunday, 06-Nov-94 08:49:37 PST", "Sun, 06 Nov 1994 08:49:37 GMT extra"
+        ] {
+            #expect(HTTPDate.seconds(bad) == nil, "\(bad)")
+        }
+        #expect(HTTPDate.format(seconds: t) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        // RFC 850's two-digit year: this century unless more than 50 years ahead.
+        let in2026: Int64 = 1_795_000_000   // 2026-11-18
+        #expect(HTTPDate.fullYear(twoDigit: 94, now: in2026) == 1994)
+        #expect(HTTPDate.fullYear(twoDigit: 26, now: in2026) == 2026)
+        #expect(HTTPDate.fullYear(twoDigit: 76, now: in2026) == 2076)
+        #expect(HTTPDate.fullYear(twoDigit: 77, now: in2026) == 1977)
+    }
+
+    @Test func freshnessFromHeaders() {
         func freshness(_ lines: String) -> Freshness { Freshness(CacheEntry.headerStore(lines: lines).headers) }
         let f = freshness(
             "Cache-Control: max-age=60, must-revalidate\r\nAge: 10\r\nETag: \"v\"\r\nVary: Accept, X-A\r\n")
@@ -41,6 +62,9 @@ import Glibc
         let e = freshness("Date: Sun, 06 Nov 1994 08:49:37 GMT\r\nExpires: Sun, 06 Nov 1994 08:50:37 GMT\r\n")
         #expect(e.freshUntil(nowMs: 0) == 60_000)
         #expect(freshness("Expires: soon\r\n").freshUntil(nowMs: 7) == 7)   // unreadable: expired
+        // The obsolete forms are read too (they were taken for "expired" before).
+        let old = freshness("Date: Sunday, 06-Nov-94 08:49:37 GMT\r\nExpires: Sun Nov  6 08:50:37 1994\r\n")
+        #expect(old.freshUntil(nowMs: 0) == 60_000)
     }
 
     private func entry(_ key: String, body: Int) -> CacheEntry {

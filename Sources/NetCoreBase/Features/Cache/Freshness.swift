@@ -16,7 +16,7 @@ struct Freshness {
     /// Age, in seconds.
     var age: Int64 = 0
     /// Expires and Date (Unix seconds; an unreadable Expires: 0, already expired),
-    /// read byte by byte (`httpDate`).
+    /// in any of HTTP-date's three forms (HTTPDate).
     var expires: Int64? = nil
     var date: Int64? = nil
     /// Validators, sent back as If-None-Match / If-Modified-Since. Only whether
@@ -44,10 +44,10 @@ struct Freshness {
                 if named("etag") {
                     hasETag = true
                 } else if named("expires") {
-                    expires = Freshness.httpDate(value) ?? 0
+                    expires = HTTPDate.seconds(value) ?? 0
                 }
             case UInt8(ascii: "d"):
-                if named("date") { date = Freshness.httpDate(value) }
+                if named("date") { date = HTTPDate.seconds(value) }
             case UInt8(ascii: "a"):
                 if named("age") { age = Freshness.seconds(value[...]) ?? 0 }
             case UInt8(ascii: "l"):
@@ -134,60 +134,6 @@ struct Freshness {
         }
         guard lifetime > 0 else { return nowMs }
         return nowMs &+ min(lifetime, Int64(Int32.max)) &* 1000
-    }
-
-    /// An IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT") as Unix seconds; nil if it
-    /// is not one (the obsolete forms are not read: Expires then means expired).
-    /// Read byte by byte: the fixed layout needs no splitting.
-    static func httpDate(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
-        guard b.count == 29, b[3] == 0x2C, b[4] == 0x20, b[7] == 0x20, b[11] == 0x20, b[16] == 0x20,
-            b[19] == 0x3A, b[22] == 0x3A, b[25] == 0x20, b[26] == 0x47, b[27] == 0x4D, b[28] == 0x54
-        else { return nil }
-        func number(_ from: Int, _ count: Int) -> Int? {
-            var v = 0
-            for i in from..<(from + count) {
-                guard b[i] >= 0x30 && b[i] <= 0x39 else { return nil }
-                v = v * 10 + Int(b[i] - 0x30)
-            }
-            return v
-        }
-        // The month by its three letters, compared as one number (no string made).
-        let code = UInt32(b[8]) << 16 | UInt32(b[9]) << 8 | UInt32(b[10])
-        guard let day = number(5, 2), (1...31).contains(day), let month = monthCodes.firstIndex(of: code),
-            let year = number(12, 4), year >= 1970, let h = number(17, 2), h <= 23, let m = number(20, 2), m <= 59,
-            let sec = number(23, 2), sec <= 60
-        else { return nil }
-        // Days from the civil date (Howard Hinnant's algorithm), then seconds.
-        let m1 = month + 1   // 1…12
-        let y = m1 <= 2 ? year - 1 : year
-        let era = y / 400
-        let yoe = y - era * 400
-        let mp = (m1 + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        let days = era * 146_097 + doe - 719_468
-        return Int64(days) * 86_400 + Int64(h * 3600 + m * 60 + sec)
-    }
-
-    static func httpDate(_ text: String) -> Int64? {
-        var t = text
-        return t.withUTF8 { httpDate($0) }
-    }
-
-    private static let monthCodes: [UInt32] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"
-    ]
-    .map { m in m.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
-
-    /// `seconds` as an IMF-fixdate (If-Modified-Since is sent as the server wrote
-    /// Last-Modified; this is for tests and messages).
-    static func httpDate(seconds: Int64) -> String {
-        var t = tm()
-        var s = time_t(seconds)
-        gmtime_r(&s, &t)
-        var buffer = [CChar](repeating: 0, count: 64)
-        let n = strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &t)
-        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 
