@@ -241,6 +241,19 @@ private let finalFn: nc_complete_fn = { r, e, ud in
         #expect(cacheCount(key).requests == 1 && cacheCount(past).requests == 2)
     }
 
+    /// RFC 9110 §5.6.7: Expires and Date in the obsolete forms are read too (they
+    /// were taken for "expired" before).
+    @Test(arguments: ["rfc850", "asctime"])
+    func expiresInAnObsoleteFormGivesFreshness(form: String) throws {
+        let key = uniqueKey()
+        let client = try cacheClient()
+        defer { client.free() }
+        let query = "expires=3600&date_form=\(form)"
+        #expect(client.sync(try request(resource(key, query), NC_CACHE_ELSE_NETWORK)).succeeded)
+        #expect(client.sync(try request(resource(key, query), NC_CACHE_ELSE_NETWORK)).response?.fromCache == 1)
+        #expect(cacheCount(key).requests == 1)
+    }
+
     @Test func theQueryIsSortedInTheKey() throws {
         let key = uniqueKey()
         let client = try cacheClient()

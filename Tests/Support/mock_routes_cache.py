@@ -1,11 +1,12 @@
 """Routes of the response cache's tests (Features/Cache, docs/caching.md).
 
-  /cache/resource?key=K&max_age=N&etag=1&lm=1&vary=H&cc=D&expires=S&code=C&size=N
+  /cache/resource?key=K&max_age=N&etag=1&lm=1&vary=H&cc=D&expires=S&date_form=F&code=C&size=N
         an envelope {"code":0,"msg":"ok","data":{"key":K,"version":v,"n":n,"vary":value}}
         where v is the key's version (/cache/bump) and n counts the key's requests.
         max_age=N: "Cache-Control: max-age=N"; cc=D adds directives (no-store,
         no-cache, must-revalidate, private: comma-separated); expires=S: an Expires
-        S seconds from now (negative: past) and a Date; etag=1: ETag "K-v", and a
+        S seconds from now (negative: past) and a Date, as IMF-fixdates or, with
+        date_form=rfc850|asctime, in that obsolete form; etag=1: ETag "K-v", and a
         matching If-None-Match gets 304; lm=1: a fixed Last-Modified, and an equal
         If-Modified-Since (without If-None-Match) gets 304; vary=H: "Vary: H" and
         the request's H in data.vary; code=C: the envelope's code is C (a business
@@ -21,6 +22,26 @@ import time
 from email.utils import formatdate
 
 from mock_server import JSON_TYPE, dumps
+
+_DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+_MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+
+def _rfc850(t):
+    g = time.gmtime(t)
+    return (f"{_DAYS[g.tm_wday]}, {g.tm_mday:02d}-{_MONTHS[g.tm_mon - 1]}-{g.tm_year % 100:02d} "
+            f"{g.tm_hour:02d}:{g.tm_min:02d}:{g.tm_sec:02d} GMT")
+
+
+def _asctime(t):
+    g = time.gmtime(t)
+    return (f"{_DAYS[g.tm_wday][:3]} {_MONTHS[g.tm_mon - 1]} {g.tm_mday:2d} "
+            f"{g.tm_hour:02d}:{g.tm_min:02d}:{g.tm_sec:02d} {g.tm_year}")
+
+
+# The obsolete HTTP-date forms a recipient must also accept (RFC 9110 §5.6.7).
+http_date_forms = {"rfc850": _rfc850, "asctime": _asctime}
+
 
 _lock = threading.Lock()
 _state = {}  # key -> {"requests", "conditional", "not_modified", "version", "broken"}
@@ -56,8 +77,9 @@ def route_resource(h):
         headers.append(("Cache-Control", ", ".join(cc)))
     if h.arg("expires") is not None:
         now = time.time()
-        headers.append(("Date", formatdate(now, usegmt=True)))
-        headers.append(("Expires", formatdate(now + h.int_arg("expires", 0), usegmt=True)))
+        form = http_date_forms.get(h.arg("date_form"), lambda t: formatdate(t, usegmt=True))
+        headers.append(("Date", form(now)))
+        headers.append(("Expires", form(now + h.int_arg("expires", 0))))
     etag = f'"{key}-{version}"' if h.arg("etag") == "1" else None
     if etag:
         headers.append(("ETag", etag))
