@@ -137,16 +137,6 @@ struct Freshness {
     }
 }
 
-extension Substring {
-    /// Without leading and trailing spaces and tabs.
-    func trimmingASCIISpaces() -> Substring {
-        var s = self
-        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
-        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
-        return s
-    }
-}
-
 /// The wall clock in Unix milliseconds (stored answers outlive the process, so
 /// freshness is measured on the wall clock, not the monotonic one).
 func wallClockMs() -> Int64 {

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The Retry-After header (RFC 9110 §10.2.3): a number of seconds, or an HTTP-date
 /// in any of the three forms a recipient must accept (IMF-fixdate "Sun, 06 Nov 1994
 /// 08:49:37 GMT", RFC 850 "Sunday, 06-Nov-94 08:49:37 GMT", asctime "Sun Nov  6
@@ -10,7 +6,7 @@ enum RetryAfter {
     /// The wait the header asks for, ms from `nowSeconds` (Unix time); 0 for a date
     /// in the past; nil when the value is neither form.
     static func delayMs(_ value: String, nowSeconds: Int64) -> Int64? {
-        let text = value.trimmingSpaces
+        let text = String(Substring(value).trimmingASCIISpaces())
         if !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
             // Seconds; a huge number waits "very long" (the cap applies).
             guard let s = Int64(text) else { return Int64.max }
@@ -19,16 +15,5 @@ enum RetryAfter {
         guard let date = HTTPDate.seconds(text) else { return nil }
         let seconds = date - nowSeconds
         return seconds <= 0 ? 0 : (seconds.multipliedReportingOverflow(by: 1000).overflow ? Int64.max : seconds * 1000)
-    }
-}
-
-extension String {
-    /// Without leading and trailing spaces and tabs.
-    fileprivate var trimmingSpaces: String {
-        let bytes = Array(utf8)
-        var start = 0, end = bytes.count
-        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
-        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
-        return String(decoding: bytes[start..<end], as: UTF8.self)
     }
 }
