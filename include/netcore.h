@@ -1255,7 +1255,9 @@ typedef void (*nc_event_fn)(const char *event_json, size_t len, void *userdata);
  *   {"event":"request_start"|"attempt_end"|"retry"|"cache_hit"|"request_end",
  *    "id":<nc_task_id>, "method", "url", "attempt", "status", "domain", "code",
  *    "delay_ms", "reason", "timings":{"dns","connect","tls","first_byte","total"} and
- *    "bytes" (µs and body bytes received, attempt_end), "from_cache" (cache_hit,
+ *    "bytes" (µs and body bytes received, attempt_end; "timings" is null for a
+ *    request sent while only a log at WARN or INFO was installed, which reads
+ *    none), "from_cache" (cache_hit,
  *    request_end), "not_modified" (cache_hit: a 304 served the stored body),
  *    "cache" (cache_hit: the counters of nc_client_cache_stats_json(), else null),
  *    "elapsed_us" (request_end)}

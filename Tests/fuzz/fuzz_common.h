@@ -1,7 +1,7 @@
 /*
  * fuzz_common.h — what several libFuzzer targets of Tests/fuzz share: reading an
- * input in NUL-separated parts, and the exactly-once check of the call-sequence
- * targets. Each target is one .c file built on its own (Tests/fuzz/run.sh), so
+ * input in NUL-separated parts, the exactly-once check of the call-sequence
+ * targets, and what makes a log line one line. Each target is one .c file built on its own (Tests/fuzz/run.sh), so
  * these are static inline functions.
  */
 #ifndef NC_FUZZ_COMMON_H
@@ -37,6 +37,19 @@ static inline void check_exactly_once(const int *sent, atomic_int *calls, nc_tas
         }
         nc_task_free(tasks[i]);
     }
+}
+
+/* Whether a log line is one line that drives no terminal: no C0 control but tab,
+ * no DEL, no C1 control (UTF-8 C2 80-9F: NEL among them), no U+2028/U+2029
+ * (E2 80 A8/A9). The library escapes all of these (LogLines.oneLine). */
+static inline int is_one_line(const char *line) {
+    const unsigned char *p = (const unsigned char *)line;
+    for (; *p; p++) {
+        if ((*p < 0x20 && *p != '\t') || *p == 0x7F) return 0;
+        if (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) return 0;
+        if (p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9)) return 0;
+    }
+    return 1;
 }
 
 #endif

@@ -26,7 +26,7 @@
 #include "fuzz_common.h"
 #include "netcore.h"
 
-#define MAX_OPS 40
+#define MAX_OPS 48
 
 static atomic_int g_calls[MAX_OPS];
 static int g_refresh_mode; /* 0: answers later (a step), 1: a good token at once, 2: a failure at once */

@@ -25,6 +25,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "fuzz_common.h"
 #include "netcore.h"
 
 static int g_listener = -1;
@@ -53,7 +54,8 @@ static void *serve(void *arg) {
         (void)!read(fd, buf, sizeof buf); /* the request (one read is enough for a GET) */
         size_t off = 0;
         while (off < g_size) {
-            ssize_t w = write(fd, g_data + off, g_size - off);
+            /* The client may have closed first: no SIGPIPE. */
+            ssize_t w = send(fd, g_data + off, g_size - off, MSG_NOSIGNAL);
             if (w <= 0) break;
             off += (size_t)w;
         }
@@ -75,7 +77,7 @@ static void on_event(const char *event_json, size_t len, void *userdata) {
 static void on_log(const char *line, size_t len, void *userdata) {
     (void)userdata;
     if (getenv("FUZZ_VERBOSE")) fprintf(stderr, "%s\n", line); /* to read what a seed does */
-    if (strlen(line) != len || strpbrk(line, "\r\n")) abort();
+    if (strlen(line) != len || !is_one_line(line)) abort();
 }
 
 static void on_auth_expired(const nc_response *resp, const nc_error *err, void *userdata) {

@@ -162,6 +162,8 @@ def test_client_error_invalid_request():
     ("GET", "/a\tb", "'\\t' at index 2"),
     ("GE T", "/echo", "the method must be an HTTP token"),
     ("GET", "ftp://127.0.0.1/x", "only http:// and https:// URLs are sent"),
+    ("GET", "localhost:8080/api", "only http:// and https:// URLs are sent; a path starts with '/'"),
+    ("GET", "", "the path or URL is empty"),
 ])
 def test_a_refused_url_says_why(client, method, path, why):
     """nc_request_new() returns only NC_ERR_INVALID_ARGUMENT: the binding says which rule."""

@@ -83,16 +83,20 @@ enum HTTPDate {
         return nil
     }
 
-    /// RFC 850's two-digit year: the year of this century with those digits,
-    /// unless that is more than 50 years ahead: then the century before (RFC 9110
-    /// §5.6.7).
+    /// RFC 850's two-digit year: the year with those digits that is not more than
+    /// 50 years ahead of this one (RFC 9110 §5.6.7: one that appears more than 50
+    /// years in the future is the most recent past year with those digits), and
+    /// not 50 or more behind it: in 2026, 76 is 2076 and 77 is 1977; in 2051, 00
+    /// is 2100.
     static func fullYear(twoDigit yy: Int, now: Int64 = Int64(time(nil))) -> Int {
         var s = time_t(now)
         var t = tm()
         gmtime_r(&s, &t)
         let thisYear = Int(t.tm_year) + 1900
         let year = thisYear - thisYear % 100 + yy
-        return year > thisYear + 50 ? year - 100 : year
+        if year > thisYear + 50 { return year - 100 }
+        if year <= thisYear - 50 { return year + 100 }
+        return year
     }
 
     /// Seconds since 1970 of a civil date and time in GMT (days from the civil date

@@ -25,7 +25,9 @@ import Glibc
     @Test func httpDatesInTheirThreeForms() {
         let t: Int64 = 784_111_777   // Sun, 06 Nov 1994 08:49:37 GMT
         #expect(HTTPDate.seconds("Sun, 06 Nov 1994 08:49:37 GMT") == t)
-        #expect(HTTPDate.seconds("Sunday, 06-Nov-94 08:49:37 GMT") == t)
+        // RFC 850 with a four-digit year is read as written; a two-digit one by fullYear.
+        #expect(HTTPDate.seconds("Sunday, 06-Nov-1994 08:49:37 GMT") == t)
+        #expect(HTTPDate.seconds("Friday, 06-Nov-26 08:49:37 GMT") == t + 1_009_843_200)   // 2026 until 2076
         #expect(HTTPDate.seconds("Sun Nov  6 08:49:37 1994") == t)
         #expect(HTTPDate.seconds("sun nov  6 08:49:37 1994") == t)   // obsolete forms: any case
         #expect(HTTPDate.seconds("Thu, 01 Jan 1970 00:00:00 GMT") == 0)
@@ -44,6 +46,9 @@ import Glibc
         #expect(HTTPDate.fullYear(twoDigit: 26, now: in2026) == 2026)
         #expect(HTTPDate.fullYear(twoDigit: 76, now: in2026) == 2076)
         #expect(HTTPDate.fullYear(twoDigit: 77, now: in2026) == 1977)
+        let in2051: Int64 = 2_557_000_000   // 2051-01-11
+        #expect(HTTPDate.fullYear(twoDigit: 0, now: in2051) == 2100)
+        #expect(HTTPDate.fullYear(twoDigit: 2, now: in2051) == 2002)
     }
 
     @Test func freshnessFromHeaders() {
@@ -63,7 +68,7 @@ import Glibc
         #expect(e.freshUntil(nowMs: 0) == 60_000)
         #expect(freshness("Expires: soon\r\n").freshUntil(nowMs: 7) == 7)   // unreadable: expired
         // The obsolete forms are read too (they were taken for "expired" before).
-        let old = freshness("Date: Sunday, 06-Nov-94 08:49:37 GMT\r\nExpires: Sun Nov  6 08:50:37 1994\r\n")
+        let old = freshness("Date: Friday, 06-Nov-26 08:49:37 GMT\r\nExpires: Fri Nov  6 08:50:37 2026\r\n")
         #expect(old.freshUntil(nowMs: 0) == 60_000)
     }
 

@@ -138,7 +138,7 @@ import Testing
 
     @Test func retryAfterSecondsAndDatesCappedByMaxDelay() {
         let now: Int64 = 784_111_777   // Sun, 06 Nov 1994 08:49:37 GMT
-        #expect(RetryAfter.delayMs("Sunday, 06-Nov-94 08:49:39 GMT", nowSeconds: now) == 2000)
+        #expect(RetryAfter.delayMs("Sunday, 06-Nov-1994 08:49:39 GMT", nowSeconds: now) == 2000)
         #expect(RetryAfter.delayMs("Sun Nov  6 08:49:41 1994", nowSeconds: now) == 4000)
         #expect(RetryAfter.delayMs("06 Nov 1994", nowSeconds: now) == nil)
         #expect(RetryAfter.delayMs("2", nowSeconds: now) == 2000)

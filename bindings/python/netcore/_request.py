@@ -5,6 +5,7 @@ import ctypes
 import json as _json
 import math
 import os
+import re
 import threading
 from collections.abc import Mapping
 from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
@@ -176,20 +177,24 @@ def _multipart(data: Any, files: Any) -> List[_Part]:
     return parts
 
 
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _TOKEN_CHARS = frozenset("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
 def _why_refused(method: str, path: str) -> str:
-    """What nc_request_new() refuses in ``method`` / ``path`` (its header comment),
-    said so the caller can fix it: "" when it is none of these."""
+    """What nc_request_new() refuses in ``method`` / ``path`` (the rules of its header
+    comment, as the core checks them), said so the caller can fix it: "" when it is
+    none of these."""
     if not method or not set(method) <= _TOKEN_CHARS:
         return " (the method must be an HTTP token such as GET or POST)"
+    if not path:
+        return " (the path or URL is empty)"
     for i, ch in enumerate(path):
-        if ch.isspace() or ord(ch) < 0x20 or ord(ch) == 0x7F:
+        if ord(ch) <= 0x20 or ord(ch) == 0x7F:
             return (f" ({ch!r} at index {i}: a URL holds no spaces or control characters;"
                     " percent-encode it (%20 for a space) or pass query values in params=)")
-    if "://" in path and not path.lower().startswith(("http://", "https://")):
-        return " (only http:// and https:// URLs are sent)"
+    if _SCHEME.match(path) and not path.lower().startswith(("http://", "https://")):
+        return " (only http:// and https:// URLs are sent; a path starts with '/')"
     return ""
 
 

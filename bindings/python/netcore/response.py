@@ -160,8 +160,8 @@ class Response:
     def metrics(self) -> Dict[str, Any]:
         """How the response was obtained (``nc_response_metrics_json``): ``attempts``,
         ``redirects``, ``total_us``, ``url`` (redacted) and ``attempt_log`` (one entry
-        per attempt with libcurl's timings in µs; empty unless an event hook, or the
-        ``"netcore"`` logger at DEBUG, was active when the request was sent)."""
+        per attempt with libcurl's timings in µs; empty unless the client has an event
+        hook, or the ``"netcore"`` logger was enabled for DEBUG when the client was made)."""
         return self._read("_metrics", _read_metrics)
 
     @property

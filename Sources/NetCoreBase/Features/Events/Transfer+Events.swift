@@ -51,7 +51,9 @@ extension Transfer {
         }
         guard monitor.wants(.attemptEnd) else { return }
         var e = event(.attemptEnd, response, error)
-        e.timings = timings
+        // No timings were read for this request (a handler that wants them came
+        // after it was sent): none rather than zeros.
+        e.timings = keepsAttemptLog ? timings : nil
         monitor.attemptDidEnd(e)
     }
 
