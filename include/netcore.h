@@ -1271,9 +1271,10 @@ typedef void (*nc_event_fn)(const char *event_json, size_t len, void *userdata);
  * id_token, key, api_key, apikey, secret, client_secret, password, passwd, pwd,
  * signature, sig, auth, authorization, credential(s), session, sessionid, and
  * names ending in _token/-token/_key/-key/_secret/-secret or containing
- * "password") read REDACTED, as does a value that is itself a URL with userinfo
- * (pairs are split on '&' and ';', names percent-decoded). No header value or body
- * is ever in an event.
+ * "password", and nested names one of whose parts is such a name: auth[token],
+ * client[api_key], session.key) read REDACTED, as does a value that is itself a
+ * URL with userinfo (pairs are split on '&' and ';', names percent-decoded). No
+ * header value or body is ever in an event.
  *
  * Ownership: `event_json` is borrowed for the call. `fn` NULL removes it.
  * Thread:    any thread. `fn` runs on the thread driving the request (the

@@ -973,7 +973,7 @@ static void test_hooks(void) {
     /* events and log lines: no secrets */
     CHECK_INT(nc_client_set_event_handler(c, hook_text, &h), NC_OK);
     CHECK_INT(nc_client_set_log_handler(c, NC_LOG_TRACE, hook_text, &h), NC_OK);
-    CHECK_INT(nc_request_new("GET", "/echo?token=SECRET-Q&page=1", &r), NC_OK);
+    CHECK_INT(nc_request_new("GET", "/echo?token=SECRET-Q&page=1&auth[token]=SECRET-N", &r), NC_OK);
     CHECK_INT(nc_request_set_header(r, "X-API-Key", "SECRET-KEY"), NC_OK);
     CHECK_INT(nc_client_send_sync(c, r, &resp, &err), NC_OK);
     const char *metrics = nc_response_metrics_json(resp);

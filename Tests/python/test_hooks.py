@@ -39,7 +39,7 @@ def test_events_hooks_and_metrics_carry_no_secrets(base):
     with netcore.Client({"base_url": base, "envelope": ENVELOPE}, on_event=events.append,
                         event_hooks={"request": [starts.append], "response": [ends.append]}) as c:
         c.set_header("Authorization", "Bearer SECRET-TOKEN")
-        r = c.get("/env/code/ok", params={"token": "SECRET-Q", "page": 2})
+        r = c.get("/env/code/ok", params={"token": "SECRET-Q", "page": 2, "auth[token]": "SECRET-N"})
         assert r.data == {"id": 7, "name": "Ada"}
         assert isinstance(r.elapsed, datetime.timedelta) and r.elapsed.total_seconds() >= 0
         assert r.metrics["attempts"] == 1 and len(r.metrics["attempt_log"]) == 1

@@ -26,6 +26,11 @@ import Testing
         #expect(
             Redaction.text("GET 'http://u:SECRET@h/x?password=SECRET' failed")
                 == "GET 'http://h/x?password=REDACTED' failed")
+        // Nested names (Rails, PHP, qs): secret when one of their parts is.
+        #expect(
+            Redaction.url("http://h/p?auth[token]=SECRET&client%5Bapi_key%5D=SECRET&session.key=SECRET&user[name]=ada")
+                == "http://h/p?auth[token]=REDACTED&client%5Bapi_key%5D=REDACTED&session.key=REDACTED&user[name]=ada")
+        #expect(!Redaction.isSecret(name: "page.size") && !Redaction.isSecret(name: "items[0]"))
     }
 
     @Test func eventJSONHasEveryKey() {

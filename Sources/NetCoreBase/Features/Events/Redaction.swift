@@ -8,7 +8,8 @@
 /// refresh_token, id_token, key, api_key, apikey, secret, client_secret, password,
 /// passwd, pwd, signature, sig, auth, authorization, credential, credentials,
 /// session, sessionid, plus any name ending in `_token`, `-token`, `_key`, `-key`,
-/// `_secret`, `-secret` or containing `password`.
+/// `_secret`, `-secret` or containing `password`; a nested name (`auth[token]`,
+/// `session.key`) when one of its parts is such a name.
 public enum Redaction {
     /// Query parameter names whose values events and logs never show (compared case-insensitively).
     public static let secretNames: Set<String> = [
@@ -17,9 +18,18 @@ public enum Redaction {
         "authorization", "credential", "credentials", "session", "sessionid"
     ]
 
-    /// Whether a query parameter of this name has its value hidden.
+    /// Whether a query parameter of this name has its value hidden. A nested name,
+    /// as Rails, PHP and qs write an object's members (`auth[token]`,
+    /// `client[api_key]`, `session.key`), is secret when one of its parts is.
     public static func isSecret(name: String) -> Bool {
         let n = name.lowercased()
+        if isSecretPart(n) { return true }
+        guard n.utf8.contains(where: { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: ".") }) else { return false }
+        return n.split(whereSeparator: { $0 == "[" || $0 == "]" || $0 == "." }).contains { isSecretPart(String($0)) }
+    }
+
+    /// One lower-cased name (or part of a nested one) against the list and the suffixes.
+    private static func isSecretPart(_ n: String) -> Bool {
         if secretNames.contains(n) || n.containsASCII("password") { return true }
         for suffix in ["_token", "-token", "_key", "-key", "_secret", "-secret"] where n.hasSuffix(suffix) {
             return true
