@@ -100,9 +100,10 @@ enum HTTPDate {
     }
 
     /// Seconds since 1970 of a civil date and time in GMT (days from the civil date
-    /// by Howard Hinnant's algorithm); nil for a field out of range.
+    /// by Howard Hinnant's algorithm); nil for a field out of range, a day the month
+    /// does not have (31 Feb) included.
     static func unixSeconds(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Int64? {
-        guard (1900...9999).contains(year), (1...12).contains(month), (1...31).contains(day), hour < 24,
+        guard (1900...9999).contains(year), (1...12).contains(month), day >= 1, day <= daysIn(month, year), hour < 24,
             minute < 60, second <= 60
         else { return nil }
         let y = month <= 2 ? year - 1 : year
@@ -113,6 +114,14 @@ enum HTTPDate {
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         let days = era * 146_097 + doe - 719_468
         return Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+    }
+
+    private static func daysIn(_ month: Int, _ year: Int) -> Int {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 
     private static let monthCodes: [UInt32] = [

@@ -35,7 +35,8 @@ import Glibc
         for bad in [
             "0", "", "06 Nov 1994", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT",
             "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun Nov  6 08:49:37 99999",
-            "Sunday, 06-Nov-94 08:49:37 PST", "Sun, 06 Nov 1994 08:49:37 GMT extra"
+            "Sunday, 06-Nov-94 08:49:37 PST", "Sun, 06 Nov 1994 08:49:37 GMT extra",
+            "Tue, 31 Feb 2026 08:49:37 GMT", "Thu, 29 Feb 2100 00:00:00 GMT", "Sun, 31 Apr 1994 00:00:00 GMT"
         ] {
             #expect(HTTPDate.seconds(bad) == nil, "\(bad)")
         }
