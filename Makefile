@@ -5,7 +5,7 @@
 #   make docs   the HTML reference of the C API from the header (doxygen): build/docs/html
 #   make format / make lint   swift format (.swift-format) and clang-format (.clang-format)
 #   make fault  the fault-injection suite, every case (docs/RELIABILITY.md; its fast part is in make test)
-#   make test-asan / test-tsan / test-ubsan / valgrind / alloc-fail / fuzz / race-1m   reliability tools
+#   make test-asan / test-tsan / test-ubsan / valgrind / alloc-fail / fuzz / race-1m / soak   reliability tools
 #               (docs/RELIABILITY.md; none is part of make test)
 #   make install [PREFIX=] [DESTDIR=]   library, header, netcore.pc, CMake package; make uninstall
 SHELL := /bin/bash
@@ -36,7 +36,7 @@ SWIFT_RELEASE_FLAGS := -c release --product netcore -Xswiftc -static-stdlib $(NO
 	-Xcc -gdwarf-4
 
 .PHONY: install uninstall test-install deps lib examples demo test test-swift test-c test-python test-tsan test-asan test-ubsan valgrind bench \
-	bench-appmix fault alloc-fail fuzz race-1m \
+	bench-appmix fault alloc-fail fuzz race-1m soak \
 	format lint format-deps clean
 
 deps:
@@ -150,6 +150,16 @@ race-1m: lib
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -Iinclude -o $(BUILD)/bin/race Tests/fault/race.c \
 	  -L$(LIBDIR) -Wl,-rpath,'$$ORIGIN/../lib' -lnetcore -ljansson -pthread
 	$(BUILD)/bin/race $(RACE_N)
+
+# Memory over SOAK_N requests a phase with each stateful feature on, one phase per
+# feature (Tests/fault/soak.c; SOAK_PHASE=name runs one; not part of make test).
+SOAK_N ?= 200000
+SOAK_PHASE ?=
+soak: lib
+	@mkdir -p $(BUILD)/bin
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -Iinclude -o $(BUILD)/bin/soak Tests/fault/soak.c \
+	  -L$(LIBDIR) -Wl,-rpath,'$$ORIGIN/../lib' -lnetcore -ljansson -pthread
+	$(BUILD)/bin/soak $(SOAK_N) $(SOAK_PHASE)
 
 # Formatting: swift format (in the toolchain) with .swift-format, clang-format with
 # .clang-format (Debian's package; its version decides details of the output).

@@ -20,79 +20,25 @@
  * Exits 0 when both hold.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <pthread.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "loopback.h"
 #include "netcore.h"
 
 #define WINDOW 16
 
-/* ---- the server ---- */
+/* ---- the server: a fixed 200 envelope ---- */
 
 static const char RESPONSE[] =
     "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 39\r\n\r\n"
     "{\"code\":0,\"msg\":\"ok\",\"data\":{\"race\":1}}"; /* 39 bytes */
 
-static void *serve_conn(void *arg) {
-    int fd = (int)(intptr_t)arg, one = 1;
-    char buf[8192];
-    size_t have = 0;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    for (;;) {
-        ssize_t r = read(fd, buf + have, sizeof buf - have - 1);
-        if (r <= 0) break;
-        have += (size_t)r;
-        buf[have] = 0;
-        char *end;
-        while ((end = strstr(buf, "\r\n\r\n")) != NULL) { /* GETs only: no body */
-            if (write(fd, RESPONSE, sizeof RESPONSE - 1) < 0) goto done;
-            size_t used = (size_t)(end + 4 - buf);
-            memmove(buf, buf + used, have - used);
-            have -= used;
-            buf[have] = 0;
-        }
-        if (have >= sizeof buf - 1) break;
-    }
-done:
-    close(fd);
-    return NULL;
-}
-
-static void *serve(void *arg) {
-    int listener = (int)(intptr_t)arg;
-    for (;;) {
-        int fd = accept(listener, NULL, NULL);
-        if (fd < 0) continue;
-        pthread_t t;
-        if (pthread_create(&t, NULL, serve_conn, (void *)(intptr_t)fd) == 0) pthread_detach(t);
-        else close(fd);
-    }
-    return NULL;
-}
-
-static int start_server(void) {
-    struct sockaddr_in a;
-    socklen_t len = sizeof a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    int l = socket(AF_INET, SOCK_STREAM, 0);
-    if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof a) || listen(l, 512) ||
-        getsockname(l, (struct sockaddr *)&a, &len))
-        return -1;
-    pthread_t t;
-    pthread_create(&t, NULL, serve, (void *)(intptr_t)l);
-    pthread_detach(t);
-    return ntohs(a.sin_port);
+static size_t respond(const char *head, char *out, size_t cap) {
+    (void)head;
+    if (cap < sizeof RESPONSE) return 0;
+    memcpy(out, RESPONSE, sizeof RESPONSE - 1);
+    return sizeof RESPONSE - 1;
 }
 
 /* ---- the client side ---- */
@@ -115,21 +61,6 @@ static void on_done(const nc_response *resp, const nc_error *err, void *userdata
                  err ? nc_error_domain_name(err) : "no error, no response",
                  err ? (long long)nc_error_code(err) : 0LL, err ? nc_error_message(err) : "");
     atomic_fetch_add(&g_done, 1);
-}
-
-static long rss_kib(void) {
-    long pages = 0, resident = 0;
-    FILE *f = fopen("/proc/self/statm", "r");
-    if (!f) return -1;
-    if (fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = -1;
-    fclose(f);
-    return resident * (sysconf(_SC_PAGESIZE) / 1024);
-}
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static nc_client *new_client(int port) {
@@ -158,7 +89,7 @@ static void wait_below(long sent, long limit) {
 
 int main(int argc, char **argv) {
     long n = argc > 1 ? atol(argv[1]) : 1000000;
-    int port = start_server();
+    int port = loopback_start(respond);
     if (port < 0 || n <= 0) return 2;
     g_calls = calloc((size_t)n, 1);
     nc_request *req = NULL;

@@ -1,0 +1,418 @@
+/*
+ * soak.c — `make soak` (docs/RELIABILITY.md): memory over many requests with each
+ * feature that keeps state per request, per key or per client switched on, one
+ * phase per feature, so that what grows is named.
+ *
+ *   soak [N [PHASE]]     N requests a phase (default 200000); PHASE: one phase's name
+ *
+ * A leak checker sees only memory nothing points to. A table that keeps an entry
+ * for every group name, coalescing key, refreshed request or cached answer still
+ * points to it, and grows for the life of the client; only a long run shows it.
+ * Each phase makes one client, sends N requests with WINDOW in flight, each with a
+ * key of its own where the feature has keys, and reads the resident set
+ * (/proc/self/statm) after the first 10 % and at the end: it fails when the set grew
+ * by more than 1 MiB between the two. Every request (or batch) has its own callback
+ * counter, which must be exactly 1 after nc_client_free(); every phase also checks
+ * what the feature must have done (cancelled, shared, retried, refreshed...).
+ *
+ * The server runs in this process (loopback.h) and answers by path:
+ *   /ok…              200 envelope
+ *   /busy             503 with Retry-After: 0
+ *   /users/<id>       200, or 500 when id is a multiple of 8
+ *   /auth             401 unless "Authorization: Bearer t<k>" with k >= the accepted
+ *                     generation, which the refresh phase moves on
+ *   /cache/<n>        200 with Cache-Control: max-age=600
+ *   /cookie/<n>       200 with Set-Cookie: c<n>=1
+ * and counts the requests it answered (the coalescing phase reads it).
+ */
+#define _GNU_SOURCE
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "loopback.h"
+#include "netcore.h"
+
+#define WINDOW 16
+#define BATCH  8
+
+/* ---- the server ---- */
+
+static atomic_long g_hits;     /* requests answered */
+static atomic_long g_accepted; /* the oldest token generation /auth accepts */
+
+static size_t reply(char *out, size_t cap, const char *status, const char *extra, const char *body) {
+    int n = snprintf(out, cap,
+                     "HTTP/1.1 %s\r\nContent-Type: application/json\r\n%sContent-Length: %zu\r\n\r\n%s",
+                     status, extra, strlen(body), body);
+    return n > 0 && (size_t)n < cap ? (size_t)n : 0;
+}
+
+static size_t respond(const char *head, char *out, size_t cap) {
+    static const char ok[] = "{\"code\":0,\"msg\":\"ok\",\"data\":{\"soak\":1}}";
+    atomic_fetch_add(&g_hits, 1);
+    const char *path = strchr(head, ' ');
+    if (!path) return 0;
+    path++;
+    char extra[96] = "";
+    if (!strncmp(path, "/busy", 5))
+        return reply(out, cap, "503 Service Unavailable", "Retry-After: 0\r\n",
+                     "{\"code\":503,\"msg\":\"busy\",\"data\":null}");
+    if (!strncmp(path, "/users/", 7) && atol(path + 7) % 8 == 0)
+        return reply(out, cap, "500 Internal Server Error", "",
+                     "{\"code\":500,\"msg\":\"down\",\"data\":null}");
+    if (!strncmp(path, "/auth", 5)) {
+        const char *a = strcasestr(head, "\r\nAuthorization: Bearer t");
+        if (!a || atol(a + strlen("\r\nAuthorization: Bearer t")) < atomic_load(&g_accepted))
+            return reply(out, cap, "401 Unauthorized", "",
+                         "{\"code\":401,\"msg\":\"expired\",\"data\":null}");
+    }
+    if (!strncmp(path, "/cache/", 7)) snprintf(extra, sizeof extra, "Cache-Control: max-age=600\r\n");
+    if (!strncmp(path, "/cookie/", 8))
+        snprintf(extra, sizeof extra, "Set-Cookie: c%ld=1; Path=/\r\n", atol(path + 8));
+    return reply(out, cap, "200 OK", extra, ok);
+}
+
+/* ---- the client side ---- */
+
+static unsigned char *g_calls; /* callbacks per request (or batch) */
+static atomic_long g_done, g_ok, g_cancelled, g_http, g_other;
+static atomic_long g_events, g_logs, g_handled, g_refreshes; /* hooks' calls */
+static char g_first_other[512];
+
+static void count_error(const nc_error *err) {
+    if (!err) atomic_fetch_add(&g_ok, 1);
+    else if (nc_error_domain(err) == NC_DOMAIN_CLIENT && nc_error_code(err) == NC_CLIENT_CANCELLED)
+        atomic_fetch_add(&g_cancelled, 1);
+    else if (nc_error_domain(err) == NC_DOMAIN_HTTP) atomic_fetch_add(&g_http, 1);
+    else if (atomic_fetch_add(&g_other, 1) == 0)
+        snprintf(g_first_other, sizeof g_first_other, "%s %lld: %s", nc_error_domain_name(err),
+                 (long long)nc_error_code(err), nc_error_message(err));
+}
+
+static void on_done(const nc_response *resp, const nc_error *err, void *userdata) {
+    (void)resp;
+    size_t i = (size_t)(uintptr_t)userdata;
+    if (g_calls[i] < 255) g_calls[i]++;
+    count_error(err);
+    atomic_fetch_add(&g_done, 1);
+}
+
+static void on_batch(const nc_batch *b, void *userdata) {
+    size_t i = (size_t)(uintptr_t)userdata;
+    if (g_calls[i] < 255) g_calls[i]++;
+    for (size_t k = 0; k < nc_batch_count(b); k++) count_error(nc_batch_error(b, k));
+    atomic_fetch_add(&g_done, 1);
+}
+
+static void on_event(const char *json, size_t len, void *userdata) {
+    (void)json, (void)len;
+    atomic_fetch_add((atomic_long *)userdata, 1);
+}
+
+static void on_failure(const nc_response *resp, const nc_error *err, void *userdata) {
+    (void)resp, (void)err, (void)userdata;
+    atomic_fetch_add(&g_handled, 1);
+}
+
+static nc_status adapter(nc_outgoing *out, void *userdata) {
+    (void)userdata;
+    return nc_outgoing_set_header(out, "X-Soak", "1");
+}
+
+/* Answers at once with the generation the server accepts now. */
+static void refresher(nc_client *client, const nc_error *error, void *userdata) {
+    (void)error, (void)userdata;
+    char token[32];
+    snprintf(token, sizeof token, "t%ld", atomic_load(&g_accepted));
+    atomic_fetch_add(&g_refreshes, 1);
+    nc_client_refresh_done(client, token, NULL);
+}
+
+static nc_client *new_client(int port, const char *features) {
+    char config[1024];
+    nc_client *c = NULL;
+    nc_error *err = NULL;
+    snprintf(config, sizeof config,
+             "{\"base_url\":\"http://127.0.0.1:%d\",\"reachability\":{\"mode\":\"online\"},"
+             "\"limits\":{\"max_connections_per_host\":%d}%s%s}",
+             port, WINDOW, *features ? "," : "", features);
+    if (nc_client_new(config, &c, &err) != NC_OK) {
+        fprintf(stderr, "nc_client_new: %s\n", nc_error_message(err));
+        exit(2);
+    }
+    return c;
+}
+
+static void wait_below(long sent, long limit) {
+    while (sent - atomic_load(&g_done) >= limit) {
+        struct timespec ts = {0, 20000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void must(nc_status s, const char *what) {
+    if (s != NC_OK) {
+        fprintf(stderr, "%s: %s\n", what, nc_status_str(s));
+        exit(1);
+    }
+}
+
+/* Sends a GET of `path` with completion slot `i`; returns its task. */
+static nc_task *send_get(nc_client *c, const char *path, const char *group, long i) {
+    nc_request *r = NULL;
+    nc_task *t = NULL;
+    must(nc_request_new("GET", path, &r), "nc_request_new");
+    if (group) must(nc_request_set_group(r, group), "nc_request_set_group");
+    must(nc_client_send(c, r, on_done, (void *)(uintptr_t)i, &t), "nc_client_send");
+    nc_request_free(r);
+    return t;
+}
+
+/* ---- the phases ---- */
+
+typedef struct {
+    const char *name;
+    const char *config; /* members added to the client's configuration */
+    long in_flight;     /* completions running at once */
+    void (*setup)(nc_client *c);
+    void (*send)(nc_client *c, long i); /* sends completion slot i */
+    const char *(*check)(long n);       /* NULL when the phase did what it must */
+} phase;
+
+static char g_why[256];
+
+/* groups: every request in a group of its own; every second group is cancelled. */
+static void groups_send(nc_client *c, long i) {
+    char group[32], path[32];
+    snprintf(group, sizeof group, "g%ld", i);
+    snprintf(path, sizeof path, "/ok?i=%ld", i);
+    nc_task_free(send_get(c, path, group, i));
+    size_t cancelled = 0;
+    if (i % 2) must(nc_client_cancel_group(c, group, &cancelled), "nc_client_cancel_group");
+}
+static const char *groups_check(long n) {
+    if (atomic_load(&g_ok) + atomic_load(&g_cancelled) != n || atomic_load(&g_cancelled) == 0) {
+        snprintf(g_why, sizeof g_why, "%ld ok + %ld cancelled != %ld", atomic_load(&g_ok),
+                 atomic_load(&g_cancelled), n);
+        return g_why;
+    }
+    return NULL;
+}
+
+/* coalesce: pairs of identical GETs, a new URL for each pair; every fourth caller
+   cancels its own share. */
+static void coalesce_send(nc_client *c, long i) {
+    char path[32];
+    snprintf(path, sizeof path, "/ok?k=%ld", i / 2);
+    nc_task *t = send_get(c, path, NULL, i);
+    if (i % 4 == 1) nc_task_cancel(t);
+    nc_task_free(t);
+}
+static const char *coalesce_check(long n) {
+    if (atomic_load(&g_ok) + atomic_load(&g_cancelled) != n || atomic_load(&g_hits) >= n) {
+        snprintf(g_why, sizeof g_why, "%ld ok + %ld cancelled of %ld; the server answered %ld",
+                 atomic_load(&g_ok), atomic_load(&g_cancelled), n, atomic_load(&g_hits));
+        return g_why;
+    }
+    return NULL;
+}
+
+/* retry: every fourth request is answered 503 twice (two attempts, no wait). */
+static void retry_send(nc_client *c, long i) {
+    nc_task_free(send_get(c, i % 4 == 0 ? "/busy" : "/ok", NULL, i));
+}
+static const char *retry_check(long n) {
+    long busy = (n + 3) / 4;
+    if (atomic_load(&g_http) != busy || atomic_load(&g_ok) != n - busy ||
+        atomic_load(&g_hits) != n + busy) {
+        snprintf(g_why, sizeof g_why, "%ld ok, %ld HTTP errors, %ld answered", atomic_load(&g_ok),
+                 atomic_load(&g_http), atomic_load(&g_hits));
+        return g_why;
+    }
+    return NULL;
+}
+
+/* hooks: endpoint calls with common params, a token (changed every 1,000), an
+   adapter, signing, an event handler, a DEBUG log and the error handler. */
+static void hooks_setup(nc_client *c) {
+    must(nc_client_set_event_handler(c, on_event, &g_events), "nc_client_set_event_handler");
+    must(nc_client_set_log_handler(c, NC_LOG_DEBUG, on_event, &g_logs), "nc_client_set_log_handler");
+    must(nc_client_set_error_handler(c, on_failure, NULL), "nc_client_set_error_handler");
+    must(nc_client_add_adapter(c, adapter, NULL), "nc_client_add_adapter");
+}
+static void hooks_send(nc_client *c, long i) {
+    char params[64];
+    if (i % 1000 == 0) {
+        char token[32];
+        snprintf(token, sizeof token, "tok%ld", i);
+        must(nc_client_set_token(c, token), "nc_client_set_token");
+    }
+    int len = snprintf(params, sizeof params, "{\"id\":%ld,\"q\":\"x\"}", i);
+    must(nc_client_call(c, "user.get", params, (size_t)len, on_done, (void *)(uintptr_t)i, NULL),
+         "nc_client_call");
+}
+static const char *hooks_check(long n) {
+    long failing = (n + 7) / 8;
+    if (atomic_load(&g_http) != failing || atomic_load(&g_handled) != failing ||
+        atomic_load(&g_ok) != n - failing || atomic_load(&g_events) < 3 * n ||
+        atomic_load(&g_logs) < 2 * n) {
+        snprintf(g_why, sizeof g_why, "%ld ok, %ld HTTP errors, %ld handled, %ld events, %ld log lines",
+                 atomic_load(&g_ok), atomic_load(&g_http), atomic_load(&g_handled),
+                 atomic_load(&g_events), atomic_load(&g_logs));
+        return g_why;
+    }
+    return NULL;
+}
+
+/* refresh: the server stops accepting the current token every 2,000 requests; the
+   refresher answers at once and the expired requests are replayed. */
+static void refresh_setup(nc_client *c) {
+    must(nc_client_set_token_refresher(c, refresher, NULL), "nc_client_set_token_refresher");
+}
+static void refresh_send(nc_client *c, long i) {
+    if (i > 0 && i % 2000 == 0) atomic_fetch_add(&g_accepted, 1);
+    nc_task_free(send_get(c, "/auth", NULL, i));
+}
+static const char *refresh_check(long n) {
+    if (atomic_load(&g_ok) != n || atomic_load(&g_refreshes) == 0) {
+        snprintf(g_why, sizeof g_why, "%ld ok of %ld, %ld refreshes", atomic_load(&g_ok), n,
+                 atomic_load(&g_refreshes));
+        return g_why;
+    }
+    return NULL;
+}
+
+/* batches: BATCH members each, fail-fast and settle in turn; in every second batch
+   one member fails (503, no retry). Completion slot i is batch i. */
+static void batches_send(nc_client *c, long i) {
+    nc_batch *b = NULL;
+    must(nc_batch_new(c, i % 4 < 2 ? NC_BATCH_FAIL_FAST : NC_BATCH_SETTLE, &b), "nc_batch_new");
+    for (int k = 0; k < BATCH; k++) {
+        nc_request *r = NULL;
+        char path[48];
+        snprintf(path, sizeof path, (i % 2 && k == 3) ? "/busy" : "/ok?b=%ld&m=%d", i, k);
+        must(nc_request_new("GET", path, &r), "nc_request_new");
+        must(nc_batch_add(b, r), "nc_batch_add");
+        nc_request_free(r);
+    }
+    must(nc_batch_send(b, on_batch, (void *)(uintptr_t)i, NULL), "nc_batch_send");
+    nc_batch_free(b);
+}
+static const char *batches_check(long n) {
+    long members = n * BATCH;
+    if (atomic_load(&g_ok) + atomic_load(&g_cancelled) + atomic_load(&g_http) != members ||
+        atomic_load(&g_http) != n / 2) {
+        snprintf(g_why, sizeof g_why, "%ld ok, %ld cancelled, %ld HTTP errors of %ld members",
+                 atomic_load(&g_ok), atomic_load(&g_cancelled), atomic_load(&g_http), members);
+        return g_why;
+    }
+    return NULL;
+}
+
+/* cache: a memory cache of 256 KiB; every answer is new (its own URL) and is then
+   asked for once more, from the cache. */
+static void cache_send(nc_client *c, long i) {
+    char path[32];
+    snprintf(path, sizeof path, "/cache/%ld", i / 2);
+    nc_task_free(send_get(c, path, NULL, i));
+}
+static const char *cache_check(long n) {
+    if (atomic_load(&g_ok) != n || atomic_load(&g_hits) > n - n / 4) {
+        snprintf(g_why, sizeof g_why, "%ld ok of %ld; the server answered %ld", atomic_load(&g_ok), n,
+                 atomic_load(&g_hits));
+        return g_why;
+    }
+    return NULL;
+}
+
+/* cookies: the jar on; every answer sets a cookie of a new name. */
+static void cookies_send(nc_client *c, long i) {
+    char path[32];
+    snprintf(path, sizeof path, "/cookie/%ld", i);
+    nc_task_free(send_get(c, path, NULL, i));
+}
+static const char *all_ok(long n) {
+    if (atomic_load(&g_ok) != n) {
+        snprintf(g_why, sizeof g_why, "%ld ok of %ld", atomic_load(&g_ok), n);
+        return g_why;
+    }
+    return NULL;
+}
+
+static const phase PHASES[] = {
+    {"groups", "\"coalesce\":false", WINDOW, NULL, groups_send, groups_check},
+    {"coalesce", "\"coalesce\":true", WINDOW, NULL, coalesce_send, coalesce_check},
+    {"retry", "\"coalesce\":false,\"retry\":{\"max_attempts\":2,\"backoff\":\"immediate\"}", WINDOW,
+     NULL, retry_send, retry_check},
+    {"hooks",
+     "\"endpoints\":{\"user.get\":{\"method\":\"GET\",\"path\":\"/users/{id}\"}},"
+     "\"common_params\":{\"app\":\"soak\"},\"signing\":{\"secret\":\"s3cret\"}",
+     WINDOW, hooks_setup, hooks_send, hooks_check},
+    {"refresh", "\"coalesce\":false,\"auth\":{\"token\":\"t0\",\"max_refreshes_per_minute\":1000}",
+     WINDOW, refresh_setup, refresh_send, refresh_check},
+    {"batches", "", WINDOW / BATCH, NULL, batches_send, batches_check},
+    {"cache", "\"cache\":{\"memory_bytes\":262144}", WINDOW, NULL, cache_send, cache_check},
+    {"cookies", "\"cookies\":{\"enabled\":true}", WINDOW, NULL, cookies_send, all_ok},
+};
+
+static void reset_counters(void) {
+    atomic_store(&g_done, 0), atomic_store(&g_ok, 0), atomic_store(&g_cancelled, 0);
+    atomic_store(&g_http, 0), atomic_store(&g_other, 0), atomic_store(&g_hits, 0);
+    atomic_store(&g_events, 0), atomic_store(&g_logs, 0), atomic_store(&g_handled, 0);
+    atomic_store(&g_refreshes, 0), atomic_store(&g_accepted, 0);
+    g_first_other[0] = 0;
+}
+
+/* Runs one phase over n completions; returns 0 when everything held. */
+static int run(const phase *p, int port, long n) {
+    reset_counters();
+    memset(g_calls, 0, (size_t)n);
+    nc_client *c = new_client(port, p->config);
+    if (p->setup) p->setup(c);
+    double t0 = now_s();
+    long rss_early = 0, mark = n / 10 > 0 ? n / 10 : 1;
+    for (long i = 0; i < n; i++) {
+        wait_below(i, p->in_flight);
+        if (i == mark) {
+            wait_below(i, 1);
+            rss_early = rss_kib();
+        }
+        p->send(c, i);
+    }
+    wait_below(n, 1);
+    long rss_end = rss_kib();
+    nc_client_free(c);
+    long wrong = 0;
+    for (long i = 0; i < n; i++) wrong += g_calls[i] != 1;
+    const char *why = p->check(n);
+    long growth = rss_end - rss_early;
+    int failed = wrong || why || atomic_load(&g_other) || growth > 1024;
+    printf("%-8s %ld in %5.1f s: RSS %ld KiB after %ld, %ld KiB at the end (%+ld KiB); callbacks != 1: "
+           "%ld; "
+           "%ld ok, %ld cancelled, %ld HTTP errors, %ld other%s%s%s\n",
+           p->name, n, now_s() - t0, rss_early, mark, rss_end, growth, wrong, atomic_load(&g_ok),
+           atomic_load(&g_cancelled), atomic_load(&g_http), atomic_load(&g_other), failed ? " FAIL" : "",
+           why ? ": " : "", why ? why : "");
+    if (g_first_other[0]) printf("         first other error: %s\n", g_first_other);
+    if (growth > 1024) printf("         the resident set grew by more than 1 MiB\n");
+    return failed;
+}
+
+int main(int argc, char **argv) {
+    long n = argc > 1 ? atol(argv[1]) : 200000;
+    const char *only = argc > 2 ? argv[2] : NULL;
+    int port = loopback_start(respond);
+    if (port < 0 || n <= 0) return 2;
+    g_calls = calloc((size_t)n, 1);
+    if (!g_calls) return 2;
+    int failures = 0, ran = 0;
+    for (size_t k = 0; k < sizeof PHASES / sizeof PHASES[0]; k++) {
+        if (only && strcmp(only, PHASES[k].name)) continue;
+        long count = PHASES[k].send == batches_send ? n / BATCH : n;
+        failures += run(&PHASES[k], port, count);
+        ran++;
+    }
+    free(g_calls);
+    if (!ran) fprintf(stderr, "no phase named %s\n", only);
+    return ran && !failures ? 0 : 1;
+}
