@@ -2015,6 +2015,8 @@ NC_API nc_status nc_request_add_file_part(nc_request *request, const char *name,
  * "cookies": {"file": "path"} loads a Netscape cookie file when the client is made
  * and writes it (atomically, mode 0600) at nc_client_free() and on
  * nc_client_cookies_flush(). Cookies are credentials: never logged or in events.
+ * Bounded as browsers bound theirs: 180 cookies a domain and 3,000 in all; past
+ * them the oldest are evicted (in all: from the domains holding the most).
  * docs/cookies.md.
  */
 
@@ -2023,7 +2025,9 @@ NC_API nc_status nc_request_add_file_part(nc_request *request, const char *name,
  * [{"name":"sid","value":"…","domain":"127.0.0.1","include_subdomains":false,
  *   "path":"/","secure":false,"http_only":true,"expires":0}, …]
  * "expires" is Unix seconds, 0 for a session cookie; "domain" has no leading dot.
- * A client without a jar lists "[]". The values are credentials: do not log them.
+ * The jar's bounds are enforced first, so the list never holds more than 180
+ * cookies of one domain or 3,000 in all. A client without a jar lists "[]". The
+ * values are credentials: do not log them.
  *
  * Ownership: `client` is borrowed. On NC_OK, *json_out receives a new
  *   NUL-terminated UTF-8 string the caller releases with nc_string_free().

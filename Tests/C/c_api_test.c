@@ -1288,6 +1288,23 @@ static void test_cookies(void) {
     expect_ok(c, "/cookies/b/echo", "{\"cookie\":null,\"count\":0}");
     CHECK_INT(nc_client_cookies_clear(c), NC_OK);
     expect_jar(c, "[]");
+
+    /* Bounded: 180 a domain, its newest (201 set here: "first", r0_0 … r3_49). */
+    g_ctx = "cookie bounds";
+    expect_ok(c, "/cookies/set?name=first&value=1&path=/", "{\"set\":\"first=1; Path=/\"}");
+    for (int r = 0; r < 4; r++) {
+        snprintf(url, sizeof url, "/cookies/many?count=50&prefix=r%d_", r);
+        expect_ok(c, url, "{\"set\":50}");
+    }
+    char *json = NULL;
+    if (CHECK_INT(nc_client_cookies_json(c, &json), NC_OK)) {
+        json_t *list = json_loads(json, 0, NULL);
+        CHECK(json_is_array(list) && json_array_size(list) == 180);
+        CHECK(json && !strstr(json, "\"first\"") && !strstr(json, "\"r0_19\"") &&
+              strstr(json, "\"r0_20\""));
+        json_decref(list);
+    }
+    nc_string_free(json);
     nc_client_free(c);
 
     /* Persisted: written (0600) at free, loaded by the next client. */

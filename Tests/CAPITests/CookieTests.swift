@@ -223,6 +223,61 @@ import Glibc
         }
     }
 
+    /// libcurl's store has no bound; the jar keeps 180 cookies a domain, its newest,
+    /// as browsers do (docs/cookies.md "Bounds"), and another host's are untouched.
+    @Test func aDomainKeepsItsNewest180Cookies() throws {
+        let client = try TestClient(config(Self.on))
+        try set(client, "name=first&value=1")
+        let other = try client.sync("http://localhost:\(server.port)/cookies/set?name=keep&value=1")
+        #expect(other.error == nil, "\(other)")
+        for r in 0..<4 {
+            let o = try client.sync("/cookies/many?count=50&prefix=r\(r)_")
+            #expect(o.error == nil && o.response?.status == 200, "\(o)")
+        }
+        let cookies = try jar(client)
+        let mine = Set(cookies.filter { $0["domain"] as? String == "127.0.0.1" }.compactMap { $0["name"] as? String })
+        #expect(mine.count == 180)
+        // 201 were set: "first" and r0_0 … r0_19 were the oldest.
+        #expect(!mine.contains("first") && !mine.contains("r0_19"))
+        #expect(mine.contains("r0_20") && mine.contains("r3_49"))
+        #expect(cookies.contains { $0["domain"] as? String == "localhost" && $0["name"] as? String == "keep" })
+        // What is kept is still sent (libcurl sends at most 150 a request, in one header).
+        let sent = try #require(try echoed(client)).components(separatedBy: "; ")
+        #expect(sent.count == 150 && Set(sent.map { String($0.prefix { $0 != "=" }) }).isSubset(of: mine))
+    }
+
+    /// 3,000 in all: past it the domains holding the most give up their oldest,
+    /// down to one common share; a domain with fewer keeps all of its own.
+    @Test func theJarKeeps3000CookiesInAll() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/jar.txt"
+        var text = ""
+        for d in 0..<17 {
+            for n in 0..<180 { text += "d\(d).test\tFALSE\t/\tFALSE\t0\tn\(n)\tv\n" }
+        }
+        for n in 0..<5 { text += "small.test\tFALSE\t/\tFALSE\t0\ts\(n)\tv\n" }
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        let client = try TestClient(config(#""cookies":{"enabled":true,"file":"\#(file)"}"#))
+        let cookies = try jar(client)
+        // 17 × 180 + 5 = 3,065: the largest share that fits is 176 (17 × 176 + 5 = 2,997).
+        #expect(cookies.count == 17 * 176 + 5)
+        var byDomain: [String: Set<String>] = [:]
+        for c in cookies { byDomain[c["domain"] as? String ?? "", default: []].insert(c["name"] as? String ?? "") }
+        #expect(byDomain["small.test"]?.count == 5)
+        for d in 0..<17 {
+            let names = byDomain["d\(d).test"] ?? []
+            #expect(
+                names.count == 176 && !names.contains("n3") && names.contains("n4") && names.contains("n179"), "d\(d)")
+        }
+        // The file written at close holds what the jar keeps.
+        #expect(nc_client_cookies_flush(client.handle, nil) == NC_OK)
+        let saved = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").filter {
+            !$0.hasPrefix("#")
+        }
+        #expect(saved.count == 17 * 176 + 5)
+    }
+
     @Test func badArgumentsAreRefused() {
         var p: UnsafeMutablePointer<CChar>? = nil
         #expect(nc_client_cookies_json(nil, &p) == NC_ERR_INVALID_ARGUMENT)

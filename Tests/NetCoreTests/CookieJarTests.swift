@@ -86,4 +86,61 @@ import Glibc
         #expect(c.jsonText.contains(#""value":"x=y""#))
         #expect(Cookie.quoted("a\"b\\c\u{1}") == #""a\"b\\c\u0001""#)
     }
+
+    /// A jar loaded from a Netscape file written here (lines in this order).
+    func loadedJar(_ lines: [String]) throws -> (CookieJar, String) {
+        var template = Array("/tmp/nc-jar-XXXXXX".utf8CString)
+        let dir = String(cString: try #require(mkdtemp(&template)))
+        let file = dir + "/jar.txt"
+        let text = lines.joined(separator: "\n") + "\n"
+        #expect(CookieJar.writeAtomically(text, to: file) == nil)
+        return (try CookieJar(file: file), dir)
+    }
+
+    @Test func theBoundsEvictTheOldestOfTheDomainsHoldingTheMost() throws {
+        func line(_ domain: String, _ name: String, httpOnly: Bool = false, expires: Int64 = 0) -> String {
+            "\(httpOnly ? "#HttpOnly_" : "")\(domain)\tFALSE\t/\tFALSE\t\(expires)\t\(name)\tv"
+        }
+        // a.test: 5 (one HttpOnly, one spelled in capitals: the same domain), b.test: 2,
+        // c.test: 4 and one expired, which counts for nothing.
+        let (jar, dir) = try loadedJar(
+            [
+                line("a.test", "a0"), line("a.test", "a1", httpOnly: true), line("b.test", "b0"),
+                line("c.test", "c0"), line("A.TEST", "a2"), line("c.test", "c1"), line("a.test", "a3"),
+                line("c.test", "gone", expires: 1000), line("c.test", "c2"), line("b.test", "b1"),
+                line("a.test", "a4"), line("c.test", "c3")
+            ])
+        defer {
+            unlink(dir + "/jar.txt")
+            rmdir(dir)
+        }
+        #expect(jar.storedCount == 11)
+        // Four a domain: a0 goes. Then 4 + 2 + 4 = 10 > 7 in all: the largest common
+        // share that fits is 2, so a.test and c.test keep their newest two, b.test both.
+        #expect(jar.enforceBounds(perDomain: 4, total: 7) == 6)
+        #expect(jar.storedCount == 6)
+        let names = Set(jar.cookies().map(\.name))
+        #expect(names == ["a3", "a4", "b0", "b1", "c2", "c3"])
+        // Within the bounds nothing more goes.
+        #expect(jar.enforceBounds(perDomain: 4, total: 7) == 6)
+        #expect(jar.cookies().count == 6)
+    }
+
+    @Test func setCookieLinesTriggerTheBoundsCheckAsTheyArrive() async throws {
+        let c = try client(cookies: true)
+        let jar = try #require(c.cookieJar)
+        // Checked after 64 lines or more: at 100 (kept 100) and at 200 (kept 180).
+        for r in 0..<4 {
+            _ = try await c.send(try Request(method: "GET", target: "/cookies/many?count=50&prefix=r\(r)_"))
+        }
+        #expect(jar.storedCount == CookieJar.maxPerDomain)
+        // 50 more are not enough for the next check; 50 after them are.
+        _ = try await c.send(try Request(method: "GET", target: "/cookies/many?count=50&prefix=r4_"))
+        #expect(jar.storedCount == CookieJar.maxPerDomain + 50)
+        _ = try await c.send(try Request(method: "GET", target: "/cookies/many?count=50&prefix=r5_"))
+        #expect(jar.storedCount == CookieJar.maxPerDomain)
+        // The newest were kept.
+        let names = Set(c.cookies.map(\.name))
+        #expect(names.contains("r5_49") && names.contains("r2_20") && !names.contains("r2_19"))
+    }
 }

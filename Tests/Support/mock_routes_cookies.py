@@ -4,6 +4,9 @@
                       answers with one "Set-Cookie: N=V" carrying the attributes given
                       (Path, Domain, Secure, HttpOnly, Max-Age); with to=U it is a 302
                       to U (a cookie set on a redirect hop), else ok {"set": line}
+  /cookies/many?count=N&prefix=P
+                      answers with N "Set-Cookie: P<i>=<i>; Path=/" lines (i = 0..N-1,
+                      at most 50: libcurl keeps no more from one response), ok {"set": N}
   /cookies/echo, /cookies/a/echo, /cookies/b/echo
                       ok {"cookie": C, "count": n}: the Cookie header lines received
                       joined with "; " (null when none) and how many there were
@@ -31,6 +34,12 @@ def route_cookies_set(h):
         h.send_json(200, ok({"set": line}), [("Set-Cookie", line)])
 
 
+def route_cookies_many(h):
+    count, prefix = min(int(h.arg("count", "1")), 50), h.arg("prefix", "c")
+    lines = [("Set-Cookie", f"{prefix}{i}={i}; Path=/") for i in range(count)]
+    h.send_json(200, ok({"set": count}), lines)
+
+
 def route_cookies_echo(h):
     lines = h.headers.get_all("Cookie") or []
     h.send_json(200, ok({"cookie": "; ".join(lines) if lines else None, "count": len(lines)}))
@@ -38,6 +47,7 @@ def route_cookies_echo(h):
 
 ROUTES = {
     "/cookies/set": route_cookies_set,
+    "/cookies/many": route_cookies_many,
     "/cookies/echo": route_cookies_echo,
     "/cookies/a/echo": route_cookies_echo,
     "/cookies/b/echo": route_cookies_echo,

@@ -96,3 +96,13 @@ def test_async_client_mirrors(base):
             assert len(c.cookies) == 0
 
     asyncio.run(main())
+
+
+def test_a_domain_keeps_its_newest_180_cookies(base):
+    # libcurl's store has no bound; the jar keeps 180 cookies a domain, the newest.
+    with netcore.Client({"base_url": base, "cookies": ON}) as c:
+        for r in range(4):
+            assert c.get(f"/cookies/many?count=50&prefix=r{r}_").json()["data"] == {"set": 50}
+        names = {cookie.name for cookie in c.cookies}
+        assert len(c.cookies) == 180 and len(names) == 180
+        assert "r0_19" not in names and {"r0_20", "r3_49"} <= names

@@ -99,4 +99,9 @@ int ncsink_take(ncsink *s, unsigned char **block, size_t *body_len, size_t *head
 size_t ncsink_write(char *ptr, size_t size, size_t nmemb, void *userdata);
 size_t ncsink_header(char *ptr, size_t size, size_t nmemb, void *userdata);
 
+/* How many of the header lines `lines` (`len` bytes, as ncsink_take hands them
+ * over: "Name: value\r\n" each) are named `name` (`name_len` bytes, lowercase
+ * ASCII), compared without regard to case. */
+size_t ncsink_count_named(const char *lines, size_t len, const char *name, size_t name_len);
+
 #endif

@@ -2,7 +2,8 @@
 /// (Features/Cookies/CookieJar.swift, docs/cookies.md). On a client without one,
 /// `cookies` is empty and clearing or saving does nothing.
 extension NetClient {
-    /// Every unexpired cookie in the jar. Cookies are credentials: show them to no log.
+    /// Every unexpired cookie in the jar: at most 180 of one domain and 3,000 in all
+    /// (the jar's bounds, enforced first). Cookies are credentials: show them to no log.
     public var cookies: [Cookie] { cookieJar?.cookies() ?? [] }
 
     /// Forgets every cookie; requests sent from now on carry none until a server

@@ -1,4 +1,5 @@
 import CCurlShim
+import Synchronization
 
 /// A libcurl share object the easy handles of one client attach to (ncshare.c:
 /// curl_share with lock functions, since the transfer thread and synchronous
@@ -18,6 +19,31 @@ final class CurlShare: @unchecked Sendable {
     }
 
     deinit { ncshare_free(raw) }
+
+    /// What keeps the cookie store within its bounds (CookieJar.enforceBounds,
+    /// installed once by the jar before any handle attaches): returns how many
+    /// cookies it kept. Libcurl's store itself has no bound; a server that sets
+    /// cookies of ever new names would grow it, and the time every request takes
+    /// to pick the cookies it sends, for the life of the client.
+    nonisolated(unsafe) var boundsCheck: (@Sendable () -> Int)?
+
+    /// Set-Cookie lines received since the last check, and how many more start
+    /// the next one: a quarter of what the jar kept then, at least 64, so a check
+    /// (which reads the whole store) costs O(1) a line however large the jar.
+    private let sinceCheck = Atomic<Int>(0)
+    private let checkAfter = Atomic<Int>(64)
+
+    /// Counts the Set-Cookie lines among a response's `header lines` (as the sink
+    /// hands them over) and runs `boundsCheck` when enough have arrived. Called on
+    /// the thread that drives the transfer, outside any libcurl call.
+    func received(headerLines lines: UnsafePointer<CChar>, count: Int) {
+        let n = ncsink_count_named(lines, count, "set-cookie", 10)
+        guard n > 0 else { return }
+        let seen = sinceCheck.add(n, ordering: .relaxed).newValue
+        guard seen >= checkAfter.load(ordering: .relaxed), let check = boundsCheck else { return }
+        sinceCheck.store(0, ordering: .relaxed)
+        checkAfter.store(max(64, check() / 4), ordering: .relaxed)
+    }
 
     /// Attaches `easy` (at its creation, once): its cookies are the share's, and
     /// CURLOPT_COOKIEFILE "" turns libcurl's cookie engine on for it without a file

@@ -121,6 +121,7 @@ final class EasyHandle {
         let body = NetBytes(adopting: block, count: bodyCount, capacity: bodyCount + 1)
         guard headCount > 0 else { return (body, HeaderStore()) }
         let lines = UnsafeMutableRawPointer(block + headOffset).assumingMemoryBound(to: CChar.self)
+        share?.received(headerLines: lines, count: headCount)
         return (body, HeaderStore(lines: lines, count: headCount, owner: body))
     }
 

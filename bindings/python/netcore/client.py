@@ -315,7 +315,8 @@ class Client:
     def cookies(self) -> "_cookies.Cookies":
         """The cookie jar (``{"cookies": {"enabled": True}}``): a live, read-only view
         of :class:`netcore.Cookie` values, with ``clear()`` and ``save()``. Empty on a
-        client without a jar. See ``docs/cookies.md``."""
+        client without a jar. Bounded as browsers bound theirs: at most 180 cookies a
+        domain and 3,000 in all, the oldest evicted. See ``docs/cookies.md``."""
         return _cookies.Cookies(self._core)
 
     @property

@@ -26,6 +26,14 @@ import Glibc
 ///   half of one, and no other user can read the credentials in it.
 /// Session cookies (no Expires / Max-Age) are written too, as libcurl's own jar
 /// does: an app's login session is usually one, and the file is the app's.
+///
+/// Bounds, as browsers keep them (RFC 6265 §6.1 asks for at least 50 cookies a
+/// domain and 3,000 in all; Chrome and Firefox keep 180 a domain): libcurl's
+/// store has none, so a server setting cookies of ever new names would grow it for
+/// the life of the client, and every request's walk over it to pick what it
+/// sends. `enforceBounds` evicts past `maxPerDomain` and `maxCookies`, the oldest
+/// first; the share runs it as Set-Cookie lines arrive (CurlShare.received), and
+/// loading the file, `cookies()` and `save()` run it too, so neither ever shows more.
 final class CookieJar: @unchecked Sendable {
     let share: CurlShare
     let file: String?
@@ -46,6 +54,7 @@ final class CookieJar: @unchecked Sendable {
         self.control = control
         self.file = file
         share.attach(control)
+        share.boundsCheck = { [weak self] in self?.enforceBounds() ?? 0 }
         guard let file else { return }
         if let why = CookieJar.problem(file) {
             throw NetError.invalidConfig("Configuration key 'cookies.file' names '\(file)', which \(why).")
@@ -53,7 +62,12 @@ final class CookieJar: @unchecked Sendable {
         let path = CString(file)
         _ = ncshim_easy_setopt_ptr(control, CURLOPT_COOKIEFILE, path.pointer)
         _ = ncshim_easy_setopt_ptr(control, CURLOPT_COOKIELIST, CookieJar.reload.pointer)
+        enforceBounds()  // a file may hold more than the bounds allow
     }
+
+    /// Cookies kept for one domain, and in all (see the type's comment).
+    static let maxPerDomain = 180
+    static let maxCookies = 3000
 
     deinit {
         // Before the share goes (CurlShare's lifetime rule).
@@ -85,13 +99,74 @@ final class CookieJar: @unchecked Sendable {
 
     /// Every unexpired cookie, in libcurl's order.
     func cookies() -> [Cookie] {
+        enforceBounds()
         let now = Int64(time(nil))
         return lines().compactMap(Cookie.init(netscapeLine:)).filter { !$0.isExpired(now: now) }
     }
 
-    /// libcurl's Netscape lines of every cookie in the jar.
-    private func lines() -> [String] {
+    /// Evicts the cookies past the bounds and returns how many unexpired ones the
+    /// jar keeps. Within a domain libcurl lists cookies in the order they were
+    /// first set (one set again keeps its place, as RFC 6265 §5.3 keeps its
+    /// creation time), so the first listed are the oldest:
+    /// - a domain holding more than `perDomain` loses its oldest;
+    /// - then, while the jar holds more than `total`, the domains holding the most
+    ///   lose their oldest, down to one common share (a domain with fewer keeps
+    ///   all of its own, so one server's flood cannot evict another's session).
+    /// A cookie is evicted by setting it again, same name, domain and path, with
+    /// an expiry in the past: libcurl drops it at its next look at the store.
+    @discardableResult
+    func enforceBounds(perDomain: Int = CookieJar.maxPerDomain, total: Int = CookieJar.maxCookies) -> Int {
         lock.withLock {
+            let now = Int64(time(nil))
+            var byDomain: [String: [String]] = [:]
+            var live = 0
+            for line in unlockedLines() {
+                guard let c = Cookie(netscapeLine: line), !c.isExpired(now: now) else { continue }
+                byDomain[c.domain.lowercased(), default: []].append(line)
+                live += 1
+            }
+            /// Cookies kept when no domain keeps more than `share`.
+            func kept(_ share: Int) -> Int { byDomain.values.reduce(0) { $0 + min($1.count, share) } }
+            var share = perDomain
+            if kept(perDomain) > total {
+                // The largest common share that fits (kept() only grows with it).
+                var low = 0, high = perDomain
+                while low < high {
+                    let mid = (low + high + 1) / 2
+                    if kept(mid) <= total { low = mid } else { high = mid - 1 }
+                }
+                share = low
+            }
+            for lines in byDomain.values where lines.count > share {
+                for line in lines.prefix(lines.count - share) { evict(line) }
+                live -= lines.count - share
+            }
+            return live
+        }
+    }
+
+    /// How many unexpired cookies the store holds now, bounds not enforced first
+    /// (tests: what the share's checks alone keep).
+    var storedCount: Int {
+        let now = Int64(time(nil))
+        return lines().lazy.compactMap(Cookie.init(netscapeLine:)).filter { !$0.isExpired(now: now) }.count
+    }
+
+    /// Sets the cookie of Netscape `line` again, expired (under `lock`).
+    private func evict(_ line: String) {
+        var fields = line.split(separator: "\t", maxSplits: 6, omittingEmptySubsequences: false)
+        guard fields.count >= 6 else { return }
+        fields[4] = "1"
+        let expired = CString(fields.joined(separator: "\t"))
+        _ = ncshim_easy_setopt_ptr(control, CURLOPT_COOKIELIST, expired.pointer)
+    }
+
+    /// libcurl's Netscape lines of every cookie in the jar.
+    private func lines() -> [String] { lock.withLock { unlockedLines() } }
+
+    /// `lines()` for a caller that holds `lock`.
+    private func unlockedLines() -> [String] {
+        do {
             var raw: UnsafeMutableRawPointer? = nil
             guard ncshim_easy_getinfo_ptr(control, CURLINFO_COOKIELIST, &raw) == CURLE_OK, let raw else { return [] }
             let list = raw.assumingMemoryBound(to: curl_slist.self)
@@ -116,6 +191,7 @@ final class CookieJar: @unchecked Sendable {
     /// written) naming the file and the system's reason.
     func save() throws(NetError) {
         guard let file else { return }
+        enforceBounds()
         let now = Int64(time(nil))
         var text =
             "# Netscape HTTP Cookie File\n# Written by libnetcore \(NetCoreVersion.string). Do not edit while a client uses it.\n\n"
