@@ -152,14 +152,11 @@ race-1m: lib
 	$(BUILD)/bin/race $(RACE_N)
 
 # Memory over SOAK_N requests a phase with each stateful feature on, one phase per
-# feature (Tests/fault/soak.c; SOAK_PHASE=name runs one; not part of make test).
+# feature (Tests/fault/soak.c; SOAK_PHASE=name runs one; make test runs 20,000 a phase).
 SOAK_N ?= 200000
 SOAK_PHASE ?=
 soak: lib
-	@mkdir -p $(BUILD)/bin
-	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -Iinclude -o $(BUILD)/bin/soak Tests/fault/soak.c \
-	  -L$(LIBDIR) -Wl,-rpath,'$$ORIGIN/../lib' -lnetcore -ljansson -pthread
-	$(BUILD)/bin/soak $(SOAK_N) $(SOAK_PHASE)
+	SOAK_N=$(SOAK_N) SOAK_PHASE=$(SOAK_PHASE) Tests/fault/soak.sh
 
 # Formatting: swift format (in the toolchain) with .swift-format, clang-format with
 # .clang-format (Debian's package; its version decides details of the output).

@@ -18,6 +18,7 @@
  * The server runs in this process (loopback.h) and answers by path:
  *   /ok…              200 envelope
  *   /busy             503 with Retry-After: 0
+ *   /unavailable      503 (no Retry-After: the policy's own wait)
  *   /users/<id>       200, or 500 when id is a multiple of 8
  *   /auth             401 unless "Authorization: Bearer t<k>" with k >= the accepted
  *                     generation, which the refresh phase moves on
@@ -57,6 +58,9 @@ static size_t respond(const char *head, char *out, size_t cap) {
     if (!strncmp(path, "/busy", 5))
         return reply(out, cap, "503 Service Unavailable", "Retry-After: 0\r\n",
                      "{\"code\":503,\"msg\":\"busy\",\"data\":null}");
+    if (!strncmp(path, "/unavailable", 12))
+        return reply(out, cap, "503 Service Unavailable", "",
+                     "{\"code\":503,\"msg\":\"busy\",\"data\":null}");
     if (!strncmp(path, "/users/", 7) && atol(path + 7) % 8 == 0)
         return reply(out, cap, "500 Internal Server Error", "",
                      "{\"code\":500,\"msg\":\"down\",\"data\":null}");
@@ -75,7 +79,7 @@ static size_t respond(const char *head, char *out, size_t cap) {
 /* ---- the client side ---- */
 
 static unsigned char *g_calls; /* callbacks per request (or batch) */
-static atomic_long g_done, g_ok, g_cancelled, g_http, g_other;
+static atomic_long g_done, g_ok, g_cancelled, g_http, g_refresh_failed, g_other;
 static atomic_long g_events, g_logs, g_handled, g_refreshes; /* hooks' calls */
 static char g_first_other[512];
 
@@ -84,6 +88,9 @@ static void count_error(const nc_error *err) {
     else if (nc_error_domain(err) == NC_DOMAIN_CLIENT && nc_error_code(err) == NC_CLIENT_CANCELLED)
         atomic_fetch_add(&g_cancelled, 1);
     else if (nc_error_domain(err) == NC_DOMAIN_HTTP) atomic_fetch_add(&g_http, 1);
+    else if (nc_error_domain(err) == NC_DOMAIN_CLIENT &&
+             nc_error_code(err) == NC_CLIENT_AUTH_REFRESH_FAILED)
+        atomic_fetch_add(&g_refresh_failed, 1);
     else if (atomic_fetch_add(&g_other, 1) == 0)
         snprintf(g_first_other, sizeof g_first_other, "%s %lld: %s", nc_error_domain_name(err),
                  (long long)nc_error_code(err), nc_error_message(err));
@@ -119,6 +126,13 @@ static nc_status adapter(nc_outgoing *out, void *userdata) {
     return nc_outgoing_set_header(out, "X-Soak", "1");
 }
 
+/* Answers at once: the refresh failed. */
+static void failing_refresher(nc_client *client, const nc_error *error, void *userdata) {
+    (void)error, (void)userdata;
+    atomic_fetch_add(&g_refreshes, 1);
+    nc_client_refresh_done(client, NULL, "the refresh was refused");
+}
+
 /* Answers at once with the generation the server accepts now. */
 static void refresher(nc_client *client, const nc_error *error, void *userdata) {
     (void)error, (void)userdata;
@@ -132,10 +146,12 @@ static nc_client *new_client(int port, const char *features) {
     char config[1024];
     nc_client *c = NULL;
     nc_error *err = NULL;
+    /* Forced online unless the phase says otherwise: no route reading on a test box. */
+    const char *online =
+        strstr(features, "\"reachability\"") ? "" : "\"reachability\":{\"mode\":\"online\"},";
     snprintf(config, sizeof config,
-             "{\"base_url\":\"http://127.0.0.1:%d\",\"reachability\":{\"mode\":\"online\"},"
-             "\"limits\":{\"max_connections_per_host\":%d}%s%s}",
-             port, WINDOW, *features ? "," : "", features);
+             "{\"base_url\":\"http://127.0.0.1:%d\",%s\"limits\":{\"max_connections_per_host\":%d}%s%s}",
+             port, online, WINDOW, *features ? "," : "", features);
     if (nc_client_new(config, &c, &err) != NC_OK) {
         fprintf(stderr, "nc_client_new: %s\n", nc_error_message(err));
         exit(2);
@@ -325,6 +341,78 @@ static const char *cache_check(long n) {
     return NULL;
 }
 
+/* refresh-fail: as refresh, but every refresh fails; past the rate limit an expired
+   request completes with its own 401. */
+static void refresh_fail_setup(nc_client *c) {
+    must(nc_client_set_token_refresher(c, failing_refresher, NULL), "nc_client_set_token_refresher");
+}
+static const char *refresh_fail_check(long n) {
+    if (atomic_load(&g_ok) + atomic_load(&g_refresh_failed) + atomic_load(&g_http) != n ||
+        atomic_load(&g_refresh_failed) == 0 || atomic_load(&g_ok) == 0) {
+        snprintf(g_why, sizeof g_why, "%ld ok, %ld refresh failed, %ld HTTP errors of %ld",
+                 atomic_load(&g_ok), atomic_load(&g_refresh_failed), atomic_load(&g_http), n);
+        return g_why;
+    }
+    return NULL;
+}
+
+/* Cancels group "w" once the WINDOW requests sent so far are all waiting (their
+   first attempt answered, or nothing to answer): the end of each window. */
+static void cancel_window(nc_client *c, long i, long answered_before) {
+    if (i % WINDOW != WINDOW - 1) return;
+    while (atomic_load(&g_hits) < answered_before) {
+        struct timespec ts = {0, 20000};
+        nanosleep(&ts, NULL);
+    }
+    struct timespec settle = {0, 200000}; /* the 503s read and their waits scheduled */
+    nanosleep(&settle, NULL);
+    size_t cancelled = 0;
+    must(nc_client_cancel_group(c, "w", &cancelled), "nc_client_cancel_group");
+}
+
+/* backoff: each request is answered 503 and waits 30 s before its retry; every
+   WINDOW of them is cancelled by group while they wait. */
+static void backoff_send(nc_client *c, long i) {
+    nc_task_free(send_get(c, "/unavailable", "w", i));
+    cancel_window(c, i, i + 1);
+}
+static const char *backoff_check(long n) {
+    if (atomic_load(&g_cancelled) != n || atomic_load(&g_hits) != n) {
+        snprintf(g_why, sizeof g_why, "%ld cancelled of %ld; the server answered %ld",
+                 atomic_load(&g_cancelled), n, atomic_load(&g_hits));
+        return g_why;
+    }
+    return NULL;
+}
+
+/* offline: forced offline with a 10-minute wait for the network; every WINDOW of
+   requests is cancelled by group while it waits, except every fourth window,
+   which a switch to online sends. */
+static void offline_send(nc_client *c, long i) {
+    long window = i / WINDOW;
+    if (i % WINDOW == 0)
+        must(nc_client_set_reachability(c, NC_REACH_OFFLINE), "nc_client_set_reachability");
+    nc_task_free(send_get(c, "/ok", "w", i));
+    if (i % WINDOW != WINDOW - 1) return;
+    if (window % 4 == 3) {
+        /* Sent now; the switch back waits until they have been (a waiting request
+           asks again when it is woken, and would see offline again). */
+        must(nc_client_set_reachability(c, NC_REACH_ONLINE), "nc_client_set_reachability");
+        wait_below(i + 1, 1);
+        return;
+    }
+    cancel_window(c, i, 0);
+}
+static const char *offline_check(long n) {
+    if (atomic_load(&g_ok) + atomic_load(&g_cancelled) != n ||
+        atomic_load(&g_ok) != atomic_load(&g_hits) || atomic_load(&g_ok) == 0) {
+        snprintf(g_why, sizeof g_why, "%ld ok + %ld cancelled of %ld; the server answered %ld",
+                 atomic_load(&g_ok), atomic_load(&g_cancelled), n, atomic_load(&g_hits));
+        return g_why;
+    }
+    return NULL;
+}
+
 /* cookies: the jar on; every answer sets a cookie of a new name. */
 static void cookies_send(nc_client *c, long i) {
     char path[32];
@@ -350,6 +438,15 @@ static const phase PHASES[] = {
      WINDOW, hooks_setup, hooks_send, hooks_check},
     {"refresh", "\"coalesce\":false,\"auth\":{\"token\":\"t0\",\"max_refreshes_per_minute\":1000}",
      WINDOW, refresh_setup, refresh_send, refresh_check},
+    {"refresh-fail", "\"coalesce\":false,\"auth\":{\"token\":\"t0\",\"max_refreshes_per_minute\":1000}",
+     WINDOW, refresh_fail_setup, refresh_send, refresh_fail_check},
+    {"backoff",
+     "\"coalesce\":false,\"retry\":{\"max_attempts\":3,\"backoff\":\"constant\",\"initial_ms\":30000,"
+     "\"max_delay_ms\":60000,\"jitter\":false}",
+     WINDOW, NULL, backoff_send, backoff_check},
+    {"offline",
+     "\"coalesce\":false,\"reachability\":{\"mode\":\"offline\",\"wait_for_network_ms\":600000}", WINDOW,
+     NULL, offline_send, offline_check},
     {"batches", "", WINDOW / BATCH, NULL, batches_send, batches_check},
     {"cache", "\"cache\":{\"memory_bytes\":262144}", WINDOW, NULL, cache_send, cache_check},
     {"cookies", "\"cookies\":{\"enabled\":true}", WINDOW, NULL, cookies_send, all_ok},
@@ -358,6 +455,7 @@ static const phase PHASES[] = {
 static void reset_counters(void) {
     atomic_store(&g_done, 0), atomic_store(&g_ok, 0), atomic_store(&g_cancelled, 0);
     atomic_store(&g_http, 0), atomic_store(&g_other, 0), atomic_store(&g_hits, 0);
+    atomic_store(&g_refresh_failed, 0);
     atomic_store(&g_events, 0), atomic_store(&g_logs, 0), atomic_store(&g_handled, 0);
     atomic_store(&g_refreshes, 0), atomic_store(&g_accepted, 0);
     g_first_other[0] = 0;
@@ -389,10 +487,10 @@ static int run(const phase *p, int port, long n) {
     int failed = wrong || why || atomic_load(&g_other) || growth > 1024;
     printf("%-8s %ld in %5.1f s: RSS %ld KiB after %ld, %ld KiB at the end (%+ld KiB); callbacks != 1: "
            "%ld; "
-           "%ld ok, %ld cancelled, %ld HTTP errors, %ld other%s%s%s\n",
+           "%ld ok, %ld cancelled, %ld HTTP errors, %ld refresh failed, %ld other%s%s%s\n",
            p->name, n, now_s() - t0, rss_early, mark, rss_end, growth, wrong, atomic_load(&g_ok),
-           atomic_load(&g_cancelled), atomic_load(&g_http), atomic_load(&g_other), failed ? " FAIL" : "",
-           why ? ": " : "", why ? why : "");
+           atomic_load(&g_cancelled), atomic_load(&g_http), atomic_load(&g_refresh_failed),
+           atomic_load(&g_other), failed ? " FAIL" : "", why ? ": " : "", why ? why : "");
     if (g_first_other[0]) printf("         first other error: %s\n", g_first_other);
     if (growth > 1024) printf("         the resident set grew by more than 1 MiB\n");
     return failed;
