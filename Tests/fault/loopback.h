@@ -1,7 +1,7 @@
 /*
  * loopback.h — what race.c and soak.c share: a keep-alive HTTP/1.1 server in the
  * test's own process (one thread per connection, GET requests only), the resident
- * set and a monotonic clock. An in-process server keeps their figures about
+ * set, a monotonic clock, making a client and waiting for completions. An in-process server keeps their figures about
  * libnetcore, not about a Python server's speed.
  *
  * The server hands each request's head (request line and headers, NUL-terminated)
@@ -15,12 +15,16 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "netcore.h"
 
 typedef size_t (*loopback_respond_fn)(const char *head, char *out, size_t cap);
 
@@ -97,6 +101,26 @@ static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A client made from the JSON `config`; exits 2 when nc_client_new refuses it. */
+static nc_client *loopback_client(const char *config) {
+    nc_client *c = NULL;
+    nc_error *err = NULL;
+    if (nc_client_new(config, &c, &err) != NC_OK) {
+        fprintf(stderr, "nc_client_new: %s\n", nc_error_message(err));
+        exit(2);
+    }
+    return c;
+}
+
+/* Waits until fewer than `limit` of the `sent` requests have not yet counted
+   themselves in `*done`. */
+static void wait_below(atomic_long *done, long sent, long limit) {
+    while (sent - atomic_load(done) >= limit) {
+        struct timespec ts = {0, 20000};
+        nanosleep(&ts, NULL);
+    }
 }
 
 #endif

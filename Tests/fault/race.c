@@ -65,26 +65,12 @@ static void on_done(const nc_response *resp, const nc_error *err, void *userdata
 
 static nc_client *new_client(int port) {
     char config[256];
-    nc_client *c = NULL;
-    nc_error *err = NULL;
     snprintf(config, sizeof config,
              "{\"base_url\":\"http://"
              "127.0.0.1:%d\",\"coalesce\":false,\"reachability\":{\"mode\":\"online\"},"
              "\"limits\":{\"max_connections_per_host\":%d}}",
              port, WINDOW);
-    if (nc_client_new(config, &c, &err) != NC_OK) {
-        fprintf(stderr, "nc_client_new: %s\n", nc_error_message(err));
-        exit(2);
-    }
-    return c;
-}
-
-/* Waits until fewer than `limit` of the `sent` requests are still running. */
-static void wait_below(long sent, long limit) {
-    while (sent - atomic_load(&g_done) >= limit) {
-        struct timespec ts = {0, 20000};
-        nanosleep(&ts, NULL);
-    }
+    return loopback_client(config);
 }
 
 int main(int argc, char **argv) {
@@ -101,7 +87,7 @@ int main(int argc, char **argv) {
     unsigned seed = 12345;
     for (long i = 0; i < n; i++) {
         nc_task *task = NULL;
-        wait_below(i, WINDOW);
+        wait_below(&g_done, i, WINDOW);
         if (nc_client_send(c, req, on_done, (void *)(uintptr_t)i, &task) != NC_OK) {
             fprintf(stderr, "send %ld refused\n", i);
             return 1;
@@ -136,14 +122,14 @@ int main(int argc, char **argv) {
     t0 = now_s();
     long rss_early = 0, mark = n / 10 > 0 ? n / 10 : 1;
     for (long i = 0; i < n; i++) {
-        wait_below(i, WINDOW);
+        wait_below(&g_done, i, WINDOW);
         if (i == mark) {
-            wait_below(i, 1);
+            wait_below(&g_done, i, 1);
             rss_early = rss_kib();
         }
         if (nc_client_send(c, req, on_done, (void *)(uintptr_t)i, NULL) != NC_OK) return 1;
     }
-    wait_below(n, 1);
+    wait_below(&g_done, n, 1);
     long rss_end = rss_kib();
     nc_client_free(c);
     long growth = rss_end - rss_early;

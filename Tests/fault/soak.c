@@ -144,26 +144,13 @@ static void refresher(nc_client *client, const nc_error *error, void *userdata) 
 
 static nc_client *new_client(int port, const char *features) {
     char config[1024];
-    nc_client *c = NULL;
-    nc_error *err = NULL;
     /* Forced online unless the phase says otherwise: no route reading on a test box. */
     const char *online =
         strstr(features, "\"reachability\"") ? "" : "\"reachability\":{\"mode\":\"online\"},";
     snprintf(config, sizeof config,
              "{\"base_url\":\"http://127.0.0.1:%d\",%s\"limits\":{\"max_connections_per_host\":%d}%s%s}",
              port, online, WINDOW, *features ? "," : "", features);
-    if (nc_client_new(config, &c, &err) != NC_OK) {
-        fprintf(stderr, "nc_client_new: %s\n", nc_error_message(err));
-        exit(2);
-    }
-    return c;
-}
-
-static void wait_below(long sent, long limit) {
-    while (sent - atomic_load(&g_done) >= limit) {
-        struct timespec ts = {0, 20000};
-        nanosleep(&ts, NULL);
-    }
+    return loopback_client(config);
 }
 
 static void must(nc_status s, const char *what) {
@@ -385,20 +372,38 @@ static const char *backoff_check(long n) {
     return NULL;
 }
 
+static int g_never_online; /* offline-cancel: every window is cancelled */
+static void offline_send(nc_client *c, long i);
+static void offline_cancel_send(nc_client *c, long i) {
+    g_never_online = 1;
+    offline_send(c, i);
+}
+static const char *offline_cancel_check(long n) {
+    g_never_online = 0;
+    if (atomic_load(&g_cancelled) != n || atomic_load(&g_hits) != 0) {
+        snprintf(g_why, sizeof g_why, "%ld cancelled of %ld; the server answered %ld",
+                 atomic_load(&g_cancelled), n, atomic_load(&g_hits));
+        return g_why;
+    }
+    return NULL;
+}
+
 /* offline: forced offline with a 10-minute wait for the network; every WINDOW of
    requests is cancelled by group while it waits, except every fourth window,
    which a switch to online sends. */
 static void offline_send(nc_client *c, long i) {
     long window = i / WINDOW;
-    if (i % WINDOW == 0)
+    /* Back to offline after a window that went online (the configuration's mode
+       is offline). */
+    if (i % WINDOW == 0 && window % 4 == 0 && window > 0 && !g_never_online)
         must(nc_client_set_reachability(c, NC_REACH_OFFLINE), "nc_client_set_reachability");
     nc_task_free(send_get(c, "/ok", "w", i));
     if (i % WINDOW != WINDOW - 1) return;
-    if (window % 4 == 3) {
+    if (window % 4 == 3 && !g_never_online) {
         /* Sent now; the switch back waits until they have been (a waiting request
            asks again when it is woken, and would see offline again). */
         must(nc_client_set_reachability(c, NC_REACH_ONLINE), "nc_client_set_reachability");
-        wait_below(i + 1, 1);
+        wait_below(&g_done, i + 1, 1);
         return;
     }
     cancel_window(c, i, 0);
@@ -447,6 +452,9 @@ static const phase PHASES[] = {
     {"offline",
      "\"coalesce\":false,\"reachability\":{\"mode\":\"offline\",\"wait_for_network_ms\":600000}", WINDOW,
      NULL, offline_send, offline_check},
+    {"offline-cancel",
+     "\"coalesce\":false,\"reachability\":{\"mode\":\"offline\",\"wait_for_network_ms\":600000}", WINDOW,
+     NULL, offline_cancel_send, offline_cancel_check},
     {"batches", "", WINDOW / BATCH, NULL, batches_send, batches_check},
     {"cache", "\"cache\":{\"memory_bytes\":262144}", WINDOW, NULL, cache_send, cache_check},
     {"cookies", "\"cookies\":{\"enabled\":true}", WINDOW, NULL, cookies_send, all_ok},
@@ -470,14 +478,14 @@ static int run(const phase *p, int port, long n) {
     double t0 = now_s();
     long rss_early = 0, mark = n / 10 > 0 ? n / 10 : 1;
     for (long i = 0; i < n; i++) {
-        wait_below(i, p->in_flight);
+        wait_below(&g_done, i, p->in_flight);
         if (i == mark) {
-            wait_below(i, 1);
+            wait_below(&g_done, i, 1);
             rss_early = rss_kib();
         }
         p->send(c, i);
     }
-    wait_below(n, 1);
+    wait_below(&g_done, n, 1);
     long rss_end = rss_kib();
     nc_client_free(c);
     long wrong = 0;

@@ -2,13 +2,23 @@
 import Glibc
 #endif
 
+/// What a `TimerQueue` holds: an object that keeps its own place in the queue's
+/// heap, so that taking it out (a cancelled wait) costs O(log n) rather than a
+/// search: cancelling thousands of waiting requests stays linear. An item is in
+/// at most one queue at a time; only the queue writes `timerSlot`.
+protocol TimerQueueItem: AnyObject {
+    /// Index in the queue's heap; -1 when not queued.
+    var timerSlot: Int { get set }
+}
+
 /// Items due at a time, earliest first: the transfer loop's relaunches after a
-/// delay (`TransferAction.relaunchAfter`). A binary min-heap keyed by deadline, ties
-/// broken by the order of scheduling, so equal deadlines come out first in, first
-/// out. Pure (the clock is passed in), so it is tested without a loop or a server.
+/// delay (`TransferAction.relaunchAfter`) and the deadlines of parked transfers. A
+/// binary min-heap keyed by deadline, ties broken by the order of scheduling, so
+/// equal deadlines come out first in, first out. Pure (the clock is passed in), so
+/// it is tested without a loop or a server.
 ///
 /// Threads: not synchronised; the loop thread owns its queue.
-struct TimerQueue<Item> {
+struct TimerQueue<Item: TimerQueueItem> {
     private struct Entry {
         let deadline: UInt64
         let order: UInt64
@@ -31,10 +41,13 @@ struct TimerQueue<Item> {
     /// The earliest deadline, nil when empty.
     var nextDeadline: UInt64? { heap.first?.deadline }
 
-    /// Adds `item`, due at `deadline` (the same clock as `popDue`'s `now`).
+    /// Adds `item`, due at `deadline` (the same clock as `popDue`'s `now`). An item
+    /// already queued moves to the new deadline.
     mutating func schedule(_ item: Item, at deadline: UInt64) {
+        remove(item)
         heap.append(Entry(deadline: deadline, order: scheduled, item: item))
         scheduled &+= 1
+        item.timerSlot = heap.count - 1
         siftUp(heap.count - 1)
     }
 
@@ -43,23 +56,18 @@ struct TimerQueue<Item> {
         var due: [Item] = []
         while let first = heap.first, first.deadline <= now {
             due.append(first.item)
-            removeFirst()
+            take(at: 0)
         }
         return due
     }
 
-    /// Removes the items `match` selects (a cancelled wait); returns them. Linear:
-    /// cancels of waiting transfers are rare next to their scheduling.
-    mutating func remove(where match: (Item) -> Bool) -> [Item] {
-        var removed: [Item] = []
-        var kept: [Entry] = []
-        for e in heap {
-            if match(e.item) { removed.append(e.item) } else { kept.append(e) }
-        }
-        guard !removed.isEmpty else { return [] }
-        heap = []
-        for e in kept.sorted(by: { $0.before($1) }) { heap.append(e) }   // a sorted array is a heap
-        return removed
+    /// Takes `item` out; false when it was not queued here. O(log n).
+    @discardableResult
+    mutating func remove(_ item: Item) -> Bool {
+        let i = item.timerSlot
+        guard i >= 0, i < heap.count, heap[i].item === item else { return false }
+        take(at: i)
+        return true
     }
 
     /// Empties the queue; returns every item, earliest first.
@@ -67,7 +75,7 @@ struct TimerQueue<Item> {
         var all: [Item] = []
         while let first = heap.first {
             all.append(first.item)
-            removeFirst()
+            take(at: 0)
         }
         return all
     }
@@ -81,11 +89,22 @@ struct TimerQueue<Item> {
         return ms >= UInt64(cap) ? cap : Int32(ms)
     }
 
-    private mutating func removeFirst() {
+    /// Removes the entry at `index`: the last entry takes its place and moves up
+    /// or down to where it belongs.
+    private mutating func take(at index: Int) {
+        heap[index].item.timerSlot = -1
         let last = heap.removeLast()
-        guard !heap.isEmpty else { return }
-        heap[0] = last
-        siftDown(0)
+        guard index < heap.count else { return }
+        heap[index] = last
+        last.item.timerSlot = index
+        siftDown(index)
+        siftUp(index)
+    }
+
+    private mutating func swap(_ a: Int, _ b: Int) {
+        heap.swapAt(a, b)
+        heap[a].item.timerSlot = a
+        heap[b].item.timerSlot = b
     }
 
     private mutating func siftUp(_ index: Int) {
@@ -93,7 +112,7 @@ struct TimerQueue<Item> {
         while i > 0 {
             let parent = (i - 1) / 2
             guard heap[i].before(heap[parent]) else { return }
-            heap.swapAt(i, parent)
+            swap(i, parent)
             i = parent
         }
     }
@@ -106,7 +125,7 @@ struct TimerQueue<Item> {
             if l < heap.count && heap[l].before(heap[m]) { m = l }
             if r < heap.count && heap[r].before(heap[m]) { m = r }
             if m == i { return }
-            heap.swapAt(i, m)
+            swap(i, m)
             i = m
         }
     }
@@ -135,3 +154,5 @@ func monotonicNanos() -> UInt64 {
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
 }
+
+extension Transfer: TimerQueueItem {}

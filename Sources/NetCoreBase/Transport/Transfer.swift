@@ -107,6 +107,10 @@ public final class Transfer: @unchecked Sendable {
     var outputFD: Int32 { download?.fd ?? -1 }
     /// Index in the loop's list of transfers in the multi handle; -1 when not there.
     var activeSlot = -1
+    /// Index in the loop's timer queue (TimerQueueItem) and parked list; -1 when
+    /// not there.
+    var timerSlot = -1
+    var parkedSlot = -1
     var result: (Response?, NetError?) = (nil, nil)
     /// The current attempt's libcurl timings (read only when `keepsAttemptLog`).
     @exclusivity(unchecked) var timings = AttemptTimings()

@@ -71,7 +71,7 @@ package final class TransferLoop: @unchecked Sendable {
         /// Transfers waiting to be relaunched after a delay.
         var timers = TimerQueue<Transfer>()
         /// Transfers held until resume(_:).
-        var parked: [Transfer] = []
+        var parked = ParkedList()
         /// Finished transfers of one drainMessages() pass, each retained once by hand:
         /// trivial elements, so emptying the list costs no per-element destroy.
         var messages: [(Unmanaged<Transfer>, UnsafeMutableRawPointer, CURLcode)] = []
@@ -386,7 +386,7 @@ package final class TransferLoop: @unchecked Sendable {
         }
         running.append(contentsOf: state.pointee.active)
         running.append(contentsOf: state.pointee.timers.items)
-        running.append(contentsOf: state.pointee.parked)
+        running.append(contentsOf: state.pointee.parked.all)
         // Swept from one of its own hooks (an adapter, its attempt-end event).
         let moving = state.pointee.moving?.takeUnretainedValue()
         if let moving { running.append(moving) }
@@ -608,7 +608,7 @@ package final class TransferLoop: @unchecked Sendable {
             if !state.pointee.timers.isEmpty {
                 for t in state.pointee.timers.popDue(now: monotonicNanos()) {
                     // A parked transfer's deadline: it leaves the parked list too.
-                    if t.waiting == .parked { state.pointee.parked.removeAll { $0 === t } }
+                    if t.waiting == .parked { state.pointee.parked.remove(t) }
                     t.waiting = .none
                     relaunch(t)
                 }
@@ -655,11 +655,10 @@ package final class TransferLoop: @unchecked Sendable {
             }
             complete(t, nil, NetError.shutdown.attempted(sent))
         }
-        for t in state.pointee.timers.removeAll() + state.pointee.parked where t.waiting != .none {
+        for t in state.pointee.timers.removeAll() + state.pointee.parked.removeAll() where t.waiting != .none {
             t.waiting = .none
             complete(t, nil, NetError.shutdown.attempted(t.attempt))
         }
-        state.pointee.parked.removeAll()
     }
 
     /// Called by an async send's completion on the loop thread (module NetCore):
@@ -851,10 +850,10 @@ package final class TransferLoop: @unchecked Sendable {
     private func unwait(_ t: Transfer) {
         switch t.waiting {
         case .none: return
-        case .timer: _ = state.pointee.timers.remove { $0 === t }
+        case .timer: state.pointee.timers.remove(t)
         case .parked:
-            state.pointee.parked.removeAll { $0 === t }
-            if t.deadlineAt != nil { _ = state.pointee.timers.remove { $0 === t } }
+            state.pointee.parked.remove(t)
+            state.pointee.timers.remove(t)   // its deadline, if it has one
         }
         t.waiting = .none
     }

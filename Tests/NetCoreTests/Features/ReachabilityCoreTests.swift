@@ -1,4 +1,5 @@
 import MockServerSupport
+import Synchronization
 import Testing
 
 @testable import NetCore
@@ -44,5 +45,26 @@ import Testing
         c.reachability = .online
         let r = try await c.send(try Request(method: "GET", target: "/echo"))
         #expect(r.status == 200)
+    }
+
+    /// A request cancelled while it waits for the network is let go by the process's
+    /// route watcher at once, not at the end of its wait (minutes, here): 200 such
+    /// cancels used to keep 200 transfers (and their requests) alive.
+    @Test func aCancelledWaitIsForgottenAtOnce() async throws {
+        let c = try NetClient(
+            json:
+                #"{"base_url":"\#(MockServer.shared.baseURL)","reachability":{"mode":"offline","wait_for_network_ms":600000}}"#
+        )
+        defer { c.shutdown() }
+        let ended = Atomic<Int>(0)
+        for i in 0..<200 {   // not coalesced: each its own URL
+            _ = c.send(try Request(method: "GET", target: "/echo?i=\(i)")) { _, e in
+                if e?.isCancelled == true { ended.add(1, ordering: .relaxed) }
+            }
+        }
+        #expect(await waitUntilAsync { RouteWatcher.shared.heldCount(owner: c.reachabilityGate) == 200 })
+        #expect(c.cancelAll() == 200)
+        #expect(await waitUntilAsync { ended.load(ordering: .relaxed) == 200 })
+        #expect(RouteWatcher.shared.heldCount(owner: c.reachabilityGate) == 0)
     }
 }

@@ -8,15 +8,6 @@ import Testing
 /// `NetClient.refresher` (an async closure) against the loopback server's
 /// /auth/check: one refresh for concurrent expired sends, each sent again with the
 /// new token; a throwing refresher fails them with AUTH_REFRESH_FAILED.
-/// Polls `condition` (every 10 ms, up to 10 s).
-private func waitUntilAsync(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<1000 {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}
-
 /// Sends `request` and returns the CLIENT error it must fail with (`code`); nil,
 /// with an issue recorded, when it succeeds or fails otherwise.
 private func clientError(_ c: NetClient, _ request: Request, _ code: NetError.ClientCode) async -> NetError? {

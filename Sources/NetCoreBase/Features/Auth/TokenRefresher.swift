@@ -30,8 +30,12 @@ final class TokenRefresher: @unchecked Sendable {
     private var start: Start?
     /// A refresh is running: attempts wait for its answer.
     private var refreshing = false
-    /// Transfers parked or held for the running refresh.
-    private var waiters: [Transfer] = []
+    /// Transfers parked or held for the running refresh, by id, each with the
+    /// order it began to wait in (they go on in that order). By id so that one that
+    /// ends meanwhile (a cancel, its deadline) is forgotten in O(1): a dictionary,
+    /// not a list searched on every completion during a refresh.
+    private var waiters: [UInt64: (order: Int, transfer: Transfer)] = [:]
+    private var waitOrder = 0
     /// Transfers whose refresh failed, with the failure's message: ended by the gate.
     /// (Keyed by the transfer's id: ids are never reused, unlike object addresses,
     /// so an entry left by a transfer cancelled while it waited matches no other.)
@@ -108,7 +112,7 @@ final class TokenRefresher: @unchecked Sendable {
         let resumed: [Transfer]? = lock.withLock {
             guard refreshing else { return nil }
             refreshing = false
-            let all = waiters
+            let all = waiters.values.sorted { $0.order < $1.order }.map(\.transfer)
             waiters.removeAll()
             for t in all {
                 if token == nil {
@@ -142,7 +146,7 @@ final class TokenRefresher: @unchecked Sendable {
             guard let start else { return .own }
             // A refresh runs: wait for it with the others.
             if refreshing {
-                waiters.append(t)
+                wait(t)
                 return .park
             }
             // It carried an older token than the one in use now: send it again with
@@ -156,7 +160,7 @@ final class TokenRefresher: @unchecked Sendable {
             guard recent.count < maxPerMinute else { return .own }
             recent.append(now)
             refreshing = true
-            waiters.append(t)
+            wait(t)
             return .start(start)
         }
         switch step {
@@ -181,7 +185,7 @@ final class TokenRefresher: @unchecked Sendable {
                 return .fail(NetError.authRefreshFailed(message))
             }
             if refreshing {
-                waiters.append(t)
+                wait(t)
                 return .hold
             }
             return nil
@@ -196,8 +200,15 @@ final class TokenRefresher: @unchecked Sendable {
             guard refreshing || !replayed.isEmpty || !failedWaiters.isEmpty else { return }
             _ = replayed.remove(t.id)
             _ = failedWaiters.removeValue(forKey: t.id)
-            if refreshing { waiters.removeAll { $0 === t } }
+            if refreshing { waiters.removeValue(forKey: t.id) }
         }
+    }
+
+    /// Adds `t` to the waiters, keeping its place if it is there already (under `lock`).
+    private func wait(_ t: Transfer) {
+        guard waiters[t.id] == nil else { return }
+        waiters[t.id] = (waitOrder, t)
+        waitOrder &+= 1
     }
 
     /// Transfers this refresher keeps something for (tests: none once all ended).

@@ -62,7 +62,7 @@ final class CookieJar: @unchecked Sendable {
         let path = CString(file)
         _ = ncshim_easy_setopt_ptr(control, CURLOPT_COOKIEFILE, path.pointer)
         _ = ncshim_easy_setopt_ptr(control, CURLOPT_COOKIELIST, CookieJar.reload.pointer)
-        enforceBounds()  // a file may hold more than the bounds allow
+        enforceBounds()   // a file may hold more than the bounds allow
     }
 
     /// Cookies kept for one domain, and in all (see the type's comment).

@@ -107,6 +107,14 @@ final class ReachabilityGate: AttemptGate, @unchecked Sendable {
         return held ? .hold : admit(transfer, request, now: now)
     }
 
+    /// A transfer that ended while held (a cancel, its deadline, shutdown) is let go
+    /// by the watcher at once. Every completion passes here: one that was never
+    /// held (gateDeadline 0) costs a comparison.
+    func ended(_ transfer: Transfer) {
+        guard transfer.gateDeadline != 0 else { return }
+        RouteWatcher.shared.forget(transfer)
+    }
+
     /// NC_CLIENT_UNREACHABLE, saying why and what to do.
     private func unreachable(_ mode: ReachabilityMode, _ request: PreparedRequest, waited: Bool) -> NetError {
         let host = LoopbackHost.host(of: request.location) ?? "the host"

@@ -32,9 +32,13 @@ final class RouteWatcher: @unchecked Sendable {
 
     /// A route leaves the machine (or the state cannot be read). Written under `lock`.
     private let online = Atomic<Bool>(true)
-    /// Waiting transfers and the thread's descriptors.
+    /// Waiting transfers (guarded by `lock`): by transfer, so one that ends while it
+    /// waits (a cancel) is forgotten in O(1), and in deadline order, so the earliest
+    /// is known without a search. A cancelled waiter used to stay until its
+    /// deadline, which "wait_for_network_ms" may put minutes away.
     private let lock = Lock()
-    private var waiters: [Waiter] = []
+    private var waiters: [ObjectIdentifier: Waiter] = [:]
+    private var deadlines = TimerQueue<Waiter>()
     /// The netlink socket announcing changes (-1: none, the state stays "online").
     private let changes: Int32
     /// Wakes the thread when an earlier deadline arrives (eventfd).
@@ -42,10 +46,14 @@ final class RouteWatcher: @unchecked Sendable {
 
     /// A transfer held by a gate until `deadline` (monotonicNanos), the network's
     /// return, or a change of its owner's mode.
-    private struct Waiter {
+    private final class Waiter: TimerQueueItem {
         let transfer: Transfer
         let owner: ObjectIdentifier
-        let deadline: UInt64
+        var timerSlot = -1
+        init(_ transfer: Transfer, owner: ObjectIdentifier) {
+            self.transfer = transfer
+            self.owner = owner
+        }
     }
 
     private init() {
@@ -68,8 +76,11 @@ final class RouteWatcher: @unchecked Sendable {
     ) -> Bool {
         let earliest: Bool? = lock.withLock {
             guard stillBlocked(online.load(ordering: .relaxed)) else { return nil }
-            let earliest = waiters.allSatisfy { $0.deadline > deadline }
-            waiters.append(Waiter(transfer: transfer, owner: ObjectIdentifier(owner), deadline: deadline))
+            let earliest = deadlines.nextDeadline.map { $0 > deadline } ?? true
+            let key = ObjectIdentifier(transfer)
+            let w = waiters[key] ?? Waiter(transfer, owner: ObjectIdentifier(owner))
+            waiters[key] = w
+            deadlines.schedule(w, at: deadline)
             return earliest
         }
         guard let earliest else { return false }
@@ -80,23 +91,41 @@ final class RouteWatcher: @unchecked Sendable {
     /// Resumes every transfer held for `owner` (its mode changed).
     func resume(owner: AnyObject) {
         let id = ObjectIdentifier(owner)
-        let taken: [Waiter] = lock.withLock {
-            let mine = waiters.filter { $0.owner == id }
-            waiters.removeAll { $0.owner == id }
-            return mine
-        }
+        let taken: [Waiter] = lock.withLock { take { $0.owner == id } }
         for w in taken { w.transfer.loop.resume(w.transfer) }
+    }
+
+    /// Forgets `transfer` if it is held: it ended while it waited (a cancel).
+    func forget(_ transfer: Transfer) {
+        let dropped: Waiter? = lock.withLock {
+            guard let w = waiters.removeValue(forKey: ObjectIdentifier(transfer)) else { return nil }
+            deadlines.remove(w)
+            return w
+        }
+        _ = dropped   // released here, outside the lock
+    }
+
+    /// Transfers held now for `owner` (tests: none once all ended).
+    func heldCount(owner: AnyObject) -> Int {
+        let id = ObjectIdentifier(owner)
+        return lock.withLock { waiters.values.lazy.filter { $0.owner == id }.count }
+    }
+
+    /// Takes out the waiters `match` selects (under `lock`).
+    private func take(where match: (Waiter) -> Bool) -> [Waiter] {
+        let out = waiters.values.filter(match)
+        for w in out {
+            waiters.removeValue(forKey: ObjectIdentifier(w.transfer))
+            deadlines.remove(w)
+        }
+        return out
     }
 
     /// Forgets the transfers held for `owner` without resuming them (its client shut
     /// down, which ended them).
     func forget(owner: AnyObject) {
         let id = ObjectIdentifier(owner)
-        let dropped: [Waiter] = lock.withLock {
-            let mine = waiters.filter { $0.owner == id }
-            waiters.removeAll { $0.owner == id }
-            return mine
-        }
+        let dropped: [Waiter] = lock.withLock { take { $0.owner == id } }
         _ = dropped   // released here, outside the lock
     }
 
@@ -114,7 +143,7 @@ final class RouteWatcher: @unchecked Sendable {
         ]
         while true {
             let timeout = lock.withLock { () -> Int32 in
-                guard let next = waiters.map(\.deadline).min() else { return -1 }
+                guard let next = deadlines.nextDeadline else { return -1 }
                 let now = monotonicNanos()
                 // Rounded up: woken before the deadline, the gate would only hold again.
                 return next <= now ? 0 : Int32(clamping: (next - now + 999_999) / 1_000_000)
@@ -142,8 +171,8 @@ final class RouteWatcher: @unchecked Sendable {
                 if changed { online.store(state != 0, ordering: .releasing) }
                 // Any change resumes every waiter: each gate asks again and holds again
                 // if its reason remains (forced offline, or still no route).
-                let ready = changed ? waiters : waiters.filter { $0.deadline <= now }
-                if changed { waiters.removeAll() } else { waiters.removeAll { $0.deadline <= now } }
+                let ready = changed ? deadlines.removeAll() : deadlines.popDue(now: now)
+                for w in ready { waiters.removeValue(forKey: ObjectIdentifier(w.transfer)) }
                 return ready
             }
             for w in due { w.transfer.loop.resume(w.transfer) }
