@@ -202,6 +202,27 @@ static const char *groups_check(long n) {
     return NULL;
 }
 
+/* queue: completions queued for nc_client_dispatch on this thread; every fourth
+   request is answered 503 twice (two attempts), every second of the others is in
+   a group of its own that is cancelled. */
+static void queue_send(nc_client *c, long i) {
+    if (i % 4 == 0) {
+        nc_task_free(send_get(c, "/busy", NULL, i));
+        return;
+    }
+    groups_send(c, i);
+}
+static const char *queue_check(long n) {
+    long busy = (n + 3) / 4;
+    if (atomic_load(&g_http) != busy || atomic_load(&g_ok) + atomic_load(&g_cancelled) != n - busy ||
+        atomic_load(&g_cancelled) == 0) {
+        snprintf(g_why, sizeof g_why, "%ld ok, %ld cancelled, %ld HTTP errors of %ld",
+                 atomic_load(&g_ok), atomic_load(&g_cancelled), atomic_load(&g_http), n);
+        return g_why;
+    }
+    return NULL;
+}
+
 /* coalesce: pairs of identical GETs, a new URL for each pair; every fourth caller
    cancels its own share. */
 static void coalesce_send(nc_client *c, long i) {
@@ -434,6 +455,10 @@ static const char *all_ok(long n) {
 
 static const phase PHASES[] = {
     {"groups", "\"coalesce\":false", WINDOW, NULL, groups_send, groups_check},
+    {"queue",
+     "\"callbacks\":\"queue\",\"coalesce\":false,\"retry\":{\"max_attempts\":2,\"backoff\":"
+     "\"immediate\"}",
+     WINDOW, NULL, queue_send, queue_check},
     {"coalesce", "\"coalesce\":true", WINDOW, NULL, coalesce_send, coalesce_check},
     {"retry", "\"coalesce\":false,\"retry\":{\"max_attempts\":2,\"backoff\":\"immediate\"}", WINDOW,
      NULL, retry_send, retry_check},
@@ -469,6 +494,21 @@ static void reset_counters(void) {
     g_first_other[0] = 0;
 }
 
+/* Waits until fewer than `limit` of the `sent` completions are outstanding; on a
+   client in queue mode ("callbacks": "queue") the completions run here, inside
+   nc_client_dispatch. */
+static void settle(nc_client *c, int queue, long sent, long limit) {
+    if (!queue) {
+        wait_below(&g_done, sent, limit);
+        return;
+    }
+    while (sent - atomic_load(&g_done) >= limit) {
+        if (nc_client_dispatch(c) == NC_OK) continue;
+        struct timespec ts = {0, 20000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 /* Runs one phase over n completions; returns 0 when everything held. */
 static int run(const phase *p, int port, long n) {
     reset_counters();
@@ -480,15 +520,16 @@ static int run(const phase *p, int port, long n) {
        offline phases' requests end only when their window is cancelled. */
     long rss_early = 0, mark = n / 10 - (n / 10) % WINDOW;
     if (mark <= 0) mark = 1;
+    int queue = strstr(p->config, "\"queue\"") != NULL;
     for (long i = 0; i < n; i++) {
-        wait_below(&g_done, i, p->in_flight);
+        settle(c, queue, i, p->in_flight);
         if (i == mark) {
-            wait_below(&g_done, i, 1);
+            settle(c, queue, i, 1);
             rss_early = rss_kib();
         }
         p->send(c, i);
     }
-    wait_below(&g_done, n, 1);
+    settle(c, queue, n, 1);
     long rss_end = rss_kib();
     nc_client_free(c);
     long wrong = 0;
