@@ -225,6 +225,8 @@ size_t ncsink_header(char *ptr, size_t size, size_t nmemb, void *userdata) {
         s->head_ended = 1;
         return n;
     }
+    /* Counted whatever happens to the line next: libcurl keeps the cookie. */
+    if (s->count_set_cookies && n > 11 && strncasecmp(ptr, "set-cookie:", 11) == 0) s->set_cookies++;
     /* As libcurl: only the first line of a block is a status line. Trailer lines
      * (after the body of a chunked response) never begin a response. */
     int status = s->head_at_start && s->body_len == 0 && s->out_bytes == 0 && n >= 5 &&
@@ -258,23 +260,4 @@ size_t ncsink_header(char *ptr, size_t size, size_t nmemb, void *userdata) {
     s->head_len += n;
     s->head[s->head_len] = 0;
     return n;
-}
-
-size_t ncsink_count_named(const char *lines, size_t len, const char *name, size_t name_len) {
-    size_t count = 0;
-    const char *p = lines, *end = lines + len;
-    while (p && p < end) {
-        size_t left = (size_t)(end - p), i = 0;
-        if (left > name_len && p[name_len] == ':') {
-            for (; i < name_len; i++) {
-                char c = p[i];
-                if (c >= 'A' && c <= 'Z') c = (char)(c + ('a' - 'A')); /* `name` is lowercase */
-                if (c != name[i]) break;
-            }
-            count += i == name_len;
-        }
-        p = memchr(p, '\n', left);
-        if (p) p++;
-    }
-    return count;
 }

@@ -76,6 +76,12 @@ typedef struct ncsink {
                                      ncsink_reset clears it, set after) */
     ncsink_body_fn out_fn;        /* a 2xx body goes to this callback (before out_fd) */
     void *out_ud;                 /* its userdata (borrowed) */
+    /* Set once for a handle that keeps cookies (its client has a jar): every
+     * Set-Cookie line the header callback sees is counted in `set_cookies`, every
+     * block's (1xx, a hop that fails after its headers), which the owner reads and
+     * zeroes as each hop ends. ncsink_reset leaves both alone. */
+    int count_set_cookies;
+    size_t set_cookies;
 } ncsink;
 
 /* A new, empty sink for `easy` (NULL when out of memory). */
@@ -98,10 +104,5 @@ int ncsink_take(ncsink *s, unsigned char **block, size_t *body_len, size_t *head
 /* CURLOPT_WRITEFUNCTION / CURLOPT_HEADERFUNCTION with the sink as userdata. */
 size_t ncsink_write(char *ptr, size_t size, size_t nmemb, void *userdata);
 size_t ncsink_header(char *ptr, size_t size, size_t nmemb, void *userdata);
-
-/* How many of the header lines `lines` (`len` bytes, as ncsink_take hands them
- * over: "Name: value\r\n" each) are named `name` (`name_len` bytes, lowercase
- * ASCII), compared without regard to case. */
-size_t ncsink_count_named(const char *lines, size_t len, const char *name, size_t name_len);
 
 #endif

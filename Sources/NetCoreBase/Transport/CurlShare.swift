@@ -21,24 +21,23 @@ final class CurlShare: @unchecked Sendable {
     deinit { ncshare_free(raw) }
 
     /// What keeps the cookie store within its bounds (CookieJar.enforceBounds,
-    /// installed once by the jar before any handle attaches): returns how many
+    /// installed once by the jar before any transfer runs): returns how many
     /// cookies it kept. Libcurl's store itself has no bound; a server that sets
     /// cookies of ever new names would grow it, and the time every request takes
     /// to pick the cookies it sends, for the life of the client.
     nonisolated(unsafe) var boundsCheck: (@Sendable () -> Int)?
 
     /// Set-Cookie lines received since the last check, and how many more start
-    /// the next one: a quarter of what the jar kept then, at least 64, so a check
-    /// (which reads the whole store) costs O(1) a line however large the jar.
+    /// the next one: a quarter of what the jar kept then, at least 64, so the
+    /// checks' reading of the whole store costs O(1) a line however large the jar
+    /// (each cookie a check evicts costs libcurl one walk of the store besides).
     private let sinceCheck = Atomic<Int>(0)
     private let checkAfter = Atomic<Int>(64)
 
-    /// Counts the Set-Cookie lines among a response's `header lines` (as the sink
-    /// hands them over) and runs `boundsCheck` when enough have arrived. Called on
-    /// the thread that drives the transfer, outside any libcurl call.
-    func received(headerLines lines: UnsafePointer<CChar>, count: Int) {
-        let n = ncsink_count_named(lines, count, "set-cookie", 10)
-        guard n > 0 else { return }
+    /// Counts `n` Set-Cookie lines received (EasyHandle.reportSetCookies, at the end
+    /// of each hop on its handle) and runs `boundsCheck` when enough have arrived.
+    /// Called on the thread that drives the transfer, outside any libcurl call.
+    func received(setCookies n: Int) {
         let seen = sinceCheck.add(n, ordering: .relaxed).newValue
         guard seen >= checkAfter.load(ordering: .relaxed), let check = boundsCheck else { return }
         sinceCheck.store(0, ordering: .relaxed)

@@ -68,7 +68,10 @@ final class EasyHandle {
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_WRITEDATA, s)
         _ = ncshim_easy_setopt_data_fn(h, CURLOPT_HEADERFUNCTION, ncsink_header)
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_HEADERDATA, s)
-        share?.attach(h)
+        if let share {
+            share.attach(h)
+            s.pointee.count_set_cookies = 1   // the jar's bounds count them (CurlShare)
+        }
     }
 
     deinit {
@@ -98,6 +101,16 @@ final class EasyHandle {
             Int(clamping: limits.maxHeaderCount), Int(clamping: limits.maxHeaderBytes), outputFD)
     }
 
+    /// Hands the Set-Cookie lines the sink counted since the last call to the
+    /// share (its bounds check), at the end of every hop, whatever ended it.
+    func reportSetCookies() {
+        guard let share else { return }
+        let n = sink.pointee.set_cookies
+        guard n > 0 else { return }
+        sink.pointee.set_cookies = 0
+        share.received(setCookies: n)
+    }
+
     /// errno of a failed write to the output file.
     var outputErrno: Int32 { sink.pointee.out_errno }
 
@@ -121,7 +134,6 @@ final class EasyHandle {
         let body = NetBytes(adopting: block, count: bodyCount, capacity: bodyCount + 1)
         guard headCount > 0 else { return (body, HeaderStore()) }
         let lines = UnsafeMutableRawPointer(block + headOffset).assumingMemoryBound(to: CChar.self)
-        share?.received(headerLines: lines, count: headCount)
         return (body, HeaderStore(lines: lines, count: headCount, owner: body))
     }
 

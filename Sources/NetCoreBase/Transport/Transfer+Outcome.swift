@@ -46,6 +46,7 @@ struct HopOutcome: ~Copyable {
     /// the sink on success, the failure's details otherwise.
     init(_ easy: EasyHandle, _ code: CURLcode) {
         self.code = code
+        easy.reportSetCookies()
         if code != CURLE_OK {
             sinkAbort = easy.abortReason
             detail = easy.errorDetail

@@ -97,52 +97,80 @@ final class CookieJar: @unchecked Sendable {
         return nil
     }
 
-    /// Every unexpired cookie, in libcurl's order.
-    func cookies() -> [Cookie] {
-        enforceBounds()
-        let now = Int64(time(nil))
-        return lines().compactMap(Cookie.init(netscapeLine:)).filter { !$0.isExpired(now: now) }
-    }
+    /// Every unexpired cookie, in libcurl's order, the bounds enforced first (in
+    /// the same locked pass: what is listed is what was kept).
+    func cookies() -> [Cookie] { keptLines().compactMap(Cookie.init(netscapeLine:)) }
 
     /// Evicts the cookies past the bounds and returns how many unexpired ones the
-    /// jar keeps. Within a domain libcurl lists cookies in the order they were
-    /// first set (one set again keeps its place, as RFC 6265 §5.3 keeps its
-    /// creation time), so the first listed are the oldest:
-    /// - a domain holding more than `perDomain` loses its oldest;
-    /// - then, while the jar holds more than `total`, the domains holding the most
-    ///   lose their oldest, down to one common share (a domain with fewer keeps
-    ///   all of its own, so one server's flood cannot evict another's session).
-    /// A cookie is evicted by setting it again, same name, domain and path, with
-    /// an expiry in the past: libcurl drops it at its next look at the store.
+    /// jar keeps (`keptLines`).
     @discardableResult
     func enforceBounds(perDomain: Int = CookieJar.maxPerDomain, total: Int = CookieJar.maxCookies) -> Int {
+        keptLines(perDomain: perDomain, total: total).count
+    }
+
+    /// Evicts the cookies past the bounds and returns the Netscape lines of the
+    /// unexpired ones kept, in libcurl's order. "Oldest" is libcurl's order within
+    /// a domain, first listed first: libcurl 7.88 lists a domain's cookies in the
+    /// order they were first set (one set again keeps its place, as RFC 6265 §5.3
+    /// keeps its creation time); libcurl 8.11 and later move a cookie set again to
+    /// the end, so there the oldest is the one least recently set.
+    /// - A domain holding more than `perDomain` loses its oldest.
+    /// - Then, when more than `total` remain, the domains holding the most lose
+    ///   their oldest down to one common share `s`: each keeps min(its count, s),
+    ///   with `s` the largest that fits, and what room is left (less than one more
+    ///   each for the domains above `s`) goes one cookie each to the domains holding
+    ///   the most. A domain with fewer than `s` keeps all of its own, so one
+    ///   server's flood does not evict another's session; with more than `total`
+    ///   domains, some must keep none.
+    /// A cookie is evicted by setting it again, same name, domain and path, with an
+    /// expiry in the past: libcurl drops it at its next look at the store.
+    func keptLines(perDomain: Int = CookieJar.maxPerDomain, total: Int = CookieJar.maxCookies) -> [String] {
         lock.withLock {
             let now = Int64(time(nil))
-            var byDomain: [String: [String]] = [:]
-            var live = 0
+            var live: [String] = []
+            var byDomain: [String: [Int]] = [:]   // indexes into `live`, oldest first
             for line in unlockedLines() {
                 guard let c = Cookie(netscapeLine: line), !c.isExpired(now: now) else { continue }
-                byDomain[c.domain.lowercased(), default: []].append(line)
-                live += 1
+                byDomain[c.domain.lowercased(), default: []].append(live.count)
+                live.append(line)
             }
-            /// Cookies kept when no domain keeps more than `share`.
-            func kept(_ share: Int) -> Int { byDomain.values.reduce(0) { $0 + min($1.count, share) } }
-            var share = perDomain
-            if kept(perDomain) > total {
-                // The largest common share that fits (kept() only grows with it).
-                var low = 0, high = perDomain
-                while low < high {
-                    let mid = (low + high + 1) / 2
-                    if kept(mid) <= total { low = mid } else { high = mid - 1 }
-                }
-                share = low
+            let quota = CookieJar.quotas(byDomain.mapValues(\.count), perDomain: perDomain, total: total)
+            var evicted = Set<Int>()
+            for (domain, indexes) in byDomain {
+                let keep = quota[domain] ?? indexes.count
+                for i in indexes.prefix(max(indexes.count - keep, 0)) { evicted.insert(i) }
             }
-            for lines in byDomain.values where lines.count > share {
-                for line in lines.prefix(lines.count - share) { evict(line) }
-                live -= lines.count - share
-            }
-            return live
+            guard !evicted.isEmpty else { return live }
+            for i in evicted.sorted() { evict(live[i]) }
+            return live.indices.filter { !evicted.contains($0) }.map { live[$0] }
         }
+    }
+
+    /// How many cookies each domain keeps, given how many it holds (see
+    /// `keptLines`). Pure: tested on its own.
+    static func quotas(_ counts: [String: Int], perDomain: Int, total: Int) -> [String: Int] {
+        let capped = counts.mapValues { min($0, max(perDomain, 0)) }
+        let limit = max(total, 0)
+        func kept(_ share: Int) -> Int { capped.values.reduce(0) { $0 + min($1, share) } }
+        guard kept(max(perDomain, 0)) > limit else { return capped }
+        // The largest common share that fits (kept() only grows with it).
+        var low = 0, high = max(perDomain, 0)
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if kept(mid) <= limit { low = mid } else { high = mid - 1 }
+        }
+        var quota = capped.mapValues { min($0, low) }
+        // The room left, one more each to the domains holding the most (ties by
+        // name, so the answer does not depend on a dictionary's order).
+        var room = limit - kept(low)
+        let above = capped.filter { $0.value > low }.sorted {
+            $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key
+        }
+        for (domain, _) in above where room > 0 {
+            quota[domain, default: 0] += 1
+            room -= 1
+        }
+        return quota
     }
 
     /// How many unexpired cookies the store holds now, bounds not enforced first
@@ -191,15 +219,11 @@ final class CookieJar: @unchecked Sendable {
     /// written) naming the file and the system's reason.
     func save() throws(NetError) {
         guard let file else { return }
-        enforceBounds()
-        let now = Int64(time(nil))
         var text =
             "# Netscape HTTP Cookie File\n# Written by libnetcore \(NetCoreVersion.string). Do not edit while a client uses it.\n\n"
-        for line in lines() {
-            // Expired cookies are dropped, as libcurl's own jar writer does.
-            if let c = Cookie(netscapeLine: line), c.isExpired(now: now) { continue }
-            text += line + "\n"
-        }
+        // The unexpired ones within the bounds (expired cookies are dropped, as
+        // libcurl's own jar writer does).
+        for line in keptLines() { text += line + "\n" }
         if let why = CookieJar.writeAtomically(text, to: file) {
             var e = NetError(
                 domain: .transport, code: Int64(CURLE_WRITE_ERROR.rawValue),
