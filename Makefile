@@ -6,7 +6,7 @@
 #   make format / make lint   swift format (.swift-format) and clang-format (.clang-format)
 #   make fault  the fault-injection suite, every case (docs/RELIABILITY.md; its fast part is in make test)
 #   make test-asan / test-tsan / test-ubsan / valgrind / alloc-fail / fuzz / race-1m / soak   reliability tools
-#               (docs/RELIABILITY.md; none is part of make test)
+#               (docs/RELIABILITY.md; none is part of make test but a 20,000-a-phase soak)
 #   make install [PREFIX=] [DESTDIR=]   library, header, netcore.pc, CMake package; make uninstall
 SHELL := /bin/bash
 .DEFAULT_GOAL := lib

@@ -3,7 +3,10 @@
  * feature that keeps state per request, per key or per client switched on, one
  * phase per feature, so that what grows is named.
  *
- *   soak [N [PHASE]]     N requests a phase (default 200000); PHASE: one phase's name
+ *   soak [N [PHASE]]     N requests a phase (default 200000; rounded up to whole
+ *                        windows of 16, at least 160); PHASE: one phase's name
+ *
+ * A phase that runs longer than 10 minutes ends the run (exit 3): a hang.
  *
  * A leak checker sees only memory nothing points to. A table that keeps an entry
  * for every group name, coalescing key, refreshed request or cached answer still
@@ -29,6 +32,9 @@
 #define _GNU_SOURCE
 #include <stdatomic.h>
 #include <stdlib.h>
+
+#include <jansson.h>
+#include <signal.h>
 
 #include "loopback.h"
 #include "netcore.h"
@@ -178,8 +184,9 @@ typedef struct {
     const char *config; /* members added to the client's configuration */
     long in_flight;     /* completions running at once */
     void (*setup)(nc_client *c);
-    void (*send)(nc_client *c, long i); /* sends completion slot i */
-    const char *(*check)(long n);       /* NULL when the phase did what it must */
+    void (*send)(nc_client *c, long i);          /* sends completion slot i */
+    const char *(*check)(long n);                /* NULL when the phase did what it must */
+    const char *(*finish)(nc_client *c, long n); /* the same, on the client before it is freed */
 } phase;
 
 static char g_why[256];
@@ -233,7 +240,8 @@ static void coalesce_send(nc_client *c, long i) {
     nc_task_free(t);
 }
 static const char *coalesce_check(long n) {
-    if (atomic_load(&g_ok) + atomic_load(&g_cancelled) != n || atomic_load(&g_hits) >= n) {
+    /* Nearly every pair shares one transfer (n / 2 answers); at least half must. */
+    if (atomic_load(&g_ok) + atomic_load(&g_cancelled) != n || atomic_load(&g_hits) > 3 * n / 4) {
         snprintf(g_why, sizeof g_why, "%ld ok + %ld cancelled of %ld; the server answered %ld",
                  atomic_load(&g_ok), atomic_load(&g_cancelled), n, atomic_load(&g_hits));
         return g_why;
@@ -333,17 +341,42 @@ static const char *batches_check(long n) {
     return NULL;
 }
 
-/* cache: a memory cache of 256 KiB; every answer is new (its own URL) and is then
-   asked for once more, from the cache. */
+/* cache: a memory cache of 256 KiB, no coalescing, NC_CACHE_ELSE_NETWORK; every
+   even request asks for a new URL, every odd one (after the first two windows)
+   for the URL asked two windows before, which has been answered and stored by
+   then. */
 static void cache_send(nc_client *c, long i) {
     char path[32];
-    snprintf(path, sizeof path, "/cache/%ld", i / 2);
-    nc_task_free(send_get(c, path, NULL, i));
+    nc_request *r = NULL;
+    snprintf(path, sizeof path, "/cache/%ld", (i % 2 && i >= 2 * WINDOW) ? i - 1 - 2 * WINDOW : i);
+    must(nc_request_new("GET", path, &r), "nc_request_new");
+    must(nc_request_set_cache_policy(r, NC_CACHE_ELSE_NETWORK), "nc_request_set_cache_policy");
+    must(nc_client_send(c, r, on_done, (void *)(uintptr_t)i, NULL), "nc_client_send");
+    nc_request_free(r);
 }
 static const char *cache_check(long n) {
-    if (atomic_load(&g_ok) != n || atomic_load(&g_hits) > n - n / 4) {
-        snprintf(g_why, sizeof g_why, "%ld ok of %ld; the server answered %ld", atomic_load(&g_ok), n,
-                 atomic_load(&g_hits));
+    /* Answered: the even ones and the odd ones of the first two windows; an odd
+       one whose URL was still in flight (completions may come out of order) too. */
+    long want = n / 2 + WINDOW;
+    if (atomic_load(&g_ok) != n || atomic_load(&g_hits) < want ||
+        atomic_load(&g_hits) > want + n / 100) {
+        snprintf(g_why, sizeof g_why, "%ld ok of %ld; the server answered %ld, not about %ld",
+                 atomic_load(&g_ok), n, atomic_load(&g_hits), want);
+        return g_why;
+    }
+    return NULL;
+}
+/* ... and the cache says it answered the rest. */
+static const char *cache_finish(nc_client *c, long n) {
+    char stats[512];
+    size_t len = 0;
+    must(nc_client_cache_stats_json(c, stats, sizeof stats, &len), "nc_client_cache_stats_json");
+    json_t *j = json_loads(stats, 0, NULL);
+    long hits = (long)json_integer_value(json_object_get(j, "hits"));
+    json_decref(j);
+    if (hits + atomic_load(&g_hits) != n) {
+        snprintf(g_why, sizeof g_why, "the cache answered %ld and the server %ld of %ld", hits,
+                 atomic_load(&g_hits), n);
         return g_why;
     }
     return NULL;
@@ -445,6 +478,20 @@ static void cookies_send(nc_client *c, long i) {
     snprintf(path, sizeof path, "/cookie/%ld", i);
     nc_task_free(send_get(c, path, NULL, i));
 }
+/* ... and the jar keeps one domain's 180 (its bounds: docs/cookies.md). */
+static const char *cookies_finish(nc_client *c, long n) {
+    char *list = NULL;
+    must(nc_client_cookies_json(c, &list), "nc_client_cookies_json");
+    json_t *j = json_loads(list, 0, NULL);
+    size_t count = json_array_size(j);
+    json_decref(j);
+    nc_string_free(list);
+    if (count != (n < 180 ? (size_t)n : 180)) {
+        snprintf(g_why, sizeof g_why, "the jar lists %zu cookies", count);
+        return g_why;
+    }
+    return NULL;
+}
 static const char *all_ok(long n) {
     if (atomic_load(&g_ok) != n) {
         snprintf(g_why, sizeof g_why, "%ld ok of %ld", atomic_load(&g_ok), n);
@@ -454,35 +501,36 @@ static const char *all_ok(long n) {
 }
 
 static const phase PHASES[] = {
-    {"groups", "\"coalesce\":false", WINDOW, NULL, groups_send, groups_check},
+    {"groups", "\"coalesce\":false", WINDOW, NULL, groups_send, groups_check, NULL},
     {"queue",
      "\"callbacks\":\"queue\",\"coalesce\":false,\"retry\":{\"max_attempts\":2,\"backoff\":"
      "\"immediate\"}",
-     WINDOW, NULL, queue_send, queue_check},
-    {"coalesce", "\"coalesce\":true", WINDOW, NULL, coalesce_send, coalesce_check},
+     WINDOW, NULL, queue_send, queue_check, NULL},
+    {"coalesce", "\"coalesce\":true", WINDOW, NULL, coalesce_send, coalesce_check, NULL},
     {"retry", "\"coalesce\":false,\"retry\":{\"max_attempts\":2,\"backoff\":\"immediate\"}", WINDOW,
-     NULL, retry_send, retry_check},
+     NULL, retry_send, retry_check, NULL},
     {"hooks",
      "\"endpoints\":{\"user.get\":{\"method\":\"GET\",\"path\":\"/users/{id}\"}},"
      "\"common_params\":{\"app\":\"soak\"},\"signing\":{\"secret\":\"s3cret\"}",
-     WINDOW, hooks_setup, hooks_send, hooks_check},
+     WINDOW, hooks_setup, hooks_send, hooks_check, NULL},
     {"refresh", "\"coalesce\":false,\"auth\":{\"token\":\"t0\",\"max_refreshes_per_minute\":1000}",
-     WINDOW, refresh_setup, refresh_send, refresh_check},
+     WINDOW, refresh_setup, refresh_send, refresh_check, NULL},
     {"refresh-fail", "\"coalesce\":false,\"auth\":{\"token\":\"t0\",\"max_refreshes_per_minute\":1000}",
-     WINDOW, refresh_fail_setup, refresh_send, refresh_fail_check},
+     WINDOW, refresh_fail_setup, refresh_send, refresh_fail_check, NULL},
     {"backoff",
      "\"coalesce\":false,\"retry\":{\"max_attempts\":3,\"backoff\":\"constant\",\"initial_ms\":30000,"
      "\"max_delay_ms\":60000,\"jitter\":false}",
-     WINDOW, NULL, backoff_send, backoff_check},
+     WINDOW, NULL, backoff_send, backoff_check, NULL},
     {"offline",
      "\"coalesce\":false,\"reachability\":{\"mode\":\"offline\",\"wait_for_network_ms\":600000}", WINDOW,
-     NULL, offline_send, offline_check},
+     NULL, offline_send, offline_check, NULL},
     {"offline-cancel",
      "\"coalesce\":false,\"reachability\":{\"mode\":\"offline\",\"wait_for_network_ms\":600000}", WINDOW,
-     NULL, offline_cancel_send, offline_cancel_check},
-    {"batches", "", WINDOW / BATCH, NULL, batches_send, batches_check},
-    {"cache", "\"cache\":{\"memory_bytes\":262144}", WINDOW, NULL, cache_send, cache_check},
-    {"cookies", "\"cookies\":{\"enabled\":true}", WINDOW, NULL, cookies_send, all_ok},
+     NULL, offline_cancel_send, offline_cancel_check, NULL},
+    {"batches", "", WINDOW / BATCH, NULL, batches_send, batches_check, NULL},
+    {"cache", "\"coalesce\":false,\"cache\":{\"memory_bytes\":262144}", WINDOW, NULL, cache_send,
+     cache_check, cache_finish},
+    {"cookies", "\"cookies\":{\"enabled\":true}", WINDOW, NULL, cookies_send, all_ok, cookies_finish},
 };
 
 static void reset_counters(void) {
@@ -503,15 +551,32 @@ static void settle(nc_client *c, int queue, long sent, long limit) {
         return;
     }
     while (sent - atomic_load(&g_done) >= limit) {
-        if (nc_client_dispatch(c) == NC_OK) continue;
+        long before = atomic_load(&g_done);
+        nc_client_dispatch(c); /* NC_OK whether or not anything was queued */
+        if (atomic_load(&g_done) != before) continue;
         struct timespec ts = {0, 20000};
         nanosleep(&ts, NULL);
     }
 }
 
+/* The watchdog: a phase that has not ended after PHASE_SECONDS is a hang. */
+#define PHASE_SECONDS 600
+static const char *g_phase = "";
+static void on_alarm(int sig) {
+    (void)sig;
+    static const char a[] = "soak: the phase ", b[] = " did not end within 600 s: a hang\n";
+    ssize_t w = write(2, a, sizeof a - 1);
+    w += write(2, g_phase, strlen(g_phase));
+    w += write(2, b, sizeof b - 1);
+    (void)w;
+    _exit(3);
+}
+
 /* Runs one phase over n completions; returns 0 when everything held. */
 static int run(const phase *p, int port, long n) {
     reset_counters();
+    g_phase = p->name;
+    alarm(PHASE_SECONDS);
     memset(g_calls, 0, (size_t)n);
     nc_client *c = new_client(port, p->config);
     if (p->setup) p->setup(c);
@@ -531,10 +596,12 @@ static int run(const phase *p, int port, long n) {
     }
     settle(c, queue, n, 1);
     long rss_end = rss_kib();
+    const char *unfinished = p->finish ? p->finish(c, n) : NULL;
     nc_client_free(c);
+    alarm(0);
     long wrong = 0;
     for (long i = 0; i < n; i++) wrong += g_calls[i] != 1;
-    const char *why = p->check(n);
+    const char *why = unfinished ? unfinished : p->check(n);
     long growth = rss_end - rss_early;
     int failed = wrong || why || atomic_load(&g_other) || growth > 1024;
     printf("%-8s %ld in %5.1f s: RSS %ld KiB after %ld, %ld KiB at the end (%+ld KiB); callbacks != 1: "
@@ -550,10 +617,15 @@ static int run(const phase *p, int port, long n) {
 
 int main(int argc, char **argv) {
     long n = argc > 1 ? atol(argv[1]) : 200000;
+    /* Whole windows (the backoff and offline phases cancel a window at its end),
+       at least ten of them (the first reading comes after one). */
+    if (n < 10 * WINDOW) n = 10 * WINDOW;
+    n += (WINDOW - n % WINDOW) % WINDOW;
     const char *only = argc > 2 ? argv[2] : NULL;
     setvbuf(stdout, NULL, _IOLBF, 0); /* a line a phase, as it ends (CI logs, valgrind) */
     int port = loopback_start(respond);
-    if (port < 0 || n <= 0) return 2;
+    signal(SIGALRM, on_alarm);
+    if (port < 0) return 2;
     g_calls = calloc((size_t)n, 1);
     if (!g_calls) return 2;
     int failures = 0, ran = 0;

@@ -71,7 +71,7 @@ package final class TransferLoop: @unchecked Sendable {
         /// Transfers waiting to be relaunched after a delay.
         var timers = TimerQueue<Transfer>()
         /// Transfers held until resume(_:).
-        var parked = ParkedList()
+        var parked = ParkedList<Transfer>()
         /// Finished transfers of one drainMessages() pass, each retained once by hand:
         /// trivial elements, so emptying the list costs no per-element destroy.
         var messages: [(Unmanaged<Transfer>, UnsafeMutableRawPointer, CURLcode)] = []

@@ -6,9 +6,10 @@ import Testing
 /// The loop's timer queue, with a made-up clock (no loop, no server).
 @Suite struct TimerQueueTests {
     /// An item that keeps its place in the queue, as a Transfer does.
-    final class Item: TimerQueueItem, CustomStringConvertible {
+    final class Item: TimerQueueItem, ParkedListItem, CustomStringConvertible {
         let name: String
         var timerSlot = -1
+        var parkedSlot = -1
         init(_ name: String) { self.name = name }
         var description: String { name }
     }
@@ -114,5 +115,31 @@ import Testing
         #expect(q.pollTimeoutMs(now: 0, cap: 100) == 100)
         q.schedule(Item("2"), at: 5_000_000_000_000)
         #expect(q.pollTimeoutMs(now: 300_000_000, cap: 1000) == 0)
+    }
+
+    @Test func anItemOfAnotherQueueIsNotRemoved() {
+        var a = TimerQueue<Item>(), b = TimerQueue<Item>()
+        let x = Item("x"), y = Item("y")
+        a.schedule(x, at: 1)   // slot 0 in a
+        b.schedule(y, at: 1)   // slot 0 in b
+        let removed = b.remove(x)
+        #expect(!removed)
+        #expect(names(b.popDue(now: .max)) == ["y"])
+        #expect(names(a.popDue(now: .max)) == ["x"])
+    }
+
+    /// The loop's parked list: O(1) removal by each item's own index, from anywhere.
+    @Test func parkedListRemovesFromAnywhere() {
+        var list = ParkedList<Item>()
+        let items = (0..<10).map { Item("\($0)") }
+        for i in items { list.append(i) }
+        list.append(items[3])   // already parked: nothing happens
+        #expect(list.all.count == 10)
+        for i in [0, 9, 4, 4] { list.remove(items[i]) }   // first, last, middle, twice
+        #expect(Set(names(list.all)) == ["1", "2", "3", "5", "6", "7", "8"])
+        #expect(list.all.enumerated().allSatisfy { $0.element.parkedSlot == $0.offset })
+        #expect(items[4].parkedSlot == -1)
+        let all = list.removeAll()
+        #expect(all.count == 7 && list.isEmpty && all.allSatisfy { $0.parkedSlot == -1 })
     }
 }
