@@ -230,6 +230,39 @@ static const char *queue_check(long n) {
     return NULL;
 }
 
+/* sync: nc_client_send_sync on this thread (a lane of its own, not the transfer
+   thread): every fourth request answered 503 twice (two attempts), the others to
+   /auth, whose token expires every 2,000 requests and is refreshed (the refresher
+   answers at once); an event handler and signing on. */
+static void sync_setup(nc_client *c) {
+    must(nc_client_set_token_refresher(c, refresher, NULL), "nc_client_set_token_refresher");
+    must(nc_client_set_event_handler(c, on_event, &g_events), "nc_client_set_event_handler");
+}
+static void sync_send(nc_client *c, long i) {
+    nc_request *r = NULL;
+    nc_response *resp = NULL;
+    nc_error *err = NULL;
+    if (i > 0 && i % 2000 == 0) atomic_fetch_add(&g_accepted, 1);
+    must(nc_request_new("GET", i % 4 == 0 ? "/busy" : "/auth", &r), "nc_request_new");
+    nc_status st = nc_client_send_sync(c, r, &resp, &err);
+    if (st != NC_OK && st != NC_ERR_FAILED) must(st, "nc_client_send_sync");
+    on_done(resp, err, (void *)(uintptr_t)i);
+    nc_response_free(resp);
+    nc_error_free(err);
+    nc_request_free(r);
+}
+static const char *sync_check(long n) {
+    long busy = (n + 3) / 4;
+    if (atomic_load(&g_http) != busy || atomic_load(&g_ok) != n - busy ||
+        atomic_load(&g_events) < 3 * n || (n > 2000 && atomic_load(&g_refreshes) == 0)) {
+        snprintf(g_why, sizeof g_why, "%ld ok, %ld HTTP errors of %ld, %ld events, %ld refreshes",
+                 atomic_load(&g_ok), atomic_load(&g_http), n, atomic_load(&g_events),
+                 atomic_load(&g_refreshes));
+        return g_why;
+    }
+    return NULL;
+}
+
 /* coalesce: pairs of identical GETs, a new URL for each pair; every fourth caller
    cancels its own share. */
 static void coalesce_send(nc_client *c, long i) {
@@ -506,6 +539,11 @@ static const phase PHASES[] = {
      "\"callbacks\":\"queue\",\"coalesce\":false,\"retry\":{\"max_attempts\":2,\"backoff\":"
      "\"immediate\"}",
      WINDOW, NULL, queue_send, queue_check, NULL},
+    {"sync",
+     "\"coalesce\":false,\"retry\":{\"max_attempts\":2,\"backoff\":\"immediate\"},\"auth\":{\"token\":"
+     "\"t0\","
+     "\"max_refreshes_per_minute\":1000},\"signing\":{\"secret\":\"s3cret\"}",
+     1, sync_setup, sync_send, sync_check, NULL},
     {"coalesce", "\"coalesce\":true", WINDOW, NULL, coalesce_send, coalesce_check, NULL},
     {"retry", "\"coalesce\":false,\"retry\":{\"max_attempts\":2,\"backoff\":\"immediate\"}", WINDOW,
      NULL, retry_send, retry_check, NULL},
