@@ -1,7 +1,7 @@
 /*
  * fuzz_common.h — what several libFuzzer targets of Tests/fuzz share: reading an
  * input in NUL-separated parts, the exactly-once check of the call-sequence
- * targets, and what makes a log line one line. Each target is one .c file built on its own (Tests/fuzz/run.sh), so
+ * targets and their synchronous GET, and what makes a log line one line. Each target is one .c file built on its own (Tests/fuzz/run.sh), so
  * these are static inline functions.
  */
 #ifndef NC_FUZZ_COMMON_H
@@ -37,6 +37,22 @@ static inline void check_exactly_once(const int *sent, atomic_int *calls, nc_tas
         }
         nc_task_free(tasks[i]);
     }
+}
+
+/* A synchronous GET of `path` (with a deadline when deadline_ms > 0), everything
+ * it returns freed. Aborts unless it ends NC_OK, or NC_ERR_FAILED with an error. */
+static inline void sync_get(nc_client *c, const char *path, int64_t deadline_ms) {
+    nc_request *req = NULL;
+    nc_response *resp = NULL;
+    nc_error *err = NULL;
+    if (nc_request_new("GET", path, &req) != NC_OK) abort();
+    if (deadline_ms > 0) nc_request_set_deadline_ms(req, deadline_ms);
+    nc_status st = nc_client_send_sync(c, req, &resp, &err);
+    if (st != NC_OK && st != NC_ERR_FAILED) abort();
+    if (st == NC_ERR_FAILED && !err) abort();
+    nc_response_free(resp);
+    nc_error_free(err);
+    nc_request_free(req);
 }
 
 /* Whether a log line is one line that drives no terminal: no C0 control but tab,

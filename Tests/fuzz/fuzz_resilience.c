@@ -100,21 +100,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             nc_task_free(tasks[target]);
             tasks[target] = NULL;
             break;
-        case 3: {
-            nc_request *req = NULL;
-            nc_response *resp = NULL;
-            if (nc_request_new("GET", arg & 1 ? "/auth/check?valid=T" : "/fault/ok", &req) != NC_OK)
-                abort();
-            nc_request_set_deadline_ms(req, 200);
-            nc_status st = nc_client_send_sync(c, req, &resp, &err);
-            if (st != NC_OK && st != NC_ERR_FAILED) abort();
-            if (st == NC_ERR_FAILED && !err) abort();
-            nc_response_free(resp);
-            nc_error_free(err);
-            err = NULL;
-            nc_request_free(req);
+        case 3:
+            sync_get(c, arg & 1 ? "/auth/check?valid=T" : "/fault/ok", 200);
             break;
-        }
         case 4:
             nc_client_cancel_all(c, NULL);
             break;

@@ -63,17 +63,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             nc_task_free(tasks[target]);
             tasks[target] = NULL;
             break;
-        case 3: {
-            nc_response *resp = NULL;
-            if (nc_request_new("GET", "/fault/ok", &req) != NC_OK) abort();
-            nc_status st = nc_client_send_sync(c, req, &resp, &err);
-            if (st != NC_OK && st != NC_ERR_FAILED) abort();
-            nc_response_free(resp);
-            nc_error_free(err);
-            err = NULL;
-            nc_request_free(req);
+        case 3:
+            sync_get(c, "/fault/ok", 0);
             break;
-        }
         case 4:
             nc_client_cancel_all(c, NULL);
             break;
