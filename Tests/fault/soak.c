@@ -450,43 +450,31 @@ static void backoff_send(nc_client *c, long i) {
     nc_task_free(send_get(c, "/unavailable", "w", i));
     cancel_window(c, i, i + 1);
 }
+/* Every one of the n requests ended cancelled, after the server answered `answered`. */
+static const char *all_cancelled(long n, long answered) {
+    if (atomic_load(&g_cancelled) != n || atomic_load(&g_hits) != answered) {
+        snprintf(g_why, sizeof g_why, "%ld cancelled of %ld; the server answered %ld, not %ld",
+                 atomic_load(&g_cancelled), n, atomic_load(&g_hits), answered);
+        return g_why;
+    }
+    return NULL;
+}
 static const char *backoff_check(long n) {
-    if (atomic_load(&g_cancelled) != n || atomic_load(&g_hits) != n) {
-        snprintf(g_why, sizeof g_why, "%ld cancelled of %ld; the server answered %ld",
-                 atomic_load(&g_cancelled), n, atomic_load(&g_hits));
-        return g_why;
-    }
-    return NULL;
-}
-
-static int g_never_online; /* offline-cancel: every window is cancelled */
-static void offline_send(nc_client *c, long i);
-static void offline_cancel_send(nc_client *c, long i) {
-    g_never_online = 1;
-    offline_send(c, i);
-}
-static const char *offline_cancel_check(long n) {
-    g_never_online = 0;
-    if (atomic_load(&g_cancelled) != n || atomic_load(&g_hits) != 0) {
-        snprintf(g_why, sizeof g_why, "%ld cancelled of %ld; the server answered %ld",
-                 atomic_load(&g_cancelled), n, atomic_load(&g_hits));
-        return g_why;
-    }
-    return NULL;
+    return all_cancelled(n, n); /* one attempt each */
 }
 
 /* offline: forced offline with a 10-minute wait for the network; every WINDOW of
-   requests is cancelled by group while it waits, except every fourth window,
-   which a switch to online sends. */
-static void offline_send(nc_client *c, long i) {
+   requests is cancelled by group while it waits, except, when `sometimes_online`,
+   every fourth window, which a switch to online sends. */
+static void offline_step(nc_client *c, long i, int sometimes_online) {
     long window = i / WINDOW;
     /* Back to offline after a window that went online (the configuration's mode
        is offline). */
-    if (i % WINDOW == 0 && window % 4 == 0 && window > 0 && !g_never_online)
+    if (sometimes_online && i % WINDOW == 0 && window % 4 == 0 && window > 0)
         must(nc_client_set_reachability(c, NC_REACH_OFFLINE), "nc_client_set_reachability");
     nc_task_free(send_get(c, "/ok", "w", i));
     if (i % WINDOW != WINDOW - 1) return;
-    if (window % 4 == 3 && !g_never_online) {
+    if (sometimes_online && window % 4 == 3) {
         /* Sent now; the switch back waits until they have been (a waiting request
            asks again when it is woken, and would see offline again). */
         must(nc_client_set_reachability(c, NC_REACH_ONLINE), "nc_client_set_reachability");
@@ -494,6 +482,16 @@ static void offline_send(nc_client *c, long i) {
         return;
     }
     cancel_window(c, i, 0);
+}
+static void offline_send(nc_client *c, long i) {
+    offline_step(c, i, 1);
+}
+/* offline-cancel: every window cancelled, none ever sent. */
+static void offline_cancel_send(nc_client *c, long i) {
+    offline_step(c, i, 0);
+}
+static const char *offline_cancel_check(long n) {
+    return all_cancelled(n, 0);
 }
 static const char *offline_check(long n) {
     if (atomic_load(&g_ok) + atomic_load(&g_cancelled) != n ||
