@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 /* Buffers up to this size are kept by the sink for the next transfer. */
@@ -210,6 +209,21 @@ static int content_length_agrees(ncsink *s, const char *p, size_t n) {
     }
 }
 
+/* 1 when the header line `p` (`n` bytes) names `name` (lower case, with its colon,
+ * `len` bytes). Field names are ASCII and case-insensitive (RFC 9110 §5.1): letters
+ * are folded by hand, not by strncasecmp, whose folding follows the process's locale
+ * (a Turkish single-byte one folds 'I' to a dotless i) and which costs a library
+ * call on every line of every response. */
+static int names(const char *p, size_t n, const char *name, size_t len) {
+    if (n <= len) return 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (c >= 'A' && c <= 'Z') c += 'a' - 'A';
+        if (c != (unsigned char)name[i]) return 0;
+    }
+    return 1;
+}
+
 size_t ncsink_header(char *ptr, size_t size, size_t nmemb, void *userdata) {
     ncsink *s = userdata;
     if (!s || (nmemb && size > (size_t)-1 / nmemb)) return 0;
@@ -226,7 +240,7 @@ size_t ncsink_header(char *ptr, size_t size, size_t nmemb, void *userdata) {
         return n;
     }
     /* Counted whatever happens to the line next: libcurl keeps the cookie. */
-    if (s->count_set_cookies && n > 11 && strncasecmp(ptr, "set-cookie:", 11) == 0) s->set_cookies++;
+    if (s->count_set_cookies && names(ptr, n, "set-cookie:", 11)) s->set_cookies++;
     /* As libcurl: only the first line of a block is a status line. Trailer lines
      * (after the body of a chunked response) never begin a response. */
     int status = s->head_at_start && s->body_len == 0 && s->out_bytes == 0 && n >= 5 &&
@@ -247,8 +261,7 @@ size_t ncsink_header(char *ptr, size_t size, size_t nmemb, void *userdata) {
         return 0;
     }
     if (status) return n;
-    if (n > 15 && strncasecmp(ptr, "content-length:", 15) == 0 &&
-        !content_length_agrees(s, ptr + 15, n - 15)) {
+    if (names(ptr, n, "content-length:", 15) && !content_length_agrees(s, ptr + 15, n - 15)) {
         s->abort_reason = NCSINK_BAD_FRAMING;
         return 0;
     }

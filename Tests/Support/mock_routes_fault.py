@@ -19,11 +19,13 @@ uses older raw routes of mock_server.py (/raw/*, /reset, /close-early,
   /fault/endless-chunked        200 chunked, 64 KiB chunks for ever
   /fault/endless-headers        a status line, then header lines for ever
   /fault/reset-mid-headers      a status line and 3 header lines, then a TCP RST
-  /fault/conflicting-length?mode=lines|list|same
+  /fault/conflicting-length?mode=lines|list|same|cases
                                 lines: "Content-Length: 60" and "Content-Length:
                                 5"; list: one "Content-Length: 60, 5"; same: the
-                                right value twice (RFC 9110 §8.6 allows that); then
-                                the 60-byte ok envelope
+                                right value twice (RFC 9110 §8.6 allows that);
+                                cases: "content-length: 60" and "CONTENT-LENGTH:
+                                5" (field names ignore case); then the 60-byte ok
+                                envelope
   /fault/length-and-chunked     "Content-Length: 5" and "Transfer-Encoding:
                                 chunked", then the ok envelope, chunked
   /fault/chunk?size=S           a chunked 200 whose first chunk-size line is S
@@ -168,7 +170,8 @@ def route_conflicting_length(h):
     mode, n = h.arg("mode", "lines"), len(OK_BODY)
     lengths = {"lines": b"Content-Length: %d\r\nContent-Length: 5\r\n" % n,
                "list": b"Content-Length: %d, 5\r\n" % n,
-               "same": b"Content-Length: %d\r\nContent-Length: %d\r\n" % (n, n)}[mode]
+               "same": b"Content-Length: %d\r\nContent-Length: %d\r\n" % (n, n),
+               "cases": b"content-length: %d\r\nCONTENT-LENGTH: 5\r\n" % n}[mode]
     send_all(h, b"HTTP/1.1 200 OK\r\n" + JSON_HEAD + lengths + b"\r\n" + OK_BODY)
 
 

@@ -110,6 +110,8 @@ static const fault_case CASES[] = {
      "Content-Length", 0, 0, 0},
     {"conflicting Content-Length (one list)", "%B/fault/conflicting-length?mode=list", 0, T, 8,
      "Content-Length", 0, 0, 0},
+    {"conflicting Content-Length (names in other cases)", "%B/fault/conflicting-length?mode=cases", 0,
+     T, 8, "Content-Length", 0, 0, 0},
     {"repeated identical Content-Length", "%B/fault/conflicting-length?mode=same", 0, 0, 0, 0,
      check_fault_ok, 0, 0},
     {"Content-Length + chunked (chunked wins)", "%B/fault/length-and-chunked", 0, 0, 0, 0,
