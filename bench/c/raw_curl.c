@@ -28,6 +28,13 @@
  * about 3,600 instructions a signature more with OpenSSL 3.0). This is the floor of
  * signing, what any client pays for it (libcurl formatting two more headers, libcrypto's
  * HMAC), against which libnetcore's signing (nc-capi-signing) is read.
+ * --features events (not a peer of `make bench`; bench/RESULTS.md reads it with
+ * signing): for every request the three events libnetcore's event handler receives
+ * (request_start before the transfer starts; attempt_end with libcurl's timings and
+ * request_end with the elapsed time when it completes), written as the same compact
+ * JSON (every key, the URL quoted in each, snprintf) and handed through a function
+ * pointer to a function that counts them, as nc_capi.c's handler does: what an
+ * application that wanted those events from raw libcurl would write.
  * --features timeouts (not a judged peer; bench/RESULTS.md reads it): every handle
  * sets the timeouts libnetcore sets by default (DESIGN.md section 4: total 15 s as
  * CURLOPT_TIMEOUT_MS, connect 5 s as CURLOPT_CONNECTTIMEOUT_MS), which the plain peer
@@ -66,6 +73,8 @@ static int signing;
 static int total_timeout;
 static int connect_timeout;
 static int extra_thread; /* --features thread */
+static int events;       /* --features events */
+static const char *event_url;
 
 static void *idle_thread(void *arg) {
     (void)arg;
@@ -85,6 +94,9 @@ typedef struct {
     CURL *easy;  /* to read the Content-Length */
     /* signing: the headers of the handle's current (or last) transfer */
     struct curl_slist *headers;
+    /* events: the request's number and when it started (bench_now) */
+    unsigned long long id;
+    double started;
 } buf_t;
 
 static size_t on_write(char *data, size_t size, size_t nmemb, void *ud) {
@@ -307,8 +319,100 @@ static void sign_transfer(CURL *e, buf_t *b) {
     b->headers = both;
 }
 
+/* ---------------------------------------------------------------- --features events */
+
+static unsigned long events_seen;
+static void count_event(const char *json, size_t len, void *userdata) {
+    (void)json;
+    (void)len;
+    (void)userdata;
+    events_seen++;
+}
+/* The application's handler, called through a pointer as a library calls it. */
+static void (*volatile event_fn)(const char *, size_t, void *) = count_event;
+
+/* `s` as a JSON string into `out` (at least 6 bytes an input byte, plus 3) */
+static size_t json_quote(char *out, const char *s) {
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    out[o++] = '"';
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') {
+            out[o++] = '\\';
+            out[o++] = (char)*p;
+        } else if (*p < 0x20) {
+            memcpy(out + o, "\\u00", 4);
+            out[o + 4] = hex[*p >> 4];
+            out[o + 5] = hex[*p & 15];
+            o += 6;
+        } else {
+            out[o++] = (char)*p;
+        }
+    }
+    out[o++] = '"';
+    out[o] = 0;
+    return o;
+}
+
+/* One event: `timings` and the numbers are JSON text ("null" where they do not apply). */
+static void emit_event(const char *kind, const buf_t *b, int attempt, long status, const char *timings,
+                       const char *bytes, const char *elapsed_us) {
+    char url[6 * 2048 + 3], json[1024 + sizeof url];
+    if (strlen(event_url) > 2048) return;
+    json_quote(url, event_url);
+    int n = snprintf(json, sizeof json,
+                     "{\"event\":\"%s\",\"id\":%llu,\"method\":\"GET\",\"url\":%s,\"attempt\":%d,"
+                     "\"status\":%ld,\"domain\":null,\"code\":null,\"delay_ms\":null,\"reason\":null,"
+                     "\"timings\":%s,\"bytes\":%s,\"from_cache\":false,\"not_modified\":false,"
+                     "\"cache\":null,\"elapsed_us\":%s}",
+                     kind, b->id, url, attempt, status, timings, bytes, elapsed_us);
+    if (n > 0 && (size_t)n < sizeof json) event_fn(json, (size_t)n, NULL);
+}
+
+/* Before a request's transfer starts. */
+static void event_start(buf_t *b) {
+    if (!events) return;
+    static unsigned long long next_id;
+    b->id = ++next_id;
+    b->started = bench_now();
+    emit_event("request_start", b, 0, 0, "null", "null", "null");
+}
+
+/* When the request's transfer has completed (status 0 when it failed). */
+static void event_end(CURL *e, const buf_t *b, long status) {
+    if (!events) return;
+    curl_off_t dns = 0, connect = 0, tls = 0, first_byte = 0, total = 0, bytes = 0;
+    curl_easy_getinfo(e, CURLINFO_NAMELOOKUP_TIME_T, &dns);
+    curl_easy_getinfo(e, CURLINFO_CONNECT_TIME_T, &connect);
+    curl_easy_getinfo(e, CURLINFO_APPCONNECT_TIME_T, &tls);
+    curl_easy_getinfo(e, CURLINFO_STARTTRANSFER_TIME_T, &first_byte);
+    curl_easy_getinfo(e, CURLINFO_TOTAL_TIME_T, &total);
+    curl_easy_getinfo(e, CURLINFO_SIZE_DOWNLOAD_T, &bytes);
+    char timings[160], bytes_text[24], elapsed[24];
+    snprintf(timings, sizeof timings,
+             "{\"dns\":%" CURL_FORMAT_CURL_OFF_T ",\"connect\":%" CURL_FORMAT_CURL_OFF_T
+             ",\"tls\":%" CURL_FORMAT_CURL_OFF_T ",\"first_byte\":%" CURL_FORMAT_CURL_OFF_T
+             ",\"total\":%" CURL_FORMAT_CURL_OFF_T "}",
+             dns, connect, tls, first_byte, total);
+    snprintf(bytes_text, sizeof bytes_text, "%" CURL_FORMAT_CURL_OFF_T, bytes);
+    snprintf(elapsed, sizeof elapsed, "%lld", (long long)((bench_now() - b->started) * 1e6));
+    emit_event("attempt_end", b, 1, status, timings, bytes_text, "null");
+    emit_event("request_end", b, 1, status, "null", "null", elapsed);
+}
+
+/* What precedes every transfer: its signature and its first event. */
+static void begin(CURL *e, buf_t *b) {
+    sign_transfer(e, b);
+    event_start(b);
+}
+
 /* result of one finished transfer: 1 ok, 0 failed */
 static int finish(CURL *e, CURLcode rc, buf_t *b, int parse) {
+    if (events) {
+        long st = 0;
+        if (rc == CURLE_OK) curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &st);
+        event_end(e, b, st);
+    }
     if (rc != CURLE_OK) {
         note_error("transfer failed: %s", curl_easy_strerror(rc));
         return 0;
@@ -332,7 +436,7 @@ static void run_sequential(const bench_args *a, int parse, const char *out_path)
     int fresh_buffer = !parse; /* downloads: a new buffer per body, freed after use */
     for (long i = 0; i < a->warmup; i++) {
         b.len = 0;
-        sign_transfer(e, &b);
+        begin(e, &b);
         finish(e, curl_easy_perform(e), &b, parse);
         if (fresh_buffer) {
             struct curl_slist *headers = b.headers; /* still set on the handle */
@@ -361,7 +465,7 @@ static void run_sequential(const bench_args *a, int parse, const char *out_path)
                 continue;
             }
         }
-        sign_transfer(e, &b);
+        begin(e, &b);
         int good = finish(e, curl_easy_perform(e), &b, parse);
         if (out_path && fclose(b.file) != 0) good = 0;
         if (good) {
@@ -409,7 +513,7 @@ static void run_window(const bench_args *a, long n, long c, long *ok_out, long *
     long started = 0, done = 0;
     for (long i = 0; i < handles; i++) {
         easy[i] = new_easy(a->url, &bufs[i]);
-        sign_transfer(easy[i], &bufs[i]);
+        begin(easy[i], &bufs[i]);
         curl_multi_add_handle(m, easy[i]);
         started++;
     }
@@ -436,7 +540,7 @@ static void run_window(const bench_args *a, long n, long c, long *ok_out, long *
             curl_multi_remove_handle(m, e);
             if (started < n) {
                 b->len = 0;
-                sign_transfer(e, b);
+                begin(e, b);
                 curl_multi_add_handle(m, e);
                 started++;
             }
@@ -561,8 +665,8 @@ static void run_cancel(const bench_args *a) {
 
 int main(int argc, char **argv) {
     bench_args a = bench_parse_args(argc, argv);
-    /* --features LIST (comma-separated): this peer has "signing", "timeouts" (both of
-       "total-timeout" and "connect-timeout") and "thread" */
+    /* --features LIST (comma-separated): this peer has "signing", "events", "timeouts"
+       (both of "total-timeout" and "connect-timeout") and "thread" */
     for (const char *p = a.features; p && *p;) {
         size_t len = strcspn(p, ",");
         if (len == strlen("signing") && !strncmp(p, "signing", len)) signing = 1;
@@ -572,10 +676,11 @@ int main(int argc, char **argv) {
         else if (len == strlen("connect-timeout") && !strncmp(p, "connect-timeout", len))
             connect_timeout = 1;
         else if (len == strlen("thread") && !strncmp(p, "thread", len)) extra_thread = 1;
+        else if (len == strlen("events") && !strncmp(p, "events", len)) events = 1;
         else if (len) {
             fprintf(stderr,
-                    "raw_curl: unknown feature '%.*s' (it has: signing, timeouts, total-timeout, "
-                    "connect-timeout, thread)\n",
+                    "raw_curl: unknown feature '%.*s' (it has: signing, events, timeouts, "
+                    "total-timeout, connect-timeout, thread)\n",
                     (int)len, p);
             return 2;
         }
@@ -605,6 +710,8 @@ int main(int argc, char **argv) {
         PEER = total_timeout ? "raw-curl-total-timeout" : "raw-curl-connect-timeout";
     else if (extra_thread && !strcmp(PEER, "raw-curl")) PEER = "raw-curl-thread";
     if (signing) signing_setup(a.url);
+    event_url = a.url;
+    if (events) PEER = signing ? "raw-curl-signed-events" : "raw-curl-events";
     if (!strcmp(a.workload, "seq")) run_sequential(&a, 1, NULL);
     else if (!strcmp(a.workload, "conc")) run_conc(&a);
     else if (!strcmp(a.workload, "download")) run_sequential(&a, 0, NULL);
