@@ -97,6 +97,9 @@ PEERS = {
     # same way by hand (libcrypto's HMAC, two more headers): the floor of signing
     "nc-capi-signing": [binp("nc_capi"), "--features", "signing"],
     "raw-curl-signed": [binp("raw_curl"), "--features", "signing"],
+    # raw libcurl signing every request and writing the three events nc-capi-hooks'
+    # handler receives, by hand: the same work as nc-capi-hooks (workload 9 only)
+    "raw-curl-signed-events": [binp("raw_curl"), "--features", "signing,events"],
     # raw libcurl with the timeouts libnetcore sets by default (total 15 s, connect 5 s:
     # DESIGN.md section 4; the 30 s idle limit is not armed, being no shorter than the
     # total), which raw-curl leaves unset: the same libcurl work as nc-capi
@@ -180,10 +183,13 @@ MATRIX += [("w4-mem", "w4", "download", f"{B}/100m.bin", S["download"], 1, MEM_P
 # speed; the figure is base CPU / peer CPU per request (getrusage: above 1 the peer
 # costs less, as a ×raw throughput ratio reads). raw-curl against itself calibrates it
 # (0.99-1.01 here); raw-curl-signed against raw-curl is what signing costs any client;
+# raw-curl-signed-events (signing and the three events of an event handler, by hand)
+# against raw-curl what the hooks' work costs any client, and nc-capi-hooks against it;
 # raw-curl-timeouts against raw-curl what the timeouts libnetcore sets by default cost
 # any client, and the C API against raw-curl-timeouts its cost for the same work.
 CORUN_PAIRS = [("raw-curl", "raw-curl"), ("raw-curl", "nc-capi"), ("raw-curl", "nc-capi-retry"),
                ("raw-curl", "nc-capi-hooks"), ("raw-curl", "raw-curl-signed"), ("raw-curl-signed", "nc-capi-hooks"),
+               ("raw-curl", "raw-curl-signed-events"), ("raw-curl-signed-events", "nc-capi-hooks"),
                ("raw-curl", "raw-curl-timeouts"), ("raw-curl-timeouts", "nc-capi"),
                ("raw-curl-timeouts", "nc-capi-retry")]
 MATRIX += [(f"w9-{'seq' if c == 1 else f'c{c}'}", "w9", "seq" if c == 1 else "conc", f"{B}/tiny.json",

@@ -284,6 +284,8 @@ for key, label in (("w1-seq", "1"), ("w2-c16", "16"), ("w2-c64", "64")):
 W9_REFS = [("raw-curl/raw-curl", "raw-curl ×raw-curl (calibration)"),
            ("raw-curl-signed/raw-curl", "raw-curl-signed ×raw (what signing costs any client)"),
            ("nc-capi-hooks/raw-curl-signed", "C API + event handler + signing ×raw-curl-signed"),
+           ("raw-curl-signed-events/raw-curl", "raw-curl-signed-events ×raw (what signing and events cost any client)"),
+           ("nc-capi-hooks/raw-curl-signed-events", "C API + event handler + signing ×raw-curl-signed-events (the same work)"),
            ("raw-curl-timeouts/raw-curl", "raw-curl-timeouts ×raw (what the default timeouts cost any client)"),
            ("nc-capi/raw-curl-timeouts", "C API ×raw-curl-timeouts (the same work)"),
            ("nc-capi-retry/raw-curl-timeouts", "C API + retry ×raw-curl-timeouts (the same work)")]
