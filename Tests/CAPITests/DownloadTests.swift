@@ -282,14 +282,17 @@ func residentBytes() -> Int {
         }
         let growth = after - before
         #expect(before > 0 && after > 0)
-        // Buffering the body would grow by 200 MiB or more. Under AddressSanitizer
-        // (make test-asan) the process's resident set also holds what the other tests,
-        // running at the same time, freed into ASan's quarantine: 66 MB in one run,
-        // 1.3 MB when this test ran alone.
-        let bound = dlsym(nil, "__asan_init") == nil ? 64 : 160
         print(
-            "200 MB download: VmRSS before \(before / 1024) KiB, after \(after / 1024) KiB, growth \(growth / 1024) KiB (bound \(bound) MiB)"
+            "200 MB download: VmRSS before \(before / 1024) KiB, after \(after / 1024) KiB, growth \(growth / 1024) KiB"
         )
-        #expect(growth < bound * 1024 * 1024, "RSS grew by \(growth) bytes")
+        // Buffering the body would grow by 200 MiB or more. Under AddressSanitizer
+        // (make test-asan) the resident set is no measure of this download: it also
+        // holds what the other tests, running at the same time, freed into ASan's
+        // quarantine (up to 256 MiB; 66 MB in one run, 1.3 MB when this test ran
+        // alone). There the download and its file are checked, not the growth; make
+        // test checks it. (dlsym with a null handle is glibc's RTLD_DEFAULT.)
+        if dlsym(nil, "__asan_init") == nil {
+            #expect(growth < 64 * 1024 * 1024, "RSS grew by \(growth) bytes")
+        }
     }
 }

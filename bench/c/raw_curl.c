@@ -28,8 +28,8 @@
  * about 3,600 instructions a signature more with OpenSSL 3.0). This is the floor of
  * signing, what any client pays for it (libcurl formatting two more headers, libcrypto's
  * HMAC), against which libnetcore's signing (nc-capi-signing) is read.
- * --features events (not a peer of `make bench`; bench/RESULTS.md reads it with
- * signing): for every request the three events libnetcore's event handler receives
+ * --features events (with signing: peer raw-curl-signed-events, workload 9 only; alone
+ * for bench/corun.sh): for every request the three events libnetcore's event handler receives
  * (request_start before the transfer starts; attempt_end with libcurl's timings and
  * request_end with the elapsed time when it completes), written as the same compact
  * JSON (every key, the URL quoted in each, snprintf) and handed through a function
@@ -711,7 +711,8 @@ int main(int argc, char **argv) {
     else if (extra_thread && !strcmp(PEER, "raw-curl")) PEER = "raw-curl-thread";
     if (signing) signing_setup(a.url);
     event_url = a.url;
-    if (events) PEER = signing ? "raw-curl-signed-events" : "raw-curl-events";
+    if (events && !strcmp(PEER, signing ? "raw-curl-signed" : "raw-curl"))
+        PEER = signing ? "raw-curl-signed-events" : "raw-curl-events";
     if (!strcmp(a.workload, "seq")) run_sequential(&a, 1, NULL);
     else if (!strcmp(a.workload, "conc")) run_conc(&a);
     else if (!strcmp(a.workload, "download")) run_sequential(&a, 0, NULL);

@@ -8,8 +8,8 @@
  * a URL that could not be copied as CURLE_URL_MALFORMAT "No URL set". With the
  * note, a hop that failed on a thread where an allocation had failed is reported
  * as what it was: out of memory (NC_CLIENT_INTERNAL). Each function calls the C
- * library's and costs one branch more; nothing is counted on success. calloc of up
- * to 1,024 bytes is malloc and memset instead (glibc's calloc bypasses its
+ * library's and adds a branch or two; nothing is counted on success. calloc of up
+ * to 1,024 bytes is malloc and memset instead (glibc 2.36's calloc bypasses its
  * per-thread cache and takes the arena's lock; see ncalloc.c).
  *
  * Threads: the note is per thread (thread-local); a transfer's hops run on the
