@@ -153,6 +153,16 @@ static void bench_emit(const char *peer, const bench_args *a, long ok, long erro
     fflush(stdout);
 }
 
+/* The event handler of the peers' "events" feature: counts, nothing more (nc_capi.c's
+ * nc_client_set_event_handler, raw_curl.c's hand-written events). */
+static unsigned long bench_events_seen;
+static inline void bench_count_event(const char *json, size_t len, void *userdata) {
+    (void)json;
+    (void)len;
+    (void)userdata;
+    bench_events_seen++;
+}
+
 static void bench_skip(const char *peer, const bench_args *a, const char *why) {
     printf("{\"peer\":\"%s\",\"workload\":\"%s\",", peer, a->workload);
     if (a->label && *a->label) printf("\"label\":\"%s\",", a->label);

@@ -49,13 +49,6 @@ static const char *SAME_HEADERS_CONFIG =
 static const char *RETRY_CONFIG = ",\"retry\":{\"max_attempts\":3,\"backoff\":\"exponential\","
                                   "\"initial_ms\":200,\"max_delay_ms\":5000,\"jitter\":true}";
 static const char *CACHE_CONFIG = ",\"cache\":{}";
-static unsigned long events_seen;
-static void count_event(const char *json, size_t len, void *userdata) {
-    (void)json;
-    (void)len;
-    (void)userdata;
-    events_seen++;
-}
 static const char *features_arg;
 static int feature_on(const char *name) {
     const char *f = features_arg ? features_arg : getenv("BENCH_NC_FEATURES");
@@ -339,14 +332,14 @@ int main(int argc, char **argv) {
         nc_error_free(err);
         return 1;
     }
-    if (feature_on("events") && nc_client_set_event_handler(client, count_event, NULL) != NC_OK) {
+    if (feature_on("events") && nc_client_set_event_handler(client, bench_count_event, NULL) != NC_OK) {
         fprintf(stderr, "nc_client_set_event_handler failed\n");
         return 1;
     }
     /* "logwarn": a log handler at WARN (what Python's "netcore" logger installs at its default
      * level): a line for each failure, none for the bench's successes */
     if (feature_on("logwarn") &&
-        nc_client_set_log_handler(client, NC_LOG_WARN, count_event, NULL) != NC_OK) {
+        nc_client_set_log_handler(client, NC_LOG_WARN, bench_count_event, NULL) != NC_OK) {
         fprintf(stderr, "nc_client_set_log_handler failed\n");
         return 1;
     }

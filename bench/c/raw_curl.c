@@ -321,15 +321,8 @@ static void sign_transfer(CURL *e, buf_t *b) {
 
 /* ---------------------------------------------------------------- --features events */
 
-static unsigned long events_seen;
-static void count_event(const char *json, size_t len, void *userdata) {
-    (void)json;
-    (void)len;
-    (void)userdata;
-    events_seen++;
-}
 /* The application's handler, called through a pointer as a library calls it. */
-static void (*volatile event_fn)(const char *, size_t, void *) = count_event;
+static void (*volatile event_fn)(const char *, size_t, void *) = bench_count_event;
 
 /* `s` as a JSON string into `out` (at least 6 bytes an input byte, plus 3) */
 static size_t json_quote(char *out, const char *s) {
