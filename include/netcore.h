@@ -1047,7 +1047,8 @@ NC_API int32_t nc_response_status(const nc_response *response);
 
 /**
  * Returns the value of the first response header called `name` (compared
- * case-insensitively), with surrounding white space removed.
+ * case-insensitively, by ASCII rules whatever the process's locale), with
+ * surrounding white space removed.
  *
  * Ownership: `name` borrowed; the result is borrowed from `response`.
  * Thread:    any thread.

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "ncdownload.h"
 
+#include "ncascii.h"
 #include "ncsink.h"
 
 #include <ctype.h>
@@ -8,7 +9,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 const char *ncdownload_header(const char *head, size_t len, const char *name, size_t *len_out) {
@@ -20,7 +20,7 @@ const char *ncdownload_header(const char *head, size_t len, const char *name, si
         /* A line "Name: value\r\n" from i to end. */
         if (end - i > nlen && head[i + nlen] == ':') {
             size_t k = 0;
-            while (k < nlen && tolower((unsigned char)head[i + k]) == name[k]) k++;
+            while (k < nlen && ncascii_lower((unsigned char)head[i + k]) == (unsigned char)name[k]) k++;
             if (k == nlen) {
                 size_t a = i + nlen + 1, b = end;
                 while (a < b && (head[a] == ' ' || head[a] == '\t')) a++;
@@ -44,7 +44,7 @@ static void write_meta(const ncdownload *d, const char *head, size_t len) {
     const char *r = ncdownload_header(head, len, "accept-ranges", &rlen);
     const char *e = ncdownload_header(head, len, "content-encoding", &elen);
     int ranges = r && rlen >= 5 && memmem(r, rlen, "bytes", 5) != NULL;
-    int encoded = e && !(elen == 8 && strncasecmp(e, "identity", 8) == 0);
+    int encoded = e && !(elen == 8 && ncascii_equal_n(e, "identity", 8));
     /* A validator with a newline could not be read back as one line. */
     int ok = v && vlen > 0 && vlen < 1024 && ranges && !encoded && memchr(v, '\n', vlen) == NULL;
     unlink(d->meta_path);
@@ -57,7 +57,7 @@ static void write_meta(const ncdownload *d, const char *head, size_t len) {
 
 /* The first byte position of "bytes A-B/N"; -1 when it does not parse. */
 static long long range_start(const char *v, size_t len) {
-    if (!v || len < 7 || strncasecmp(v, "bytes ", 6) != 0) return -1;
+    if (!v || len < 7 || !ncascii_equal_n(v, "bytes ", 6)) return -1;
     long long n = 0;
     size_t i = 6;
     if (!isdigit((unsigned char)v[i])) return -1;

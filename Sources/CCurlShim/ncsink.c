@@ -1,5 +1,7 @@
 #include "ncsink.h"
 
+#include "ncascii.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,19 +211,11 @@ static int content_length_agrees(ncsink *s, const char *p, size_t n) {
     }
 }
 
-/* 1 when the header line `p` (`n` bytes) names `name` (lower case, with its colon,
- * `len` bytes). Field names are ASCII and case-insensitive (RFC 9110 §5.1): letters
- * are folded by hand, not by strncasecmp, whose folding follows the process's locale
- * (a Turkish single-byte one folds 'I' to a dotless i) and which costs a library
- * call on every line of every response. */
+/* 1 when the header line `p` (`n` bytes) names `name` (with its colon, `len` bytes).
+ * By hand (ncascii.h), not strncasecmp: locale-free, and no library call on every line
+ * of every response. */
 static int names(const char *p, size_t n, const char *name, size_t len) {
-    if (n <= len) return 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)p[i];
-        if (c >= 'A' && c <= 'Z') c += 'a' - 'A';
-        if (c != (unsigned char)name[i]) return 0;
-    }
-    return 1;
+    return n > len && ncascii_equal_n(p, name, len);
 }
 
 size_t ncsink_header(char *ptr, size_t size, size_t nmemb, void *userdata) {

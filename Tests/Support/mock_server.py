@@ -30,7 +30,8 @@ Routes (JSON is compact, Content-Type application/json; charset=utf-8)
   /large-envelope?bytes=N   {"code":0,"msg":"ok","data":{"blob":"xxx..."}}
   /echo, /echo-raw    request description, with / without the ok envelope
   /login /profile     token login (password "secret") / bearer-protected profile
-  /redirect?to=U&status=302, /redirect/chain?n=K, /redirect/loop
+  /redirect?to=U&status=302&name=Location (the header name as given), /redirect/chain?n=K,
+  /redirect/loop
   /redirect/slow-chain?n=K&ms=N   waits N ms, then 302 to n=K-1; n=0 waits N ms
                       and answers ok {"redirected":true,"hops":K0} (K0 = first n)
   /auth/check?valid=T&ms=N&http=1   200 with "Authorization: Bearer T", else code 401001
@@ -316,7 +317,8 @@ def route_user(h):
 
 
 def route_redirect(h):
-    h.send_body(h.int_arg("status", 302), headers=[("Location", h.arg("to", "/echo"))])
+    """?status=302&to=/echo&name=Location: the header's name as given (its case kept)."""
+    h.send_body(h.int_arg("status", 302), headers=[(h.arg("name", "Location"), h.arg("to", "/echo"))])
 
 
 def route_redirect_chain(h):

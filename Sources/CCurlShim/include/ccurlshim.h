@@ -9,6 +9,7 @@
 #include <sys/eventfd.h>
 
 #include "ncalloc.h"
+#include "ncascii.h"
 #include "ncbody.h"
 #include "nccrypto.h"
 #include "ncmimefile.h"

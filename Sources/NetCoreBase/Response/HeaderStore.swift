@@ -1,3 +1,4 @@
+import CCurlShim
 import Synchronization
 
 #if canImport(Glibc)
@@ -134,7 +135,7 @@ public final class HeaderStore: @unchecked Sendable {
         guard let raw else { return nil }
         let base = UnsafePointer(raw)
         return offsets { list in
-            for (n, v) in list where strcasecmp(base + n, name) == 0 { return base + v }
+            for (n, v) in list where ncascii_equal(base + n, name) != 0 { return base + v }
             return nil
         }
     }

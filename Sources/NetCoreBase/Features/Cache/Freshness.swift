@@ -1,3 +1,5 @@
+import CCurlShim
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -33,9 +35,9 @@ struct Freshness {
             guard let first = name.first, let base = name.baseAddress else { return }
             func named(_ w: StaticString) -> Bool {
                 name.count == w.utf8CodeUnitCount
-                    && strncasecmp(
+                    && ncascii_equal_n(
                         UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
-                        UnsafeRawPointer(w.utf8Start).assumingMemoryBound(to: CChar.self), name.count) == 0
+                        UnsafeRawPointer(w.utf8Start).assumingMemoryBound(to: CChar.self), name.count) != 0
             }
             switch first | 0x20 {
             case UInt8(ascii: "c"):
