@@ -512,7 +512,8 @@ NC_API nc_status nc_request_set_body(nc_request *request, const void *bytes, siz
 
 /**
  * Sets this request's total timeout in milliseconds (0 = no limit), overriding
- * the client's timeout_ms. It bounds all redirect hops together (TRANSPORT 28
+ * the client's timeout_ms (default 0 since 0.4: no total limit; a stall is caught
+ * by the idle timeout, nc_request_set_idle_timeout_ms). It bounds all redirect hops together (TRANSPORT 28
  * with "timeout": "total" in nc_error_json when it runs out); each attempt has
  * its own, cut to what is left of the deadline (nc_request_set_deadline_ms).
  *
@@ -1807,7 +1808,7 @@ NC_API nc_status nc_request_set_deadline_ms(nc_request *request, int64_t ms);
 
 /**
  * Sets the time this request may take to connect (TCP and TLS), in milliseconds,
- * overriding the client's connect_timeout_ms; 0 = libcurl's default (300 s). When
+ * overriding the client's connect_timeout_ms (default 10000); 0 = libcurl's default (300 s). When
  * it runs out: NC_DOMAIN_TRANSPORT 28 with "timeout": "connect".
  *
  * Ownership: `request` is borrowed.
@@ -1820,14 +1821,14 @@ NC_API nc_status nc_request_set_connect_timeout_ms(nc_request *request, int64_t 
 
 /**
  * Sets how long this request may go without receiving or sending a byte, in
- * milliseconds, overriding the client's idle_timeout_ms (default 30000); 0 = no
- * limit. libcurl checks it in whole seconds (CURLOPT_LOW_SPEED_TIME with a limit
- * of 1 byte/s), so the value is rounded up to a second (1500 -> 2 s), and as it
- * averages the speed over its last few seconds the error may come a few seconds
- * later than that. When it fires: NC_DOMAIN_TRANSPORT 28 with "timeout": "idle".
- * An idle limit not shorter than the request's total timeout_ms (the defaults: 30 s
- * idle, 15 s total) can never fire first, so it is not armed: a stalled transfer
- * ends at the total timeout with "timeout": "total", as it would anyway.
+ * milliseconds, overriding the client's idle_timeout_ms (default 15000); 0 = no
+ * limit. Inactivity, waiting for the first byte of the answer included, once the
+ * connection is ready (connect_timeout_ms rules before). Since 0.4 libnetcore
+ * measures it itself in milliseconds (libcurl's low-speed check is not used): a
+ * stall ends between 1x and 1.25x the limit after the last byte moved, and a body
+ * arriving a byte at a time lives as long as it moves. When it fires:
+ * NC_DOMAIN_TRANSPORT 28 with "timeout": "idle", the message saying how far the
+ * body got ("after 100 of 3000 bytes of the body").
  *
  * Ownership: `request` is borrowed.
  * Thread:    the thread that uses the builder.

@@ -111,8 +111,7 @@ func timeoutField(_ e: ErrorInfo?) -> String? {
     }
 
     @Test func anIdleLimitNotShorterThanTheTotalLeavesTheStallToTheTotal() async throws {
-        // Not armed (EasyHandle.armedIdleSeconds): the stalled body ends at the total
-        // timeout, which says so.
+        // The total timeout comes first and says so, with how far the body got.
         try await expectTimeout(
             #""timeout_ms":800,"idle_timeout_ms":1000"#, "/stall?bytes=10&ms=30000", kind: "total",
             message: "the total timeout_ms (800 ms) ran out")

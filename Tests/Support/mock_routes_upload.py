@@ -94,5 +94,12 @@ def route_upload_flaky(h):
     route_upload_echo(h)
 
 
-ROUTES = {"/upload/echo": route_upload_echo, "/upload/multipart": route_upload_multipart,
+def route_upload_unread(h):
+    # The body is left unread (mock_server.dispatch): the client's send buffer
+    # fills and its upload stops moving.
+    h.server.stopping.wait(h.int_arg("ms", 30000) / 1000.0)
+    h.close_connection = True
+
+
+ROUTES = {"/upload/unread": route_upload_unread, "/upload/echo": route_upload_echo, "/upload/multipart": route_upload_multipart,
           "/upload/flaky": route_upload_flaky}

@@ -46,6 +46,8 @@ Routes (JSON is compact, Content-Type application/json; charset=utf-8)
                       without answering a byte (a POST the server may have acted on)
   /stall?bytes=B&ms=N  200 with Content-Length B+1, B bytes of "x", then nothing
                       for N ms (default 60000) and a close: a stalled body
+  /upload/unread?ms=N  reads the headers, never the body; after N ms (default
+                      30000) closes without answering: an upload the server stopped reading
   /_stats (GET counters, not counted), /_stats/reset (zero counters, not counted);
                       "connections" counts TCP connections accepted (the /_stats
                       call's own included)
@@ -626,7 +628,9 @@ class Handler(BaseHTTPRequestHandler):
         if path not in UNCOUNTED:
             self.server.count(path, self.arg("key"))
         try:
-            self.body = self.read_body()
+            # /upload/unread never reads the body it is sent (an upload the server
+            # stopped reading: the client's idle timeout must fire).
+            self.body = b"" if path == "/upload/unread" else self.read_body()
         except ValueError:
             self.close_connection = True
             return self.send_json(400, {"error": "bad request body"}, [("Connection", "close")])

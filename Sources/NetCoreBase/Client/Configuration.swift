@@ -13,13 +13,16 @@ public struct Configuration: Sendable {
     /// Extra header names treated as credentials: like Authorization, Cookie and
     /// Proxy-Authorization (always), dropped on a redirect to another origin. Default [].
     public var credentialHeaders: [String] = ConfigKey.credentialHeaders.defaultList
-    /// Total time allowed per request, ms; 0 = no limit. Default 15000.
+    /// Total time allowed per attempt (its redirects included), ms; 0 = no limit.
+    /// Default 0: a download or stream that keeps moving is never cut off (as
+    /// URLSession's resource timeout, requests and httpx); `idleTimeoutMs` catches a stall.
     public var timeoutMs: Int64 = ConfigKey.timeoutMs.defaultInteger
-    /// Time allowed to connect, ms; 0 = libcurl's default (300 s). Default 5000.
+    /// Time allowed to connect, ms; 0 = libcurl's default (300 s). Default 10000.
     public var connectTimeoutMs: Int64 = ConfigKey.connectTimeoutMs.defaultInteger
-    /// Longest stretch without a byte moving, ms (libcurl's low-speed check, in
-    /// whole seconds rounded up); 0 = none. Default 30000. Not armed when it is not
-    /// shorter than `timeoutMs`: the total timeout would fire first anyway.
+    /// Longest stretch without a byte sent or received, ms — waiting for the first
+    /// byte of the answer included; 0 = none. Default 15000 (URLSession's
+    /// request timeout, OkHttp's read timeout). Measured by the library in
+    /// milliseconds (Transport/IdleWatch.swift), not libcurl's low-speed check.
     public var idleTimeoutMs: Int64 = ConfigKey.idleTimeoutMs.defaultInteger
     /// Time for all the attempts of a request and the waits between them, ms from
     /// the start of its first attempt; 0 = none. Default 0.

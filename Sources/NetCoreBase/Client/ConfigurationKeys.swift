@@ -95,16 +95,16 @@ enum ConfigKey: String, CaseIterable, Sendable {
                 .boolean, .boolean(true), "coalesce", "identical GET/HEAD requests in flight share one transfer")
         case .timeoutMs:
             return .init(
-                .integer(0...Int64(Int32.max)), .integer(15_000), "timeoutMs",
-                "total time per request, ms; 0 = no limit")
+                .integer(0...Int64(Int32.max)), .integer(0), "timeoutMs",
+                "total time per attempt (its redirects included), ms; 0 = no limit")
         case .connectTimeoutMs:
             return .init(
-                .integer(0...Int64(Int32.max)), .integer(5_000), "connectTimeoutMs",
+                .integer(0...Int64(Int32.max)), .integer(10_000), "connectTimeoutMs",
                 "time to connect, ms; 0 = libcurl's default")
         case .idleTimeoutMs:
             return .init(
-                .integer(0...Int64(Int32.max)), .integer(30_000), "idleTimeoutMs",
-                "longest stretch without a byte, ms (whole seconds, rounded up); 0 = none")
+                .integer(0...Int64(Int32.max)), .integer(15_000), "idleTimeoutMs",
+                "longest stretch without a byte sent or received (waiting for the answer included), ms; 0 = none")
         case .deadlineMs:
             return .init(
                 .integer(0...Int64(Int32.max)), .integer(0), "deadlineMs",

@@ -2,8 +2,8 @@
 /// client's, with the endpoint's and the request's own over them, worked out once
 /// per resolved request (so once per unchanged request value and settings).
 struct Resilience: Sendable {
-    /// Longest stretch without a byte, ms; 0 = none (libcurl's low-speed check:
-    /// CURLOPT_LOW_SPEED_LIMIT 1 byte/s for `idleSeconds`).
+    /// Longest stretch without a byte sent or received, ms; 0 = none. Measured by
+    /// the library (Transport/IdleWatch.swift).
     var idleTimeoutMs: Int64 = 0
     /// All attempts and the waits between them end by then, ms from the start of
     /// the first attempt; 0 = none.
@@ -34,11 +34,5 @@ struct Resilience: Sendable {
         }
         optedIn = request.flags.contains(.idempotent) || headers.contains("Idempotency-Key")
         skipsAuth = request.flags.contains(.skipAuth)
-    }
-
-    /// `idleTimeoutMs` in libcurl's unit, whole seconds, rounded up (1500 ms → 2 s):
-    /// CURLOPT_LOW_SPEED_TIME takes seconds.
-    var idleSeconds: Int {
-        idleTimeoutMs <= 0 ? 0 : Int((idleTimeoutMs + 999) / 1000)
     }
 }

@@ -76,11 +76,8 @@ extension EasyHandle {
         }
         _ = ncshim_easy_setopt_long(h, CURLOPT_TIMEOUT_MS, Int(clamping: timeoutMs))
         _ = ncshim_easy_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, Int(clamping: p.connectTimeoutMs))
-        // idle_timeout_ms: less than 1 byte/s for that many seconds (libcurl's unit) fails
-        // with CURLE_OPERATION_TIMEDOUT; LOW_SPEED_LIMIT 0 turns the check off.
-        let idle = EasyHandle.armedIdleSeconds(p.resilience.idleSeconds, hopTimeoutMs: timeoutMs)
-        _ = ncshim_easy_setopt_long(h, CURLOPT_LOW_SPEED_LIMIT, idle > 0 ? 1 : 0)
-        _ = ncshim_easy_setopt_long(h, CURLOPT_LOW_SPEED_TIME, idle)
+        // idle_timeout_ms is the library's (IdleWatch.swift): libcurl's low-speed
+        // check is never set.
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_HTTPHEADER, p.headerList)
         if decodesContent != p.decodesContent {
             // Decompression is on when Accept-Encoding is sent; the header line itself
@@ -119,24 +116,5 @@ extension EasyHandle {
         } else if p.method != "GET" {
             _ = ncshim_easy_setopt_ptr(h, CURLOPT_CUSTOMREQUEST, p.methodC.pointer)
         }
-    }
-}
-
-extension EasyHandle {
-    /// The idle limit to give libcurl for a hop, in seconds (0: no low-speed check).
-    ///
-    /// An idle limit at least as long as the hop's total timeout can never fire
-    /// first: a hop that stalls is stopped by the total timeout by then, and
-    /// `Transfer.timeoutKind` would name the total timeout anyway (the hop has run
-    /// that long). So it is not armed: the defaults (timeout_ms 15000,
-    /// idle_timeout_ms 30000) are such a pair, and libcurl's low-speed check re-arms
-    /// a one-second timer on every pass over a transfer that receives
-    /// (Curl_speedcheck), which cost raw libcurl 0.7 % of its CPU a request at 16 in
-    /// flight, and the C API 0.6 % (bench/RESULTS.md, "The same work"). `hopTimeoutMs`
-    /// 0 (no total timeout) keeps it.
-    @inline(__always)
-    static func armedIdleSeconds(_ idleSeconds: Int, hopTimeoutMs: Int64) -> Int {
-        guard idleSeconds > 0, hopTimeoutMs > 0 else { return idleSeconds }
-        return Int64(idleSeconds) &* 1000 >= hopTimeoutMs ? 0 : idleSeconds
     }
 }

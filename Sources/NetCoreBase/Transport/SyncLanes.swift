@@ -151,6 +151,7 @@ extension TransferLoop {
             var code = CURLE_OK
             var finished = false
             var running: Int32 = 0
+            var lookAt = t.armIdleWatch(p)
             while true {
                 _ = curl_multi_perform(lane.multi, &running)
                 var left: Int32 = 0
@@ -167,7 +168,20 @@ extension TransferLoop {
                     t.easy = nil
                     return (nil, NetError.shutdown.attempted(sent))
                 }
-                lane.poll(1000)
+                if lookAt != 0 {
+                    // The idle watch (IdleWatch.swift): a stalled hop ends as libcurl's timeouts do.
+                    let now = monotonicNanos()
+                    if now >= lookAt {
+                        guard let at = t.lookForIdle(easy, now: now) else {
+                            code = CURLE_OPERATION_TIMEDOUT
+                            break
+                        }
+                        lookAt = at
+                    }
+                    lane.poll(pollTimeoutMs(until: lookAt, now: now))
+                } else {
+                    lane.poll(1000)
+                }
             }
             t.noteHopEnded(easy)
             let outcome = HopOutcome(easy, code)

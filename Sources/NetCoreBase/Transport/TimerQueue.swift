@@ -149,6 +149,14 @@ func monotonicNanos(afterMs ms: Int64) -> UInt64 {
 
 /// The monotonic clock of deadlines, in nanoseconds (CLOCK_MONOTONIC).
 @inline(__always)
+/// Milliseconds to wait from `now` until `due` (monotonicNanos) for
+/// curl_multi_poll, rounded up; 1000 when `due` is 0 (nothing due), 0 when past.
+func pollTimeoutMs(until due: UInt64, now: UInt64) -> Int32 {
+    if due == 0 { return 1000 }
+    if due <= now { return 0 }
+    return Int32(clamping: (due - now + 999_999) / 1_000_000)
+}
+
 func monotonicNanos() -> UInt64 {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)

@@ -29,6 +29,10 @@ struct HopOutcome: ~Copyable {
     /// A hop that timed out had its connection ready (TCP and TLS done, the
     /// request started): tells an idle timeout from a connect timeout.
     var connected = false
+    /// A hop that timed out: the body bytes it had received, and the size the
+    /// response announced (-1: unknown, or no response yet).
+    var bodyReceived: Int64 = 0
+    var bodyExpected: Int64 = -1
     /// The response's status, and what was received (nil: out of memory).
     var status: Int = 0
     /// The last header block ended with its blank line: false when the connection
@@ -72,6 +76,7 @@ struct HopOutcome: ~Copyable {
                 _ = ncshim_easy_getinfo_off(easy.handle, CURLINFO_PRETRANSFER_TIME_T, &pretransfer)
                 _ = ncshim_easy_getinfo_long(easy.handle, CURLINFO_REQUEST_SIZE, &sent)
                 connected = pretransfer > 0 || sent > 0
+                (bodyReceived, bodyExpected) = easy.bodyProgress()
             }
             return
         }

@@ -2,7 +2,7 @@ import CCurlShim
 
 /// The time limits of a transfer: what each hop may take (the attempt's
 /// timeout_ms, shared by its redirect hops, and what is left of the request's
-/// deadline), and which limit a timeout was (DESIGN.md §3b "Timeouts say which
+/// deadline), and which limit a timeout was (docs/errors.md, "Timeouts say which
 /// fired"). Deciding only; the loop and the lanes call `hopTimeoutMs` before each
 /// hop, the decision function `timedOut` when libcurl reports CURLE_OPERATION_TIMEDOUT.
 extension Transfer {
@@ -63,9 +63,10 @@ extension Transfer {
         return NetError.deadlineExceeded(deadlineMs: p.resilience.deadlineMs, attempts: attempt, last: last)
     }
 
-    /// Which limit a hop that ended with CURLE_OPERATION_TIMEDOUT ran into. libcurl
-    /// has one code for all of them; the limits are told apart by when it fired
-    /// and how far the hop got:
+    /// Which limit a hop that ended with CURLE_OPERATION_TIMEDOUT ran into:
+    /// - idle_timeout_ms, if the library's idle watch ended it (IdleWatch.swift);
+    ///   libcurl's own timeouts are the others, and it has one code for them all,
+    ///   so they are told apart by when it fired and how far the hop got:
     /// - the deadline, if it has passed (the hop's timeout was clamped to it; the
     ///   same slack as below);
     /// - else timeout_ms, if the attempt has run that long (libcurl counts from a
@@ -73,15 +74,27 @@ extension Transfer {
     ///   may fire up to a millisecond before this clock says; 5 ms or 1% of slack);
     /// - else connect_timeout_ms, if the connection was not ready (no
     ///   CURLINFO_PRETRANSFER_TIME, no request bytes sent);
-    /// - else idle_timeout_ms (libcurl's low-speed check), the only limit left.
+    /// - else the total timeout_ms all the same (the only libcurl limit left once
+    ///   connected).
     func timeoutKind(_ p: PreparedRequest, connected: Bool, now: UInt64) -> NetError.TimeoutKind {
+        if idleFired { return .idle }
         if let left = deadlineLeftMs(p, now: now), left <= max(5, p.resilience.deadlineMs / 100) { return .deadline }
         if p.timeoutMs > 0 {
             let limitNs = nanos(ms: p.timeoutMs)
             let slackNs = max(5_000_000, limitNs / 100)
             if (now &- attemptStart) &+ slackNs >= limitNs { return .total }
         }
-        return connected ? .idle : .connect
+        return connected ? .total : .connect
+    }
+
+    /// What had arrived when a hop timed out, for its message: "before the
+    /// response began", "after 100 of 3000 bytes of the body", "after 100 bytes of
+    /// the body".
+    private static func progressText(_ o: borrowing HopOutcome) -> String {
+        guard o.connected else { return "before the connection was ready" }
+        if o.bodyReceived <= 0 { return "before the response's first body byte" }
+        if o.bodyExpected > 0 { return "after \(o.bodyReceived) of \(o.bodyExpected) bytes of the body" }
+        return "after \(o.bodyReceived) bytes of the body"
     }
 
     /// The error of a hop that timed out: TRANSPORT 28 naming the limit
@@ -89,6 +102,7 @@ extension Transfer {
     func timedOut(_ o: borrowing HopOutcome, _ p: PreparedRequest) -> NetError {
         let kind = timeoutKind(p, connected: o.connected, now: monotonicNanos())
         let url = String(cString: p.url.pointer)
+        let progress = Transfer.progressText(o)
         let which: String
         let advice: String
         switch kind {
@@ -96,24 +110,28 @@ extension Transfer {
             which = "no connection within connect_timeout_ms (\(p.connectTimeoutMs) ms)"
             advice = "Check that the host is reachable; raise connect_timeout_ms for slow networks."
         case .total, .deadline:
-            which =
+            let hops =
                 redirects > 0
-                ? "the total timeout_ms (\(p.timeoutMs) ms) ran out; it bounds the request and its \(redirects) redirect\(redirects == 1 ? "" : "s") followed together"
-                : "the total timeout_ms (\(p.timeoutMs) ms) ran out"
-            advice = "The server did not answer in time; retry later or raise timeout_ms."
+                ? "; it bounds the request and its \(redirects) redirect\(redirects == 1 ? "" : "s") followed together"
+                : ""
+            which = "the total timeout_ms (\(p.timeoutMs) ms) ran out \(progress)\(hops)"
+            advice =
+                o.bodyReceived > 0
+                ? "Data was still arriving: raise timeout_ms, or set it to 0 (no total limit) and let idle_timeout_ms catch a stall."
+                : "The server did not answer in time; retry later or raise timeout_ms."
         case .idle:
-            which =
-                "no data moved for idle_timeout_ms (\(p.resilience.idleTimeoutMs) ms; libcurl checks it in whole seconds)"
+            which = "no byte sent or received for idle_timeout_ms (\(p.resilience.idleTimeoutMs) ms) \(progress)"
             advice = "The server stalled; retry later or raise idle_timeout_ms."
         }
+        let detail = o.detail.isEmpty ? "" : " (\(o.detail))"
         var e = NetError(
             domain: .transport, code: Int64(CURLE_OPERATION_TIMEDOUT.rawValue),
-            message: "\(p.method) \(url) timed out: \(which) (\(o.detail)). \(advice)")
+            message: "\(p.method) \(url) timed out: \(which)\(detail). \(advice)")
         e.isRetryable = true
         e.timeout = kind == .deadline ? .total : kind
         e.attempts = attemptsMade(thisOneSent: true)
         guard kind == .deadline else { return e }
-        e.message = "\(p.method) \(url) timed out (\(o.detail))"
+        e.message = "\(p.method) \(url) timed out\(detail)"
         return NetError.deadlineExceeded(deadlineMs: p.resilience.deadlineMs, attempts: e.attempts, last: e)
     }
 }

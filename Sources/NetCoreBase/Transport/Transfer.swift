@@ -30,6 +30,11 @@ public final class Transfer: @unchecked Sendable {
     @exclusivity(unchecked) var attempt: Int32 = 0
     /// Start of the current attempt (monotonicNanos), for its total timeout.
     @exclusivity(unchecked) var attemptStart: UInt64 = 0
+    /// The idle watch of the hop in flight (IdleWatch.swift): when bytes last moved
+    /// (monotonicNanos), the byte count seen then, and whether the watch ended it.
+    @exclusivity(unchecked) var idleSince: UInt64 = 0
+    @exclusivity(unchecked) var idleSeen: Int64 = 0
+    @exclusivity(unchecked) var idleFired = false
     /// Set when the request could not be built: completes with it, sends nothing.
     let presetError: NetError?
     /// Set before submission when seam 1 already has the answer (a stored one:

@@ -72,6 +72,9 @@ package final class TransferLoop: @unchecked Sendable {
         var timers = TimerQueue<Transfer>()
         /// Transfers held until resume(_:).
         var parked = ParkedList<Transfer>()
+        /// When the idle watch next looks at the transfers in flight
+        /// (monotonicNanos; IdleWatch.swift); 0 while none has an idle limit.
+        var idleLookAt: UInt64 = 0
         /// Finished transfers of one drainMessages() pass, each retained once by hand:
         /// trivial elements, so emptying the list costs no per-element destroy.
         var messages: [(Unmanaged<Transfer>, UnsafeMutableRawPointer, CURLcode)] = []
@@ -616,6 +619,10 @@ package final class TransferLoop: @unchecked Sendable {
 
             _ = curl_multi_perform(multi, &running)
             drainMessages()
+            if state.pointee.idleLookAt != 0 {
+                let now = monotonicNanos()
+                if now >= state.pointee.idleLookAt { lookForIdle(now: now) }
+            }
             resumeDeferred()
             if !poolFrozen.load(ordering: .relaxed),
                 state.pointee.easyPool.tick(inUse: state.pointee.active.count, now: EasyHandlePool.nowMs())
@@ -636,9 +643,12 @@ package final class TransferLoop: @unchecked Sendable {
             }
             monitor.unlock()
             if idle {
-                let timeout =
-                    state.pointee.timers.isEmpty
-                    ? 1000 : state.pointee.timers.pollTimeoutMs(now: monotonicNanos(), cap: 1000)
+                var timeout: Int32 = 1000
+                if !state.pointee.timers.isEmpty || state.pointee.idleLookAt != 0 {
+                    let now = monotonicNanos()
+                    timeout = state.pointee.timers.pollTimeoutMs(now: now, cap: 1000)
+                    timeout = min(timeout, pollTimeoutMs(until: state.pointee.idleLookAt, now: now))
+                }
                 _ = curl_multi_poll(multi, nil, 0, timeout, nil)
             }
         }
@@ -739,6 +749,10 @@ package final class TransferLoop: @unchecked Sendable {
         }
         t.activeSlot = state.pointee.active.count
         state.pointee.active.append(t)
+        let look = t.armIdleWatch(prepared)
+        if look != 0 && (state.pointee.idleLookAt == 0 || look < state.pointee.idleLookAt) {
+            state.pointee.idleLookAt = look
+        }
         if state.pointee.easyPool.noteInUse(state.pointee.active.count) {
             TransferLoop.sizeConnectionCache(multi, handles: state.pointee.easyPool.keep)
         }
@@ -812,6 +826,32 @@ package final class TransferLoop: @unchecked Sendable {
             state.pointee.moving = nil
         }
         state.pointee.messages.clearKeepingBuffer()
+    }
+
+    /// The idle watch's look at every transfer in flight (IdleWatch.swift): those
+    /// that moved no byte for their idle limit end as libcurl's timeouts do, and the
+    /// next look is set.
+    private func lookForIdle(now: UInt64) {
+        var next: UInt64 = 0
+        var stalled: [Transfer] = []
+        for t in state.pointee.active {
+            guard let easy = t.easy else { continue }
+            guard let at = t.lookForIdle(easy, now: now) else {
+                stalled.append(t)
+                continue
+            }
+            if at != 0 && (next == 0 || at < next) { next = at }
+        }
+        state.pointee.idleLookAt = next
+        for t in stalled {
+            guard t.activeSlot >= 0, let easy = t.easy else { continue }
+            t.noteHopEnded(easy)
+            let outcome = HopOutcome(easy, CURLE_OPERATION_TIMEDOUT)
+            stop(t, easy)
+            state.pointee.moving = Unmanaged.passUnretained(t)
+            execute(t.next(after: consume outcome), for: t)
+            state.pointee.moving = nil
+        }
     }
 
     /// Carries out what `Transfer.next(after:)` decided.

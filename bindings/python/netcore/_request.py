@@ -26,6 +26,8 @@ ParamValue = Union[Scalar, List[Scalar], Tuple[Scalar, ...]]
 Params = Union[Mapping[str, ParamValue], Iterable[Tuple[str, ParamValue]]]
 #: ``headers=``: a mapping (or pairs) of name to value; ``None`` removes the header.
 HeadersArg = Union[Mapping[str, Optional[str]], Iterable[Tuple[str, Optional[str]]]]
+#: ``timeout=``: total seconds of an attempt, or requests' ``(connect, read)`` pair.
+TimeoutArg = Union[float, Tuple[Optional[float], Optional[float]]]
 
 
 def cstr(value: Union[str, bytes], what: str) -> bytes:
@@ -201,7 +203,7 @@ def _why_refused(method: str, path: str) -> str:
 def build_request(method: str, path: str, *, params: Optional[Params] = None,
                   json: Any = None, data: Any = None, files: Any = None,
                   headers: Optional[HeadersArg] = None,
-                  timeout: Optional[float] = None, envelope: Optional[bool] = None,
+                  timeout: Optional[TimeoutArg] = None, envelope: Optional[bool] = None,
                   output: Any = None, max_redirects: Optional[int] = None,
                   group: Optional[str] = None,
                   limits: Optional["RequestLimits"] = None,
@@ -214,8 +216,16 @@ def build_request(method: str, path: str, *, params: Optional[Params] = None,
         raise ValueError("pass json= or data=, not both")
     if json is not None and files is not None:
         raise ValueError("pass json= or files=, not both")
-    if timeout is not None and (not isinstance(timeout, (int, float)) or timeout < 0
-                                or not math.isfinite(timeout)):
+    # requests' (connect, read) pair: the connect timeout and the idle (read)
+    # timeout of this request; the total stays the client's.
+    connect_read: Optional[Tuple[Optional[int], Optional[int]]] = None
+    if isinstance(timeout, tuple):
+        if len(timeout) != 2:
+            raise ValueError(f"timeout as a tuple must be (connect, read) seconds, got {timeout!r}")
+        connect_read = (_ms(timeout[0], "timeout's connect"), _ms(timeout[1], "timeout's read"))
+        timeout = None
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                or timeout < 0 or not math.isfinite(timeout)):
         raise ValueError(f"timeout must be a number of seconds >= 0, got {timeout!r}")
     if envelope is not None and not isinstance(envelope, bool):
         raise TypeError(f"envelope must be True, False or None, got {envelope!r}")
@@ -303,6 +313,11 @@ def build_request(method: str, path: str, *, params: Optional[Params] = None,
             check_call(C.nc_request_set_envelope, handle, 1 if envelope else 0)
         if limits is not None:
             limits.apply(handle)
+        if connect_read is not None:
+            if connect_read[0] is not None:
+                check_call(C.nc_request_set_connect_timeout_ms, handle, connect_read[0])
+            if connect_read[1] is not None:
+                check_call(C.nc_request_set_idle_timeout_ms, handle, connect_read[1])
         if max_redirects is not None:
             # 0: a 3xx is the response; -1: the client's limits.max_redirects
             # (follow_redirects=, resolved by _adapters.redirect_arg).

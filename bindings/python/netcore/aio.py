@@ -34,7 +34,7 @@ from ._adapters import apply_auth, configured_redirects, redirect_arg, without_r
 from . import _refresh
 from ._retry import RetryArg, install_handler, retry_json
 from ._transfers import AsyncStream, ProgressFn, apply_progress, progress_callback
-from ._request import RequestLimits, HeadersArg, Params, build_request, endpoint_request, plain_request
+from ._request import RequestLimits, HeadersArg, Params, TimeoutArg, build_request, endpoint_request, plain_request
 from .client import Callback, Client
 from .errors import Error, Status, error_for
 from .response import LIBRARY, Response
@@ -321,7 +321,7 @@ class AsyncClient:
 
     async def request(self, method: str, path: str, *, params: Optional[Params] = None,
                       json: Any = None, data: Any = None, files: Any = None, headers: Optional[HeadersArg] = None,
-                      timeout: Optional[float] = None, envelope: Optional[bool] = None,
+                      timeout: Optional[TimeoutArg] = None, envelope: Optional[bool] = None,
                       output: Any = None,
                 follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
                 deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
@@ -407,7 +407,7 @@ class AsyncClient:
 
     def send(self, method: str, path: str, *, callback: Optional[Callback] = None,
              params: Optional[Params] = None, json: Any = None, data: Any = None, files: Any = None,
-             headers: Optional[HeadersArg] = None, timeout: Optional[float] = None,
+             headers: Optional[HeadersArg] = None, timeout: Optional[TimeoutArg] = None,
              envelope: Optional[bool] = None, output: Any = None,
              follow_redirects: Optional[bool] = None,
              group: Optional[str] = None, retry: RetryArg = None,
@@ -456,7 +456,7 @@ class AsyncClient:
 
     def stream(self, method: str, path: str, *, params: Optional[Params] = None,
                json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
-               timeout: Optional[float] = None, group: Optional[str] = None,
+               timeout: Optional[TimeoutArg] = None, group: Optional[str] = None,
                progress: Optional[ProgressFn] = None, skip_error_handler: bool = False) -> AsyncStream:
         """:meth:`netcore.Client.stream` for asyncio::
 

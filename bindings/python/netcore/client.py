@@ -14,7 +14,7 @@ from ._tls import _UNSET, Cert, Verify, connection_keys, with_connection_keys
 from . import _refresh
 from ._retry import RetryArg, install_handler, retry_json
 from ._transfers import ProgressFn, Stream, apply_progress, progress_callback
-from ._request import RequestLimits, HeadersArg, Params, build_request, cstr, endpoint_request, endpoint_spec, plain_request
+from ._request import RequestLimits, HeadersArg, Params, TimeoutArg, build_request, cstr, endpoint_request, endpoint_spec, plain_request
 from .errors import Error, Status, check_call, error_for
 from .response import Response
 
@@ -353,7 +353,7 @@ class Client:
 
     def request(self, method: str, path: str, *, params: Optional[Params] = None,
                 json: Any = None, data: Any = None, files: Any = None, headers: Optional[HeadersArg] = None,
-                timeout: Optional[float] = None, envelope: Optional[bool] = None, output: Any = None,
+                timeout: Optional[TimeoutArg] = None, envelope: Optional[bool] = None, output: Any = None,
                 follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
                 deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
                 idle_timeout: Optional[float] = None, cache: Optional[int] = None,
@@ -388,8 +388,11 @@ class Client:
                 with nothing sent.
             headers: headers of this request (they win over the client's defaults);
                 a ``None`` value removes this request's header of that name.
-            timeout: total time limit in seconds (``0`` = no limit); default: the
-                client's ``timeout_ms``.
+            timeout: total time limit of an attempt in seconds (``0`` = no limit);
+                default: the client's ``timeout_ms`` (0 unless configured). A
+                ``(connect, read)`` tuple, as requests takes, sets this request's
+                connect timeout and its read (idle) timeout instead — ``None`` in
+                either place keeps the client's — and leaves the total alone.
             envelope: ``False`` reads the response in raw mode (no envelope check),
                 ``True`` forces envelope mode, ``None`` keeps the client's setting.
             follow_redirects: ``False``: follow no redirect, a 3xx is the response
@@ -402,7 +405,7 @@ class Client:
                 (:class:`~netcore.DeadlineExceeded`); ``0``: none; ``None``: the
                 client's ``deadline_ms``.
             connect_timeout, idle_timeout: seconds to connect, and without a byte
-                moving (whole seconds, rounded up); ``0``: no limit; ``None``: the
+                sent or received (measured in milliseconds); ``0``: no limit; ``None``: the
                 client's. A :class:`~netcore.Timeout` says which fired (``timeout``).
             output: a file path (str, bytes or os.PathLike): the body of a 2xx
                 response is downloaded into it instead of memory (through
@@ -545,7 +548,7 @@ class Client:
 
     def send(self, method: str, path: str, *, callback: Optional[Callback] = None,
              params: Optional[Params] = None, json: Any = None, data: Any = None, files: Any = None,
-             headers: Optional[HeadersArg] = None, timeout: Optional[float] = None,
+             headers: Optional[HeadersArg] = None, timeout: Optional[TimeoutArg] = None,
              envelope: Optional[bool] = None, output: Any = None,
              follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
              deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
@@ -584,7 +587,7 @@ class Client:
 
     def stream(self, method: str, path: str, *, params: Optional[Params] = None,
                json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
-               timeout: Optional[float] = None, group: Optional[str] = None,
+               timeout: Optional[TimeoutArg] = None, group: Optional[str] = None,
                progress: Optional[ProgressFn] = None, skip_error_handler: bool = False) -> Stream:
         """A request whose 2xx body is read as chunks while it arrives
         (``nc_request_set_body_callback``)::
@@ -641,7 +644,7 @@ class Client:
 
     def define_endpoint(self, name: str, *, method: str = "GET", path: str,
                         encoding: Optional[str] = None, headers: Optional[Dict[str, str]] = None,
-                        timeout: Optional[float] = None, envelope: Optional[bool] = None,
+                        timeout: Optional[TimeoutArg] = None, envelope: Optional[bool] = None,
                         retry: Any = None, cache: Optional[str] = None,
                         group: Optional[str] = None) -> None:
         """Define (or replace) the endpoint ``name`` (``nc_client_define_endpoint``):

@@ -1,0 +1,87 @@
+import CCurlShim
+
+/// idle_timeout_ms, measured by the library in milliseconds: no byte sent or
+/// received for that long — waiting for the first byte of the answer included —
+/// ends the hop with TRANSPORT 28, `"timeout": "idle"` (docs/errors.md). libcurl's
+/// own low-speed check (a one-second average, whole seconds) is not used: it killed
+/// a stream sending a byte a second and missed a 6 s stall after 100 bytes.
+///
+/// Nothing runs per byte. The thread driving a hop (the loop, or a synchronous
+/// lane) *looks* at it now and then: the bytes libcurl has counted so far
+/// (response headers and body, request line and body) against the count at the
+/// last look. A count that moved is activity, dated at this look; one that did not
+/// move for the hop's limit since its last activity is a stall. Looks come at least
+/// every quarter of the limit, so a stall is caught between 1× and 1.25× the limit
+/// after the last byte. While the connection is being made (no
+/// CURLINFO_PRETRANSFER_TIME yet) the hop is never idle: connect_timeout_ms rules
+/// that part.
+extension Transfer {
+    /// Arms the watch for the hop about to start: returns when the first look is
+    /// due (monotonicNanos), or 0 when the hop has no idle limit. Driving thread.
+    @inline(__always)
+    func armIdleWatch(_ p: PreparedRequest) -> UInt64 {
+        let idleMs = p.resilience.idleTimeoutMs
+        guard idleMs > 0 else { return 0 }
+        // The first hop of an attempt starts now: `attemptStart` was just set; a
+        // redirect hop reads the clock.
+        let now = redirects == 0 ? attemptStart : monotonicNanos()
+        idleSince = now
+        idleSeen = 0
+        idleFired = false
+        return now &+ Transfer.lookEvery(idleMs)
+    }
+
+    /// Looks at the hop in flight on `easy` at `now`: nil when it has moved no byte
+    /// for its idle limit (the caller ends it: `idleFired` is set), else when to
+    /// look again.
+    func lookForIdle(_ easy: EasyHandle, now: UInt64) -> UInt64? {
+        guard let p = prepared, p.resilience.idleTimeoutMs > 0 else { return 0 }
+        let idleMs = p.resilience.idleTimeoutMs
+        let (moved, connected) = easy.bytesMoved()
+        if moved != idleSeen || !connected {
+            idleSeen = moved
+            idleSince = now
+        } else if now &- idleSince >= nanos(ms: idleMs) {
+            idleFired = true
+            return nil
+        }
+        let stallAt = idleSince &+ nanos(ms: idleMs)
+        let nextLook = now &+ Transfer.lookEvery(idleMs)
+        return min(stallAt, nextLook)
+    }
+
+    /// A quarter of the limit, at least a millisecond, in nanoseconds.
+    @inline(__always)
+    static func lookEvery(_ idleMs: Int64) -> UInt64 { nanos(ms: max(1, idleMs / 4)) }
+}
+
+extension EasyHandle {
+    /// Bytes libcurl has moved on the hop in flight (response headers and body
+    /// received, request headers and body sent), and whether its connection is
+    /// ready (CURLINFO_PRETRANSFER_TIME_T set). Four getinfo reads of counters
+    /// libcurl keeps up to date as bytes move.
+    func bytesMoved() -> (moved: Int64, connected: Bool) {
+        var down: curl_off_t = 0
+        var up: curl_off_t = 0
+        var headers: Int = 0
+        var request: Int = 0
+        var pretransfer: curl_off_t = 0
+        _ = ncshim_easy_getinfo_off(handle, CURLINFO_SIZE_DOWNLOAD_T, &down)
+        _ = ncshim_easy_getinfo_off(handle, CURLINFO_SIZE_UPLOAD_T, &up)
+        _ = ncshim_easy_getinfo_long(handle, CURLINFO_HEADER_SIZE, &headers)
+        _ = ncshim_easy_getinfo_long(handle, CURLINFO_REQUEST_SIZE, &request)
+        _ = ncshim_easy_getinfo_off(handle, CURLINFO_PRETRANSFER_TIME_T, &pretransfer)
+        let moved = Int64(down) &+ Int64(up) &+ Int64(headers) &+ Int64(request)
+        return (moved, pretransfer > 0 || request > 0)
+    }
+
+    /// Body bytes received so far on the hop, and the size the response announced
+    /// (-1: unknown): what an idle or total timeout's message says had arrived.
+    func bodyProgress() -> (received: Int64, expected: Int64) {
+        var down: curl_off_t = 0
+        var length: curl_off_t = -1
+        _ = ncshim_easy_getinfo_off(handle, CURLINFO_SIZE_DOWNLOAD_T, &down)
+        _ = ncshim_easy_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
+        return (Int64(down), Int64(length))
+    }
+}
