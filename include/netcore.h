@@ -923,6 +923,22 @@ struct nc_response;
  */
 NC_API const char *nc_response_url(const struct nc_response *response);
 
+/**
+ * The HTTP version the answer came in, as negotiated (CURLINFO_HTTP_VERSION):
+ * "HTTP/1.0", "HTTP/1.1", "HTTP/2" or "HTTP/3" (httpx's spelling). With
+ * "http_version": "2" an https server that does not offer HTTP/2 answers in
+ * "HTTP/1.1": this says which it was. Also in nc_response_metrics_json() as
+ * "http_version".
+ *
+ * Ownership: a static string; never freed by the caller.
+ * Thread:    any thread.
+ * Returns:   the version; NULL if `response` is NULL or the answer came from the
+ *   cache without a network exchange (a revalidated 304 says the version of the
+ *   exchange).
+ * Since: 0.4
+ */
+NC_API const char *nc_response_http_version(const struct nc_response *response);
+
 /* ------------------------------------------------------------------------- */
 /* Sending                                                                     */
 /* ------------------------------------------------------------------------- */

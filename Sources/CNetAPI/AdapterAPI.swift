@@ -179,3 +179,8 @@ public func nc_request_set_max_redirects(_ request: OpaquePointer?, _ max: Int32
 public func nc_response_url(_ response: OpaquePointer?) -> UnsafePointer<CChar>? {
     borrow(response, as: Response.self)?.urlCString
 }
+
+@c @implementation
+public func nc_response_http_version(_ response: OpaquePointer?) -> UnsafePointer<CChar>? {
+    borrow(response, as: Response.self)?.httpVersion?.cString
+}

@@ -149,6 +149,8 @@ struct ResponseInfo: Sendable {
     let dataJSONLength: Int
     let headers: [Header]
     let fromCache: Int32
+    /// nc_response_http_version: "HTTP/1.1", "HTTP/2"; nil from the cache.
+    let httpVersion: String?
 
     struct Header: Sendable, Equatable {
         let name: String
@@ -186,6 +188,7 @@ struct ResponseInfo: Sendable {
         }
         headers = hs
         fromCache = nc_response_from_cache(r)
+        httpVersion = string(nc_response_http_version(r))
     }
 
     var bodyText: String { String(decoding: body, as: UTF8.self) }

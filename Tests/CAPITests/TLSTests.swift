@@ -256,18 +256,50 @@ import Testing
         let byDefault = try fetch(tlsConfig(caFile()), h2)
         #expect(served(byDefault)?["http"] as? String == "1.1", "default 1.1: \(byDefault)")
         #expect(served(byDefault)?["alpn"] as? String == "http/1.1")
+        #expect(byDefault.response?.httpVersion == "HTTP/1.1")
         let two = try fetch(tlsConfig(caFile(), extra: #""http_version":"2""#), h2)
         #expect(served(two)?["http"] as? String == "2", "\(two)")
         #expect(served(two)?["path"] as? String == "/v")
+        #expect(two.response?.httpVersion == "HTTP/2", "nc_response_http_version says what was negotiated")
         // "2" over https to a server without HTTP/2: HTTP/1.1, as libcurl falls back.
         let fallback = try fetch(tlsConfig(caFile(), extra: #""http_version":"2""#), tls.url("good"))
         #expect(served(fallback)?["http"] as? String == "1.1", "\(fallback)")
+        #expect(fallback.response?.httpVersion == "HTTP/1.1")
         // Prior knowledge on a plain connection.
         let h2c = "http://127.0.0.1:\(tls.ports["h2c"] ?? 0)/p"
         let prior = try fetch(#"{"envelope":null,"http_version":"2-prior-knowledge"}"#, h2c)
         #expect(served(prior)?["http"] as? String == "2", "\(prior)")
+        #expect(prior.response?.httpVersion == "HTTP/2")
         // "2" on http:// stays HTTP/1.1 (no upgrade): the h2c server cannot answer it.
         let plain = try fetch(#"{"envelope":null,"http_version":"2"}"#, h2c)
         #expect(plain.error?.domain == NC_DOMAIN_TRANSPORT, "\(plain)")
+    }
+
+    /// A burst on a new client with "http_version": "2": the requests sent while
+    /// the first connection is being made wait for it (CURLOPT_PIPEWAIT) and
+    /// multiplex on it — one connection, as curl --parallel and httpx open —
+    /// rather than one each up to max_connections_per_host (8 before).
+    @Test func anHTTP2BurstSharesOneConnection() throws {
+        let client = try TestClient(tlsConfig(caFile(), extra: #""http_version":"2""#))
+        defer { client.free() }
+        let url = tls.url("h2", path: "/burst")
+        var collectors: [Collector] = []
+        for _ in 0..<30 {
+            let r = try Request("GET", url)
+            let c = Collector()
+            let (rc, task) = client.send(r, c)
+            #expect(rc == NC_OK)
+            nc_task_free(task)
+            collectors.append(c)
+        }
+        var connections = Set<Int>()
+        for c in collectors {
+            #expect(c.wait(timeout: 30))
+            let o = try #require(c.outcome)
+            #expect(o.succeeded, "\(o)")
+            #expect(o.response?.httpVersion == "HTTP/2")
+            if let n = served(o)?["connection"] as? Int { connections.insert(n) }
+        }
+        #expect(connections.count == 1, "connections used by the burst: \(connections.sorted())")
     }
 }

@@ -103,9 +103,13 @@ def test_pins_through_the_configuration(tls):
 
 def test_http2(tls):
     with netcore.Client({}, verify=tls["files"]["ca"], http2=True) as c:
-        assert served(c.get(tls["url"]("h2")))["http"] == "2"
+        r = c.get(tls["url"]("h2"))
+        assert served(r)["http"] == "2"
+        assert r.http_version == "HTTP/2" and r.metrics["http_version"] == "HTTP/2"
     with netcore.Client({}, verify=tls["files"]["ca"]) as c:
-        assert served(c.get(tls["url"]("h2")))["http"] == "1.1"
+        r = c.get(tls["url"]("h2"))
+        assert served(r)["http"] == "1.1"
+        assert r.http_version == "HTTP/1.1"
 
 
 def test_async_client_takes_the_same_arguments(tls):

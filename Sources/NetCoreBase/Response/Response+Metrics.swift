@@ -7,7 +7,8 @@ extension Response {
             attempts: info.attempts, redirects: info.redirects,
             totalUs: Int64(clamping: info.elapsedNs / 1000),
             url: Redaction.url(url), attemptLog: info.log ?? [],
-            history: (info.redirectChain ?? []).map { RedirectHop(status: $0.status, url: Redaction.url($0.url)) })
+            history: (info.redirectChain ?? []).map { RedirectHop(status: $0.status, url: Redaction.url($0.url)) },
+            httpVersion: info.httpVersion?.text)
     }
 
     /// `metrics.json` as a C string owned by the response (made once).

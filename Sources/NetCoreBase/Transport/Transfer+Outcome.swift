@@ -38,6 +38,8 @@ struct HopOutcome: ~Copyable {
     /// The last header block ended with its blank line: false when the connection
     /// closed inside it, which libcurl 7.88 reports as success.
     var headerBlockEnded = true
+    /// libcurl's CURLINFO_HTTP_VERSION of a hop that ended well (CURL_HTTP_VERSION_*).
+    var httpVersion: Int = 0
     var received: (body: NetBytes, headers: HeaderStore)?
 
     init(code: CURLcode, status: Int = 0, received: (body: NetBytes, headers: HeaderStore)? = nil) {
@@ -83,6 +85,7 @@ struct HopOutcome: ~Copyable {
         var status: Int = 0
         _ = ncshim_easy_getinfo_long(easy.handle, CURLINFO_RESPONSE_CODE, &status)
         self.status = status
+        _ = ncshim_easy_getinfo_long(easy.handle, CURLINFO_HTTP_VERSION, &httpVersion)
         headerBlockEnded = easy.headerBlockEnded
         received = easy.takeResponse()
     }
@@ -139,6 +142,7 @@ extension Transfer {
         // The classifier's only CLIENT error is running out of memory while parsing:
         // like every CLIENT error it comes without a response.
         if error?.domain == .client { return .ended(nil, error) }
+        response.completionInfo.httpVersion = HTTPVersionSeen(curl: outcome.httpVersion)
         return .ended(response, error)
     }
 

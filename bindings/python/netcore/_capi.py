@@ -288,6 +288,7 @@ TABLE: Tuple[Signature, ...] = (
     ("nc_client_set_basic_auth", (ClientHandle, c_char_p, c_char_p), nc_status),
     ("nc_request_set_max_redirects", (RequestHandle, c_int32), nc_status),
     ("nc_response_url", (ResponseHandle,), c_char_p),
+    ("nc_response_http_version", (ResponseHandle,), c_char_p),
     # cancellation groups
     ("nc_request_set_group", (RequestHandle, c_char_p), nc_status),
     ("nc_client_cancel_group", (ClientHandle, c_char_p, size_p), nc_status),

@@ -203,6 +203,16 @@ class Response:
         return self._read("_url", lambda h: (C.nc_response_url(h) or b"").decode("utf-8"))
 
     @property
+    def http_version(self) -> Optional[str]:
+        """The HTTP version the answer came in: ``"HTTP/1.1"``, ``"HTTP/2"`` (httpx's
+        spelling); ``None`` when it came from the cache without a network exchange
+        (``nc_response_http_version``)."""
+        if self._handle is None:
+            raise ValueError("the response was closed")
+        v = C.nc_response_http_version(self._handle)
+        return v.decode("ascii") if v else None
+
+    @property
     def from_cache(self) -> bool:
         """True if the response was served from the client's cache."""
         return self._read("_from_cache", _read_from_cache)  # type: ignore[no-any-return]

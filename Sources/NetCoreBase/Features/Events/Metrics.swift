@@ -33,16 +33,20 @@ public struct ResponseMetrics: Sendable {
     /// The redirects the last attempt followed, in order (URLs redacted as `url`);
     /// empty when none. Recorded whether or not a monitor is installed.
     public var history: [RedirectHop] = []
+    /// The HTTP version the answer came in ("HTTP/1.1", "HTTP/2"); nil when it
+    /// came from the cache without a network exchange.
+    public var httpVersion: String? = nil
 
-    /// `{"attempts":N,"redirects":N,"total_us":N,"url":"…","attempt_log":[{"attempt",
-    /// "status","domain","code","timings":{dns,connect,tls,first_byte,total},"bytes"}],
-    /// "history":[{"status":301,"url":"…"}]}`
+    /// `{"attempts":N,"redirects":N,"total_us":N,"url":"…","http_version":"HTTP/2"|null,
+    /// "attempt_log":[{"attempt","status","domain","code",
+    /// "timings":{dns,connect,tls,first_byte,total},"bytes"}],"history":[{"status":301,"url":"…"}]}`
     public var json: String {
         var o = JSONText()
         o.int("attempts", attempts)
         o.int("redirects", redirects)
         o.int("total_us", totalUs)
         o.string("url", url)
+        o.string("http_version", httpVersion)
         o.beginArray("attempt_log")
         for r in attemptLog {
             var a = JSONText(capacity: 192)
@@ -72,6 +76,8 @@ public struct ResponseMetrics: Sendable {
 /// What the transfer stores in its response at completion: plain fields (no
 /// allocation), plus the attempt log only when a monitor collected one.
 struct CompletionInfo {
+    /// The HTTP version the answer came in (nil: none came over the network).
+    var httpVersion: HTTPVersionSeen? = nil
     var attempts: Int32 = 0
     var redirects: Int32 = 0
     var elapsedNs: UInt64 = 0
