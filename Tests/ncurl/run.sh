@@ -99,7 +99,7 @@ run --config "$tmp/app.json" GET /profile
 expect "API error with a trace id: printed" 4 "" "ncurl: trace id trace-auth"
 run --config "$tmp/app.json" GET /status/503
 expect "HTTP error: exit 3" 3 "" \
-  "ncurl: HTTP 503: The server answered HTTP 503 Service Unavailable to GET $base/status/503. The server failed; retry later."
+  "ncurl: HTTP 503: The server answered HTTP 503 Service Unavailable to GET $base/status/503. The server said: \"status 503\". The server failed; retry later."
 run --config "$tmp/app.json" GET /badjson
 if [[ $rc -eq 5 && -z $out && $err == "ncurl: PARSE 1: The response body is not valid JSON"* ]]; then
   pass "PARSE error: exit 5"

@@ -55,6 +55,9 @@ final class PreparedRequest: @unchecked Sendable {
     /// nil: no cache configured, not a GET/HEAD, or an output file. Set by `make`
     /// (and copied to a revalidation's conditional form) before the value is shared.
     var cacheKey: CacheKey?
+    /// The URL was the client's base URL joined with a relative path (set by `make`
+    /// on the request as resolved at send): a 404's advice names the base URL only then.
+    var joinedToBase = false
     /// How the request uses the cache (Request.cachePolicy, else the endpoint's).
     var cachePolicy: CachePolicy = .networkOnly
     /// A body file or multipart parts (Request.upload); nil: `body` or none.
@@ -388,6 +391,7 @@ final class PreparedRequest: @unchecked Sendable {
         if prepared.cacheKey == nil && prepared.cachePolicy == .cacheOnly {
             return .failure(.notCached(prepared.method, url, cacheConfigured: settings.config.cache != nil))
         }
+        prepared.joinedToBase = !HTTPValidation.isAbsoluteHTTP(request.target)
         return .success(prepared)
     }
 

@@ -24,6 +24,8 @@ enum Classifier {
         /// A stored answer served again (Features/Cache): the response says so.
         var fromCache = false
         var notModified = false
+        /// The URL was joined to the client's base URL (an HTTP 404's advice names it).
+        var joinedToBase = false
         /// The URL as text, for messages (error paths only).
         var urlText: String { String(cString: url.pointer) }
 
@@ -237,18 +239,52 @@ enum Classifier {
         switch s {
         case 401: advice = "Log in again or check the credentials."
         case 403: advice = "The account may not access this resource."
-        case 404: advice = "Check the path and the base URL of the environment."
+        case 404:
+            advice =
+                input.joinedToBase
+                ? "Check the path and the base URL of the environment." : "Check the URL's path."
         case 408, 429: advice = "Wait and retry later."
         case 400..<500: advice = "Check the request's parameters and headers."
         default: advice = "The server failed; retry later."
         }
+        let said = serverReason(input.body).map { " The server said: \"\($0)\"." } ?? ""
         var e = NetError(
             domain: .http, code: Int64(s),
             message:
-                "The server answered HTTP \(s)\(reason.isEmpty ? "" : " \(reason)") to \(input.method) \(input.urlText). \(advice)"
+                "The server answered HTTP \(s)\(reason.isEmpty ? "" : " \(reason)") to \(input.method) \(input.urlText).\(said) \(advice)"
         )
         e.isRetryable = HTTPStatus.retryable.contains(s)
         return withResponse(e, input)
+    }
+
+    /// The server's one-line reason for an HTTP error, when its body has one: the
+    /// string member "error", "message", "detail" or "msg" of a JSON object, or a
+    /// short text body of one line (at most 200 bytes, printable UTF-8). nil otherwise
+    /// (HTML pages, long or binary bodies).
+    static func serverReason(_ body: NetBytes) -> String? {
+        let bytes = body.bytes
+        guard !bytes.isEmpty, bytes.count <= 4096 else { return nil }
+        if bytes.first == UInt8(ascii: "{") {
+            guard case .success(let v) = JSONValue.parseOwned(bytes) else { return nil }
+            defer { json_decref(v) }
+            for key in ["error", "message", "detail", "msg"] {
+                if let m = json_object_get(v, key), m.pointee.type == JSON_STRING, let c = json_string_value(m) {
+                    return oneLine(String(cString: c))
+                }
+            }
+            return nil
+        }
+        guard bytes.count <= 200, bytes.first != UInt8(ascii: "<") else { return nil }
+        return oneLine(String(decoding: bytes, as: UTF8.self))
+    }
+
+    private static func oneLine(_ text: String) -> String? {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+        let t = String(text.drop(while: isSpace).reversed().drop(while: isSpace).reversed())
+        guard !t.isEmpty, t.count <= 200,
+            !t.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || $0 == "\u{FFFD}" })
+        else { return nil }
+        return t
     }
 
     private static func withResponse(_ error: NetError, _ input: borrowing Input) -> NetError {

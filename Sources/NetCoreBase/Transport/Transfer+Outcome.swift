@@ -131,10 +131,11 @@ extension Transfer {
         {
             return follow(p, location: location, status: status)
         }
-        var (response, error) = Classifier.classify(
-            .init(
-                status: Int32(clamping: status), headers: headers, body: body,
-                method: p.method, url: p.url, envelope: p.envelope))
+        var input = Classifier.Input(
+            status: Int32(clamping: status), headers: headers, body: body,
+            method: p.method, url: p.url, envelope: p.envelope)
+        input.joinedToBase = original?.joinedToBase ?? false
+        var (response, error) = Classifier.classify(input)
         if attempt > 1, var e = error {
             e.attempts = attempt
             error = e
@@ -222,8 +223,12 @@ extension Transfer {
             }
             // Which limit it was: connect, total, idle or the deadline (Transfer+Timeouts.swift).
             if o.code == CURLE_OPERATION_TIMEDOUT { return timedOut(o, p) }
+            let proxy = loop.proxies.proxy(https: p.isHTTPS)
+            let context = TransportContext(
+                proxy: proxy.pointer.pointee == 0 ? nil : String(cString: proxy.pointer),
+                priorKnowledge: p.connection.httpVersion == .http2PriorKnowledge)
             return TransportErrors.error(
-                code: o.code, detail: o.detail, method: p.method, url: String(cString: p.url.pointer)
+                code: o.code, detail: o.detail, method: p.method, url: String(cString: p.url.pointer), context: context
             )
             .attempted(attemptsMade(thisOneSent: !TransportErrors.sentNothing(o.code)))
         }
@@ -242,7 +247,18 @@ extension Transfer {
                 ).attempted(attemptsMade(thisOneSent: true)))
         }
         guard redirects < p.limits.maxRedirects else {
-            return fail(CURLE_TOO_MANY_REDIRECTS, "Maximum (\(p.limits.maxRedirects)) redirects followed")
+            // Named by the URL asked for (the message's URL), with the hops followed
+            // and where the last one pointed.
+            let asked = original.map { String(cString: $0.url.pointer) } ?? p.urlText
+            return .ended(
+                nil,
+                TransportErrors.error(
+                    code: CURLE_TOO_MANY_REDIRECTS,
+                    detail:
+                        "\(redirects) redirect\(redirects == 1 ? "" : "s") followed (limits.max_redirects \(p.limits.maxRedirects)); "
+                        + "the last, \(p.urlText), answered \(status) to \(location)",
+                    method: p.method, url: asked
+                ).attempted(attemptsMade(thisOneSent: true)))
         }
         switch Redirect.resolve(location, from: p.url.pointer) {
         case .failure(.scheme(let scheme)):

@@ -26,13 +26,24 @@ enum TransportErrors {
         code == CURLE_URL_MALFORMAT
     }
 
-    static func error(code: CURLcode, detail: String, method: String, url: String) -> NetError {
+    static func error(
+        code: CURLcode, detail: String, method: String, url: String, context: TransportContext = TransportContext()
+    ) -> NetError {
         let base = String(cString: curl_easy_strerror(code))
         var what = detail.isEmpty ? base : "\(base): \(detail)"
+        if let explained = contextAdvice(code, detail: detail, context) {
+            // A proxy, or HTTP/2 assumed: the advice is about them (TransportErrors+Context.swift).
+            var e = NetError(
+                domain: .transport, code: Int64(code.rawValue),
+                message: "\(method) \(url) failed: \(explained.what ?? what). \(explained.advice)")
+            e.isRetryable = explained.retryable
+            e.attempts = 1
+            return e
+        }
         let advice: String
         switch code {
         case CURLE_COULDNT_CONNECT:
-            advice = "Check that the server is running and that the base URL (host and port) is right."
+            advice = "Check that the server is running and that the URL's host and port are right."
         case CURLE_COULDNT_RESOLVE_HOST:
             advice = "Check the host name and the network connection."
         case CURLE_OPERATION_TIMEDOUT:

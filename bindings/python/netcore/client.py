@@ -652,8 +652,9 @@ class Client:
         ``encoding`` is ``"query"``, ``"form"`` or ``"json"`` (default: query for
         GET/HEAD/DELETE/OPTIONS, form otherwise); ``timeout`` in seconds;
         ``retry`` (a :class:`netcore.Retry`, a dict or ``False``) is merged over the
-        client's policy for calls of this endpoint; ``cache`` and ``group`` are checked
-        and stored until those features ship. Safe from any thread and from callbacks.
+        client's policy for calls of this endpoint; ``cache`` names the endpoint's cache
+        policy and ``group`` the cancellation group of its calls
+        (:meth:`cancel_group`). Safe from any thread and from callbacks.
 
         Raises:
             InvalidArgument: a bad name or value (nothing changes).
