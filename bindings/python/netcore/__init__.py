@@ -16,8 +16,8 @@ asyncio (the same method names and parameters, awaited, as in httpx)::
         user = (await client.get("/env/code/ok")).data
         responses = await asyncio.gather(*(client.get(f"/items/{i}") for i in range(10)))
 
-The earlier asyncio names (``aget``, ``apost``, ... ``arequest``) still work, warn with
-:class:`DeprecationWarning`, and are removed in netcore 0.3.0.
+The earlier asyncio names (``aget``, ``apost``, ... ``arequest``) were removed in
+netcore 0.3.0: drop the ``a``.
 
 Errors: a failed request raises a subclass of :class:`netcore.Error`
 (:class:`ClientError`, :class:`TransportError`, :class:`HTTPError`,
