@@ -221,7 +221,7 @@ test-install: lib
 
 # ---------------------------------------------------------------- ABI baseline
 # make abi-check      compare the library and header with abi/ (abidiff; part of make test)
-# make abi-baseline   record abi/ anew: at the first release of a new major version (docs/abi.md)
+# make abi-baseline   record abi/ anew: at each release (docs/abi.md)
 .PHONY: abi-check abi-baseline
 abi-check: lib
 	@scripts/abi.sh check

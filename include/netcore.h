@@ -69,14 +69,14 @@ extern "C" {
 /* ------------------------------------------------------------------------- */
 
 #define NC_VERSION_MAJOR 0
-#define NC_VERSION_MINOR 2
+#define NC_VERSION_MINOR 3
 #define NC_VERSION_PATCH 0
 /** 0xMMmmpp: major, minor, patch, one byte each. */
 #define NC_VERSION_NUMBER ((NC_VERSION_MAJOR << 16) | (NC_VERSION_MINOR << 8) | NC_VERSION_PATCH)
-#define NC_VERSION_STRING "0.2.0"
+#define NC_VERSION_STRING "0.3.0"
 
 /**
- * Returns the version of the loaded library as text, e.g. "0.2.0".
+ * Returns the version of the loaded library as text, e.g. "0.3.0".
  *
  * Ownership: static string; never free it. Never NULL.
  * Thread:    any thread.

@@ -31,7 +31,7 @@ need_tools() {
   exit 2
 }
 
-version_of() { # HEADER -> 0.2.0
+version_of() { # HEADER -> 0.3.0
   sed -n 's/^#define NC_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' "$1" | paste -sd.
 }
 

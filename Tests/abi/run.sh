@@ -4,6 +4,9 @@
 #      symbols (nm -D) and the NC_API functions of include/netcore.h
 #   2. every NC_API function's comment has the four beats — a description, then
 #      "Ownership:", "Thread:", "Returns:" lines — and a "Since: MAJOR.MINOR" line
+#   2a. the Since lines know the release: no function says a version after the next
+#      one (the header's minor + 1); a function in the baseline (abi/, the last
+#      release) says at most the baseline's version, one not in it the next version
 #   2b. every public Swift declaration of Sources/NetCoreBase and Sources/NetCore has a DocC comment
 #   3. the ABI compared with the checked-in baseline (scripts/abi.sh check: abidiff)
 #   4. that comparison fails on a changed signature, a renumbered constant and a
@@ -104,6 +107,65 @@ if [[ -z $out ]]; then
   pass "every NC_API function's comment has the four beats and a Since: line"
 else
   fail "every NC_API function's comment has the four beats and a Since: line" "$out"
+fi
+
+# --- 2a. Since versions ----------------------------------------------------------------
+
+# The baseline is re-made at each release (docs/abi.md), so a function it does not
+# hold is new since the last release and ships in the next one: header 0.3.0 (released)
+# -> `Since: 0.4`. A function it holds shipped at or before the baseline's version.
+since_versions() { # HEADER BASELINE_LIB_ABI BASELINE_FILE -> one line a problem
+  python3 - "$@" <<'EOF2'
+import re, sys
+header, base_abi, base_file = sys.argv[1:4]
+text = open(header).read()
+ver = {k: int(v) for k, v in re.findall(r"^#define NC_VERSION_(MAJOR|MINOR) (\d+)$", text, re.M)}
+major, minor = ver["MAJOR"], ver["MINOR"]
+nxt = (major, minor + 1)
+bv = re.search(r"^version (\d+)\.(\d+)\.\d+$", open(base_file).read(), re.M)
+base = (int(bv.group(1)), int(bv.group(2)))
+shipped = set(re.findall(r"<elf-symbol name='(nc_\w+)'", open(base_abi).read()))
+lines = text.split("\n")
+for k, line in enumerate(lines):
+    if not line.startswith("NC_API"):
+        continue
+    name = re.search(r"\b(nc_\w+)\s*\(", " ".join(lines[k:k + 3])).group(1)
+    j = k - 1
+    while j > 0 and "/**" not in lines[j]:
+        j -= 1
+    m = [re.match(r"\s*\*\s*Since:\s+(\d+)\.(\d+)\s*$", l) for l in lines[j:k]]
+    m = [x for x in m if x]
+    if not m:
+        continue  # reported by check 2
+    since = (int(m[-1].group(1)), int(m[-1].group(2)))
+    s = "%d.%d" % since
+    if since > nxt:
+        print(f"{name}: Since: {s} is after the next version, %d.%d" % nxt)
+    elif major != base[0]:
+        continue  # a new major version records its own baseline at its first release
+    elif name in shipped and since > base:
+        print(f"{name}: in the baseline (released in %d.%d) but says Since: {s}" % base)
+    elif name not in shipped and since != nxt:
+        print(f"{name}: not in the baseline (%d.%d), so new: it ships in the next version and must say Since: %d.%d, not {s}"
+              % (base + nxt))
+EOF2
+}
+next_minor=$(($(sed -n 's/^#define NC_VERSION_MINOR \([0-9]*\)$/\1/p' "$HEADER") + 1))
+next_version=$(sed -n 's/^#define NC_VERSION_MAJOR \([0-9]*\)$/\1/p' "$HEADER").$next_minor
+if out=$(since_versions "$HEADER" abi/libnetcore.so.0.abi abi/BASELINE) && [[ -z $out ]]; then
+  pass "Since lines: the baseline's functions at most $(sed -n 's/^version //p' abi/BASELINE), new ones Since: $next_version"
+else
+  fail "Since lines: the baseline's functions at most $(sed -n 's/^version //p' abi/BASELINE), new ones Since: $next_version" "$out"
+fi
+# ... and it refuses a new function that says the released version
+mkdir -p "$tmp/since"
+sed 's/^NC_API uint64_t nc_task_id(const nc_task \*task);$/&\n\/**\n * Probe.\n * Since: 0.1\n *\/\nNC_API int nc_task_since_probe(const nc_task *task);/' \
+  "$HEADER" >"$tmp/since/netcore.h"
+if out=$(since_versions "$tmp/since/netcore.h" abi/libnetcore.so.0.abi abi/BASELINE) &&
+  grep -q "nc_task_since_probe: not in the baseline" <<<"$out"; then
+  pass "Since lines: a new function saying an old version is refused"
+else
+  fail "Since lines: a new function saying an old version is refused" "$out"
 fi
 
 # --- 2b. DocC comments on the public Swift API ------------------------------------

@@ -68,7 +68,7 @@ else
   fail "--help prints the usage, exit 0" "exit $rc: $out $err"
 fi
 run --version
-expect "--version names both versions" 0 "ncurl 0.2.0 (libnetcore 0.2.0)" ""
+expect "--version names both versions" 0 "ncurl 0.3.0 (libnetcore 0.3.0)" ""
 
 run --config "$tmp/app.json" GET /users/7
 expect "GET PATH: the envelope's data, pretty-printed, exit 0" 0 "$ada" ""

@@ -37,7 +37,7 @@ def libpath():
 @pytest.fixture(scope="session")
 def header_macros():
     """The object-like ``#define NC_*`` macros of include/netcore.h with an integer or
-    string literal value, e.g. ``{"NC_VERSION_STRING": "0.2.0", "NC_OK": 0, ...}``."""
+    string literal value, e.g. ``{"NC_VERSION_STRING": "0.3.0", "NC_OK": 0, ...}``."""
     import re
 
     with open(os.path.join(ROOT, "include", "netcore.h"), encoding="utf-8") as f:

@@ -536,55 +536,10 @@ def test_send_callback_state_is_kept_until_its_completion(base):
     run(main())
 
 
-# -- the deprecated a-prefixed names -------------------------------------------
+# -- the a-prefixed names, removed in 0.3.0 --------------------------------------
 
-ALIAS_CALLS = {
-    "arequest": (("OPTIONS", "/echo"), "OPTIONS"),
-    "aget": (("/echo",), "GET"),
-    "apost": (("/echo",), "POST"),
-    "aput": (("/echo",), "PUT"),
-    "apatch": (("/echo",), "PATCH"),
-    "adelete": (("/echo",), "DELETE"),
-    "ahead": (("/echo",), "HEAD"),
-}
-
-
-def test_every_old_name_has_an_alias_test():
-    from netcore.aio import DEPRECATED_ALIASES
-
-    assert set(ALIAS_CALLS) == set(DEPRECATED_ALIASES)
-
-
-@pytest.mark.parametrize("old", sorted(ALIAS_CALLS))
-def test_deprecated_alias_warns_and_forwards(base, old):
-    from netcore.aio import DEPRECATED_ALIASES
-
-    args, method = ALIAS_CALLS[old]
-    new = DEPRECATED_ALIASES[old]
-
-    async def main():
-        async with netcore.AsyncClient({"base_url": base, **ENVELOPE}) as c:
-            with pytest.warns(DeprecationWarning) as record:
-                coro = getattr(c, old)(*args, params={"via": old})
-            r = await coro
-            assert r.status == 200
-            if method != "HEAD":
-                assert (r.data["method"], r.data["query"]) == (method, {"via": [old]})
-            return record
-
-    record = run(main())
-    assert len(record) == 1
-    message = str(record[0].message)
-    assert f"AsyncClient.{old}()" in message and f"client.{new}(" in message
-    assert "0.3.0" in message
-    assert record[0].filename == __file__  # stacklevel=2: the caller's line
-
-
-def test_aliases_are_removed_in_the_next_minor():
-    """Fails once the version reaches the removal version: delete the aliases then.
-    (netcore.__version__ is the package's version and agrees with the header:
-    test_header_facts.py.)"""
-    from netcore.aio import ALIASES_REMOVED_IN
-
-    major, minor, _ = (int(p) for p in netcore.__version__.split("."))
-    assert ALIASES_REMOVED_IN == f"{major}.{minor + 1}.0"
+@pytest.mark.parametrize("old", ["arequest", "aget", "apost", "aput", "apatch", "adelete", "ahead"])
+def test_the_a_prefixed_names_are_gone(old):
+    """Deprecated before 0.3.0 and removed in it: AsyncClient has Client's names only."""
+    assert not hasattr(netcore.AsyncClient, old)
+    assert hasattr(netcore.AsyncClient, old[1:])

@@ -34,7 +34,7 @@ def test_readme_python_examples_run(base, tmp_path):
     for i, block in enumerate(blocks):
         script = tmp_path / f"example_{i}.py"
         script.write_text(block.replace(PLACEHOLDER, base), encoding="utf-8")
-        # -W error: an example that uses a deprecated name (AsyncClient.aget...) fails.
+        # -W error: an example that uses a deprecated name fails.
         p = subprocess.run([sys.executable, "-W", "error::DeprecationWarning", str(script)],
                            env=env, cwd=str(tmp_path),
                            capture_output=True, text=True, timeout=30)

@@ -4,7 +4,7 @@ public enum NetCoreVersion {
     /// The major version (NC_VERSION_MAJOR).
     public static let major: UInt32 = 0
     /// The minor version (NC_VERSION_MINOR).
-    public static let minor: UInt32 = 2
+    public static let minor: UInt32 = 3
     /// The patch version (NC_VERSION_PATCH).
     public static let patch: UInt32 = 0
     /// "MAJOR.MINOR.PATCH" (NC_VERSION_STRING).

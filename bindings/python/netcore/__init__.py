@@ -16,8 +16,8 @@ asyncio (the same method names and parameters, awaited, as in httpx)::
         user = (await client.get("/env/code/ok")).data
         responses = await asyncio.gather(*(client.get(f"/items/{i}") for i in range(10)))
 
-The earlier asyncio names (``aget``, ``apost``, ... ``arequest``) still work, warn with
-:class:`DeprecationWarning`, and are removed in netcore 0.3.0.
+The earlier asyncio names (``aget``, ``apost``, ... ``arequest``) were removed in
+netcore 0.3.0: drop the ``a``.
 
 Errors: a failed request raises a subclass of :class:`netcore.Error`
 (:class:`ClientError`, :class:`TransportError`, :class:`HTTPError`,
@@ -77,7 +77,7 @@ from .errors import (
 from .response import Headers, Redirect, Response
 from ._cache import CachePolicy
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 # The library's log lines (a failed request is a WARNING) and the exceptions raised
 # by callbacks go to the "netcore" logger. As the logging HOWTO advises libraries, a
@@ -90,7 +90,7 @@ library_path: str = LIBRARY_PATH
 
 
 def library_version() -> str:
-    """The loaded library's version text (``nc_version()``), e.g. ``"0.2.0"``."""
+    """The loaded library's version text (``nc_version()``), e.g. ``"0.3.0"``."""
     return str(_C.nc_version().decode("ascii"))
 
 

@@ -14,17 +14,15 @@ Names. As httpx's ``AsyncClient`` mirrors its ``Client``, :class:`AsyncClient` h
 the request methods of :class:`~netcore.Client` with the same names and the same
 parameters (``await client.get(...)``). The earlier ``a``-prefixed names
 (``aget``, ``apost``, ``aput``, ``apatch``, ``adelete``, ``ahead``, ``arequest``)
-still work in 0.2.x, emit a :class:`DeprecationWarning`, and are removed in
-netcore :data:`ALIASES_REMOVED_IN`.
+were deprecated and are gone since netcore 0.3.0: drop the ``a``.
 """
 from __future__ import annotations
 
 import asyncio
 import functools
 import threading
-import warnings
 import weakref
-from typing import Any, Callable, Coroutine, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
 from . import _batch, _hooks, _reach
 from ._capi import C, TaskHandle
@@ -39,16 +37,7 @@ from .client import Callback, Client
 from .errors import Error, Status, error_for
 from .response import LIBRARY, Response
 
-__all__ = ["AsyncClient", "ALIASES_REMOVED_IN", "DEPRECATED_ALIASES"]
-
-#: The netcore version (the next minor) without the deprecated ``a``-prefixed names.
-ALIASES_REMOVED_IN = "0.3.0"
-
-#: Deprecated name -> the name to use (each alias warns, then calls it).
-DEPRECATED_ALIASES: Dict[str, str] = {
-    "arequest": "request", "aget": "get", "apost": "post", "aput": "put",
-    "apatch": "patch", "adelete": "delete", "ahead": "head",
-}
+__all__ = ["AsyncClient"]
 
 
 class _FuturePending(Pending):
@@ -100,25 +89,6 @@ class _FuturePending(Pending):
         fut = self.future
         if not fut.get_loop().is_closed():
             _settle(fut, resp, err)
-
-
-def _deprecation(old: str) -> str:
-    return (f"AsyncClient.{old}() is deprecated and will be removed in netcore "
-            f"{ALIASES_REMOVED_IN}; use `await client.{DEPRECATED_ALIASES[old]}(...)`")
-
-
-def _deprecated_alias(old: str) -> Callable[..., Coroutine[Any, Any, Response]]:
-    """An a-prefixed name that warns (attributed to the caller's line) and forwards
-    to its new name, returning the new method's coroutine."""
-    new = DEPRECATED_ALIASES[old]
-
-    def alias(self: "AsyncClient", *args: Any, **kwargs: Any) -> Coroutine[Any, Any, Response]:
-        warnings.warn(_deprecation(old), DeprecationWarning, stacklevel=2)
-        return getattr(self, new)(*args, **kwargs)
-
-    alias.__name__ = alias.__qualname__ = old
-    alias.__doc__ = f"Deprecated: use :meth:`{new}` (removed in netcore {ALIASES_REMOVED_IN})."
-    return alias
 
 
 def _settle(fut: "asyncio.Future[Response]", resp: Optional[Response],
@@ -184,11 +154,6 @@ class AsyncClient:
     :class:`~netcore.Error`. :meth:`send` starts a request without awaiting it, as
     :meth:`netcore.Client.send` does. Cancelling the awaiting task
     (``asyncio.wait_for``, ``task.cancel()``) cancels the request.
-
-    Deprecated: ``aget``, ``apost``, ``aput``, ``apatch``, ``adelete``, ``ahead``
-    and ``arequest``, the earlier names, warn with :class:`DeprecationWarning` and
-    call the method of the same name without the ``a``; they are removed in netcore
-    0.3.0.
     """
 
     def __init__(self, config: Config, *, on_error: Optional[Callable[[Error], Any]] = None,
@@ -527,20 +492,6 @@ class AsyncClient:
     reachability = Client.reachability
     reachable = Client.reachable
     cookies = Client.cookies
-
-    # -- deprecated names (removed in ALIASES_REMOVED_IN) -------------------------
-
-    # Plain functions returning the new method's coroutine: the warning is raised
-    # when called, attributed to the caller's line (stacklevel=2), even when the
-    # coroutine is then run by asyncio.gather or a Task.
-
-    arequest = _deprecated_alias("arequest")
-    aget = _deprecated_alias("aget")
-    apost = _deprecated_alias("apost")
-    aput = _deprecated_alias("aput")
-    apatch = _deprecated_alias("apatch")
-    adelete = _deprecated_alias("adelete")
-    ahead = _deprecated_alias("ahead")
 
     def __repr__(self) -> str:
         return f"<netcore.AsyncClient {'closed' if self.closed else 'open'}>"
