@@ -2,7 +2,9 @@
 
 #include "ncascii.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -57,6 +59,27 @@ void ncsink_reset(ncsink *s, curl_off_t max_body, size_t max_header_count, size_
     s->dl = NULL;
     s->out_fn = NULL;
     s->out_ud = NULL;
+    s->want_tls_version = 0;
+    s->tls_version = NULL;
+}
+
+/* OpenSSL's SSL_get_version, looked up once in the process (libcurl's OpenSSL
+ * backend loaded libssl); NULL when it is not there (another TLS backend). */
+typedef const char *(*ssl_get_version_fn)(const void *ssl);
+static ssl_get_version_fn ssl_get_version;
+static pthread_once_t ssl_get_version_once = PTHREAD_ONCE_INIT;
+static void find_ssl_get_version(void) {
+    void *f = dlsym(RTLD_DEFAULT, "SSL_get_version");
+    memcpy(&ssl_get_version, &f, sizeof f);
+}
+
+static void read_tls_version(ncsink *s) {
+    s->want_tls_version = 0;
+    struct curl_tlssessioninfo *info = NULL;
+    if (curl_easy_getinfo(s->easy, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || !info) return;
+    if (info->backend != CURLSSLBACKEND_OPENSSL || !info->internals) return;
+    pthread_once(&ssl_get_version_once, find_ssl_get_version);
+    if (ssl_get_version) s->tls_version = ssl_get_version(info->internals);
 }
 
 /* Writes all of `p` to the sink's descriptor; 0 and out_errno set on failure. */
@@ -223,6 +246,7 @@ size_t ncsink_header(char *ptr, size_t size, size_t nmemb, void *userdata) {
     if (!s || (nmemb && size > (size_t)-1 / nmemb)) return 0;
     size_t n = size * nmemb;
     int first = s->head_bytes == 0;
+    if (s->want_tls_version) read_tls_version(s);
     /* Every line of every block counts, so 1xx interim responses cannot reset
      * the limits (libcurl hands over lines of at most 100 KB: no overflow). */
     s->head_bytes += n;

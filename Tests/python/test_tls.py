@@ -143,3 +143,16 @@ def test_a_bad_proxy_url_is_refused():
     with pytest.raises(netcore.InvalidConfig) as e:
         netcore.Client({}, proxy="ftp://proxy:21")
     assert "'proxy.url'" in e.value.message
+
+
+def test_what_was_negotiated_is_in_the_metrics_and_the_debug_log(tls, caplog):
+    # The attempt log is kept with an event handler or a log at DEBUG: each
+    # attempt says its HTTP and TLS versions; the DEBUG line says them too.
+    import logging
+    caplog.set_level(logging.DEBUG, logger="netcore")
+    with netcore.Client({}, verify=tls["files"]["ca"], http2=True) as c:
+        r = c.get(tls["url"]("h2"))
+        attempt = r.metrics["attempt_log"][0]
+        assert attempt["http_version"] == "HTTP/2"
+        assert attempt["tls_version"] == served(r)["tls_version"] == "TLSv1.3"
+    assert any("HTTP/2, TLSv1.3)" in rec.getMessage() for rec in caplog.records), caplog.text

@@ -82,6 +82,13 @@ typedef struct ncsink {
      * zeroes as each hop ends. ncsink_reset leaves both alone. */
     int count_set_cookies;
     size_t set_cookies;
+    /* Set by the owner for a transfer whose attempt log is kept: at the first
+     * header line of the hop, while its connection is still attached, the TLS
+     * version negotiated is read (CURLINFO_TLS_SSL_PTR, OpenSSL's SSL_get_version
+     * found in the process: libcurl loaded it) into `tls_version`, a static string
+     * of OpenSSL's ("TLSv1.3"), NULL over http. ncsink_reset clears both. */
+    int want_tls_version;
+    const char *tls_version;
 } ncsink;
 
 /* A new, empty sink for `easy` (NULL when out of memory). */

@@ -30,6 +30,7 @@ public enum HTTPVersionSeen: UInt8, Sendable {
         }
     }
 
+    /// The same text as a Swift string.
     public var text: String { String(cString: cString) }
 
     /// Made once, never freed: the C API hands them out as static strings.

@@ -16,6 +16,8 @@ extension EasyHandle {
         errorBuffer[0] = 0
         if hasTransferExtras { clearTransferExtras() }
         arm(p.limits, outputFD: t.outputFD)
+        // The attempt log's TLS version, read by the sink while the hop runs (ncsink.h).
+        if t.keepsAttemptLog { sink.pointee.want_tls_version = 1 }
         // After the options below (a resumed download replaces the header list);
         // progress and body callbacks (Request+Transfers.swift).
         defer {

@@ -147,9 +147,14 @@ final class EasyHandle {
             var v: curl_off_t = 0
             return ncshim_easy_getinfo_off(handle, info, &v) == CURLE_OK ? Int64(v) : 0
         }
-        return AttemptTimings(
+        var version: Int = 0
+        _ = ncshim_easy_getinfo_long(handle, CURLINFO_HTTP_VERSION, &version)
+        var t = AttemptTimings(
             dnsUs: us(CURLINFO_NAMELOOKUP_TIME_T), connectUs: us(CURLINFO_CONNECT_TIME_T),
             tlsUs: us(CURLINFO_APPCONNECT_TIME_T), firstByteUs: us(CURLINFO_STARTTRANSFER_TIME_T),
             totalUs: us(CURLINFO_TOTAL_TIME_T), bytes: us(CURLINFO_SIZE_DOWNLOAD_T), hops: 1)
+        t.httpVersion = HTTPVersionSeen(curl: version)
+        t.tlsVersion = sink.pointee.tls_version.map { String(cString: $0) }
+        return t
     }
 }

@@ -130,6 +130,11 @@ public struct AttemptTimings: Sendable, Equatable {
     public var bytes: Int64 = 0
     /// Hops (1 + redirects followed).
     public var hops: Int32 = 0
+    /// The HTTP version of the attempt's last hop (nil: no answer).
+    public var httpVersion: HTTPVersionSeen? = nil
+    /// The TLS version of the attempt's last hop's connection ("TLSv1.3"), as
+    /// OpenSSL names it; nil over http.
+    public var tlsVersion: String? = nil
 
     /// All timings zero.
     public init() {}

@@ -119,7 +119,8 @@ enum LogLines {
             var line = "\(target) #\(e.id) attempt \(e.attempt) => " + outcome(e)
             if let t = e.timings {
                 line +=
-                    " (dns \(ms(t.dnsUs)), connect \(ms(t.connectUs)), tls \(ms(t.tlsUs)), first byte \(ms(t.firstByteUs)), total \(ms(t.totalUs)), \(t.bytes) bytes, \(t.hops) hop\(t.hops == 1 ? "" : "s"))"
+                    " (dns \(ms(t.dnsUs)), connect \(ms(t.connectUs)), tls \(ms(t.tlsUs)), first byte \(ms(t.firstByteUs)), total \(ms(t.totalUs)), \(t.bytes) bytes, \(t.hops) hop\(t.hops == 1 ? "" : "s")"
+                    + (t.httpVersion.map { ", \($0.text)" } ?? "") + (t.tlsVersion.map { ", \($0)" } ?? "") + ")"
             }
             return [(.debug, line)]
         case .retry:

@@ -39,7 +39,8 @@ public struct ResponseMetrics: Sendable {
 
     /// `{"attempts":N,"redirects":N,"total_us":N,"url":"…","http_version":"HTTP/2"|null,
     /// "attempt_log":[{"attempt","status","domain","code",
-    /// "timings":{dns,connect,tls,first_byte,total},"bytes"}],"history":[{"status":301,"url":"…"}]}`
+    /// "timings":{dns,connect,tls,first_byte,total},"bytes","http_version","tls_version"}],
+    /// "history":[{"status":301,"url":"…"}]}`
     public var json: String {
         var o = JSONText()
         o.int("attempts", attempts)
@@ -58,6 +59,8 @@ public struct ResponseMetrics: Sendable {
             r.timings.write(into: &a)
             a.endObject()
             a.int("bytes", r.timings.bytes)
+            a.string("http_version", r.timings.httpVersion?.text)
+            a.string("tls_version", r.timings.tlsVersion)
             o.element(a)
         }
         o.endArray()
