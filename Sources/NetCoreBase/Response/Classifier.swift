@@ -297,8 +297,8 @@ enum Classifier {
 }
 
 enum HTTPStatus {
-    /// Statuses worth retrying: the server is overloaded or timed out.
-    static let retryable: Set<Int32> = [408, 429, 500, 502, 503, 504]
+    /// Statuses worth retrying (Response/Retryable.swift).
+    static var retryable: Set<Int32> { Retryable.statusSet }
 
     static func reason(_ s: Int32) -> String {
         switch s {

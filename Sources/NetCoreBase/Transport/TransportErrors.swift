@@ -3,20 +3,8 @@ import CCurlShim
 /// Transfer failures (classification rule 1): libcurl's CURLcode becomes a
 /// TRANSPORT error with the code unchanged and a message that says what to do.
 enum TransportErrors {
-    /// Codes where the same request may succeed a moment later: the connection or
-    /// the server hiccuped, nothing says the request itself is wrong.
-    static let retryable: Set<UInt32> = [
-        CURLE_COULDNT_RESOLVE_HOST.rawValue,   // DNS can be briefly unavailable
-        CURLE_COULDNT_CONNECT.rawValue,   // server restarting / not yet listening
-        CURLE_PARTIAL_FILE.rawValue,   // connection cut mid-body
-        CURLE_OPERATION_TIMEDOUT.rawValue,   // slow server or network
-        CURLE_SSL_CONNECT_ERROR.rawValue,   // handshake interrupted
-        CURLE_GOT_NOTHING.rawValue,   // server closed a reused connection
-        CURLE_SEND_ERROR.rawValue,   // connection reset while sending
-        CURLE_RECV_ERROR.rawValue,   // connection reset while receiving
-        CURLE_HTTP2.rawValue, CURLE_HTTP2_STREAM.rawValue,
-        CURLE_SEND_FAIL_REWIND.rawValue   // a kept-alive connection closed unanswered (ncbody.h)
-    ]
+    /// Codes where the same request may succeed a moment later (Response/Retryable.swift).
+    static var retryable: Set<UInt32> { Retryable.transportCodeSet }
 
     /// Codes libcurl returns before it looks for a connection: the request was not
     /// sent, so a first hop failing with one made no attempt (nc_error_attempts 0).

@@ -49,38 +49,17 @@ public struct RetryPolicy: Sendable, Equatable {
 
     // MARK: the defaults, one line each, with the reason
 
-    /// Statuses retried by default.
-    public static let defaultStatuses: [(status: Int32, reason: String)] = [
-        (408, "Request Timeout: the server gave up waiting for the request; it expects it again"),
-        (429, "Too Many Requests: rate limited; wait (Retry-After when given) and it goes through"),
-        (500, "Internal Server Error: usually a passing failure of the server or what it depends on"),
-        (502, "Bad Gateway: the proxy could not reach the server, which may be restarting"),
-        (503, "Service Unavailable: overloaded or in maintenance, often with a Retry-After"),
-        (504, "Gateway Timeout: the server behind the proxy was too slow this time")
-    ]
-    // Not retried: other 4xx (the request itself is wrong: sending it again gives the
-    // same answer); 501 and 505 (the server cannot do it at all); 3xx (followed, not
-    // failed).
+    /// Statuses retried by default: the retryable ones (Response/Retryable.swift).
+    public static let defaultStatuses: [(status: Int32, reason: String)] = Retryable.statuses
 
     /// Methods retried by default: RFC 9110 §9.2.2's idempotent ones, whose effect
     /// is the same sent once or twice. POST and PATCH are not: the first copy may
     /// have taken effect although no answer came back.
     public static let idempotentMethods = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]
 
-    /// Transport errors (NC_DOMAIN_TRANSPORT, the CURLcode) retried by default.
-    static let retriedTransportErrors: [(code: CURLcode, reason: String)] = [
-        (CURLE_COULDNT_RESOLVE_HOST, "DNS lookup failed: resolvers are briefly unavailable at times"),
-        (CURLE_COULDNT_CONNECT, "connection refused: the server may be restarting"),
-        (CURLE_OPERATION_TIMEDOUT, "timed out (connect, total or idle): slow this time"),
-        (CURLE_SSL_CONNECT_ERROR, "TLS handshake interrupted"),
-        (CURLE_GOT_NOTHING, "the server closed the connection without an answer"),
-        (CURLE_SEND_FAIL_REWIND, "a kept-alive connection closed without an answer"),
-        (CURLE_SEND_ERROR, "connection reset while sending"),
-        (CURLE_RECV_ERROR, "connection reset while receiving"),
-        (CURLE_PARTIAL_FILE, "connection cut in the middle of the response"),
-        (CURLE_HTTP2, "HTTP/2 connection error"),
-        (CURLE_HTTP2_STREAM, "HTTP/2 stream reset by the server")
-    ]
+    /// Transport errors (NC_DOMAIN_TRANSPORT, the CURLcode) retried by default: the
+    /// retryable ones (Response/Retryable.swift).
+    static let retriedTransportErrors: [(code: CURLcode, reason: String)] = Retryable.transportErrors
     // Not retried: every other transport error (TLS verification, a malformed URL,
     // too many redirects, a file that cannot be written: the same again); API errors
     // (the server answered: its business error does not change by asking again);
