@@ -171,7 +171,9 @@ public func nc_client_set_basic_auth(
 
 @c @implementation
 public func nc_request_set_max_redirects(_ request: OpaquePointer?, _ max: Int32) -> nc_status {
-    guard max >= -1, max <= 100 else { return NC_ERR_INVALID_ARGUMENT }
+    guard max == -1 || Configuration.Limits.maxRedirectsRange.contains(Int64(max)) else {
+        return NC_ERR_INVALID_ARGUMENT
+    }
     return edit(request) { (r: inout Request) throws(NetError) in r.maxRedirects = max < 0 ? nil : Int(max) }
 }
 

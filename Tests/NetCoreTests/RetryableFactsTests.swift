@@ -70,4 +70,12 @@ import Testing
             #expect(Set(found) == Self.codes, "\(name): \(found)")
         }
     }
+
+    @Test func theRedirectRangeIsStatedAsTheCoreHasIt() throws {
+        let r = Configuration.Limits.maxRedirectsRange
+        let row = try Self.text("docs/configuration.md").split(separator: "\n")
+            .first { $0.hasPrefix("| `max_redirects` |") }
+        #expect(row?.contains("\(r.lowerBound)–\(r.upperBound)") == true, "docs/configuration.md: \(row ?? "")")
+        #expect(try Self.text("include/netcore.h").contains("-1…\(r.upperBound)) and the request is unchanged"))
+    }
 }

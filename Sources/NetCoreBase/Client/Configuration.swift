@@ -84,6 +84,9 @@ public struct Configuration: Sendable {
         public var maxConnectionsPerHost = Int(truncatingIfNeeded: ConfigKey.limitsMaxConnectionsPerHost.defaultInteger)
         /// Largest body accepted; larger ones fail with NC_CLIENT_RESPONSE_TOO_LARGE. Default 100 MiB.
         public var maxResponseBytes = Int(truncatingIfNeeded: ConfigKey.limitsMaxResponseBytes.defaultInteger)
+        /// The values "limits.max_redirects", an endpoint's or a request's redirect
+        /// limit may take (a request also takes -1: the client's). Stated once here.
+        public static let maxRedirectsRange: ClosedRange<Int64> = 0...100
         /// Redirects followed before NC_DOMAIN_TRANSPORT 47. Default 10.
         public var maxRedirects = Int(truncatingIfNeeded: ConfigKey.limitsMaxRedirects.defaultInteger)
         /// Header lines accepted in one response. Default 100.

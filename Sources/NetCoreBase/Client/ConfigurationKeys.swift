@@ -158,7 +158,8 @@ enum ConfigKey: String, CaseIterable, Sendable {
             return .init(
                 .integer(1...Int64.max), .integer(104_857_600), "limits.maxResponseBytes", "largest body accepted")
         case .limitsMaxRedirects:
-            return .init(.integer(0...100), .integer(10), "limits.maxRedirects", "redirects followed; 0 = none")
+            return .init(
+                .integer(Configuration.Limits.maxRedirectsRange), .integer(10), "limits.maxRedirects", "redirects followed; 0 = none")
         case .limitsMaxHeaderCount:
             return .init(.integer(1...100_000), .integer(100), "limits.maxHeaderCount", "header lines in one response")
         case .limitsMaxHeaderBytes:

@@ -365,7 +365,10 @@ final class PreparedRequest: @unchecked Sendable {
         let envelope: CompiledEnvelope? =
             (request.envelope ?? true) && request.outputPath == nil && !request.streamsBody ? settings.envelope : nil
         var limits = settings.config.limits
-        if let maxRedirects = request.maxRedirects { limits.maxRedirects = min(max(maxRedirects, 0), 100) }
+        if let maxRedirects = request.maxRedirects {
+            let range = Configuration.Limits.maxRedirectsRange
+            limits.maxRedirects = Int(min(max(Int64(maxRedirects), range.lowerBound), range.upperBound))
+        }
         let coalesce =
             settings.config.coalesce && !request.flags.contains(.noCoalesce) && request.transferCallbacks == nil
             && CoalescingKey.eligible(
