@@ -51,3 +51,10 @@ extension NetError {
         parse(.decodingFailed, message)
     }
 }
+
+extension NetError {
+    /// "Not logged in / token expired": a business code listed in the envelope's
+    /// `auth_expired_codes` (`isAuthExpired`), or HTTP 401. The one statement of the
+    /// rule the auth-expired handler and the token refresher both follow.
+    public var meansLoginExpired: Bool { isAuthExpired || httpStatus == 401 }
+}

@@ -227,7 +227,7 @@ final class TokenRefresher: @unchecked Sendable {
         }
 
         func next(after t: Transfer, response: Response?, error: NetError?) -> TransferAction {
-            if let error, error.isAuthExpired || error.httpStatus == 401, !(t.original?.resilience.skipsAuth ?? false),
+            if let error, error.meansLoginExpired, !(t.original?.resilience.skipsAuth ?? false),
                 let action = refresher.expired(t, error, authorization: TokenRefresher.authorization(of: t))
             {
                 return action

@@ -156,7 +156,7 @@ final class ClientHooks: @unchecked Sendable {
         lock.lock()   // (not withLock: Lock.lock)
         let (onError, onExpired) = (errorHandler, authExpiredHandler)
         lock.unlock()
-        if let onExpired, error.isAuthExpired || error.httpStatus == 401, claimExpiry(generation) {
+        if let onExpired, error.meansLoginExpired, claimExpiry(generation) {
             CallbackScope.run(loop) { onExpired(response, error) }
         }
         if let onError, !flags.contains(.skipErrorHandler) {
