@@ -27,6 +27,11 @@ import Testing
         #expect(e.domain == NC_DOMAIN_TRANSPORT, "\(e)")
         #expect(e.message.contains("refused to open a tunnel"), "\(e.message)")
         #expect(e.retryable == 0)
+        // Not retried either, with a retry policy that retries its CURLcode.
+        let retried = try fetch(
+            #"{"proxy":{"url":"\#(server.baseURL)"},"retry":{"max_attempts":3,"initial_ms":1,"jitter":false}}"#,
+            "https://127.0.0.1:1/x")
+        #expect(retried.error?.attempts == 1, "\(retried)")
     }
 
     @Test func http2PriorKnowledgeAgainstAnHTTP1ServerIsAMismatch() throws {
@@ -35,6 +40,10 @@ import Testing
         #expect(e.domain == NC_DOMAIN_TRANSPORT, "\(e)")
         #expect(e.message.contains("protocol mismatch"), "\(e.message)")
         #expect(e.retryable == 0, "the same request gets the same answer")
+        let retried = try fetch(
+            #"{"envelope":null,"http_version":"2-prior-knowledge","retry":{"max_attempts":3,"initial_ms":1}}"#,
+            server.url("/echo"))
+        #expect(retried.error?.attempts == 1, "\(retried)")
     }
 
     @Test func a404OnAnAbsoluteURLNamesNoBaseURLAndShowsTheServersReason() throws {

@@ -8,8 +8,11 @@ import Testing
 /// RetryAfter.swift, RetryPolicy+JSON.swift).
 @Suite struct RetryPolicyTests {
     func http(_ status: Int64) -> NetError { NetError(domain: .http, code: status, message: "HTTP \(status)") }
+    /// A transport error as TransportErrors makes one: retryable as its code is.
     func transport(_ code: CURLcode) -> NetError {
-        NetError(domain: .transport, code: Int64(code.rawValue), message: "transport")
+        var e = NetError(domain: .transport, code: Int64(code.rawValue), message: "transport")
+        e.isRetryable = TransportErrors.retryable.contains(code.rawValue)
+        return e
     }
     func attempt(
         _ n: Int32, _ error: NetError, method: String = "GET", optedIn: Bool = false,
@@ -62,6 +65,17 @@ import Testing
             return
         }
         #expect(why.hasPrefix("transport \(code.rawValue): "))
+    }
+
+    @Test func aListedCodeTheErrorCallsNotRetryableStops() {
+        // A proxy refusing the tunnel (56), HTTP/2 assumed against HTTP/1 (52): the
+        // error's context says the same request gets the same answer.
+        var e = transport(CURLE_RECV_ERROR)
+        e.isRetryable = false
+        guard case .stop = plain.decide(attempt(1, e)) else {
+            Issue.record("a transport error called not retryable was retried")
+            return
+        }
     }
 
     @Test(arguments: [

@@ -137,7 +137,12 @@ public struct RetryPolicy: Sendable, Equatable {
             let status = Int32(clamping: error.code)
             return statuses.contains(status) ? "HTTP \(status)" : nil
         case .transport:
-            guard let entry = RetryPolicy.retriedTransportErrors.first(where: { Int64($0.code.rawValue) == error.code })
+            // A listed code the error itself calls not retryable is not retried: its
+            // context says the same request gets the same answer (a proxy refusing
+            // the tunnel, HTTP/2 assumed against an HTTP/1 server:
+            // TransportErrors+Context.swift).
+            guard error.isRetryable,
+                let entry = RetryPolicy.retriedTransportErrors.first(where: { Int64($0.code.rawValue) == error.code })
             else { return nil }
             return "transport \(error.code): \(entry.reason)"
         case .client, .api, .parse:
