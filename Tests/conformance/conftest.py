@@ -247,14 +247,23 @@ class Servers:
             self.certs = s.Certs(os.path.join(tmp, "tls"))
             self.www = os.path.join(tmp, "www")
             self.static_sha = s.make_static(self.www)
-            self.httpbin = self._start(s.start_httpbin(tmp))
-            self.nginx = self._start(s.start_nginx(tmp, self.httpbin.port, self.certs, self.www))
-            self.proxy = self._start(s.start_tinyproxy(tmp))
+            self.httpbin = self._start(s.start_httpbin, tmp)
+            self.nginx = self._start(s.start_nginx, tmp, self.httpbin.port, self.certs, self.www)
+            self.proxy = self._start(s.start_tinyproxy, tmp)
         except BaseException:
             self.stop()
             raise
 
-    def _start(self, server: Any) -> Any:
+    def _start(self, start: Any, *args: Any) -> Any:
+        """start(*args), again on other free ports if it failed (another process may take
+        a port between the moment it was found free and the server's bind)."""
+        for attempt in range(3):
+            try:
+                server = start(*args)
+                break
+            except RuntimeError:
+                if attempt == 2:
+                    raise
         self.started.append(server)
         return server
 
