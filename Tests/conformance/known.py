@@ -19,12 +19,9 @@ PENDING = {
     "user_agent_default": "no User-Agent is sent until `netcore/<v> libcurl/<v>` becomes the default",
     "accept_encoding": "Accept-Encoding says `gzip, deflate` until it lists everything libcurl "
                        "decodes (br, zstd)",
-    "proxy_down": "the error names the origin server, not the proxy, until the proxy advice fix lands",
-    "connect_refused": "the error (TRANSPORT 56, `The connection broke; retry the request`) does not "
-                       "name the proxy until the proxy advice fix lands",
     "connect_refused_retry": "NOT among the announced fixes (reported to the lead): a proxy's 403 to "
-                             "CONNECT is TRANSPORT 56, retryable, so a retry policy sends the CONNECT "
-                             "again (curl --retry does not); may come with the proxy advice fix",
+                             "CONNECT says `Retrying will not help` and is not retryable, yet a retry "
+                             "policy sends the CONNECT again (3 attempts; curl --retry sends 1)",
     "cache_credentialed": "an answer to a request carrying credentials is not stored until the "
                           "cache keeps such answers in a partition of their own",
 }
