@@ -4,6 +4,7 @@
 #   make bench  benchmarks vs raw libcurl and peers (bench/README.md)
 #   make docs   the HTML reference of the C API from the header (doxygen): build/docs/html
 #   make format / make lint   swift format (.swift-format) and clang-format (.clang-format)
+#   make conformance  the library against httpbin, nginx and tinyproxy, beside requests, httpx and curl
 #   make fault  the fault-injection suite, every case (docs/RELIABILITY.md; its fast part is in make test)
 #   make test-asan / test-tsan / test-ubsan / valgrind / alloc-fail / fuzz / race-1m / soak   reliability tools
 #               (docs/RELIABILITY.md; none is part of make test but a 20,000-a-phase soak)
@@ -75,6 +76,13 @@ test-c: examples
 
 test-python: lib
 	@Tests/python/run.sh
+
+# The conformance suite (Tests/conformance, docs/conformance.md): the library against
+# httpbin, nginx and tinyproxy, beside requests, httpx and curl; part of `make test`.
+# Needs ncurl (examples); installs its servers (apt) and pinned PyPI packages (venv).
+.PHONY: conformance
+conformance: ncurl
+	@Tests/conformance/run.sh
 
 # The fault-injection suite (Tests/fault, docs/RELIABILITY.md): every case, async
 # and sync; `make test` runs the fast part (async, the default limits' cases left out).

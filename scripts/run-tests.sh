@@ -34,6 +34,8 @@ run_suite "Python" Tests/python/run.sh
 run_suite "Install (make install, pkg-config, CMake)" Tests/install/run.sh
 run_suite "Python wheel (make wheel, installed into a fresh venv)" Tests/wheel/run.sh
 run_suite "ncurl and make mock" Tests/ncurl/run.sh
+run_suite "Conformance (httpbin, nginx, tinyproxy beside requests, httpx, curl; make conformance)" \
+  Tests/conformance/run.sh
 
 echo
 [ ${#failures[@]} -gt 0 ] && echo "failed suites: ${failures[*]}"
