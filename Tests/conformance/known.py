@@ -19,9 +19,6 @@ PENDING = {
     "user_agent_default": "no User-Agent is sent until `netcore/<v> libcurl/<v>` becomes the default",
     "accept_encoding": "Accept-Encoding says `gzip, deflate` until it lists everything libcurl "
                        "decodes (br, zstd)",
-    "connect_refused_retry": "NOT among the announced fixes (reported to the lead): a proxy's 403 to "
-                             "CONNECT says `Retrying will not help` and is not retryable, yet a retry "
-                             "policy sends the CONNECT again (3 attempts; curl --retry sends 1)",
     "cache_credentialed": "an answer to a request carrying credentials is not stored until the "
                           "cache keeps such answers in a partition of their own",
 }
