@@ -643,6 +643,8 @@ NC_API nc_status nc_request_set_body_callback(nc_request *request, nc_body_fn fn
  *                OPTIONS, form otherwise
  *   "headers"    object name -> value; win over the client's default headers
  *   "timeout_ms" 0-2147483647 (0 = no limit); default: the client's
+ *   "connect_timeout_ms", "idle_timeout_ms" (since 0.4) 0-2147483647, as the
+ *                client's keys of those names; default: the client's
  *   "envelope"   true/false; default: the client's
  *   "retry"      object (the keys of the configuration's "retry"), merged over the
  *                client's policy, or false (one attempt); a request's

@@ -95,3 +95,31 @@ import Testing
         #expect(e.attempts == 2, "\(e)")
     }
 }
+
+/// An endpoint's own connect and idle timeouts ("connect_timeout_ms",
+/// "idle_timeout_ms" of a spec, since 0.4); a request's own still wins.
+@Suite struct EndpointTimeoutTests {
+    @Test func anEndpointsIdleLimitEndsAStallAndTheRequestsOwnWins() async throws {
+        let client = try TestClient(
+            config(
+                envelope: nil,
+                #""endpoints":{"stall":{"path":"/stall?bytes=10&ms=4000","idle_timeout_ms":300}}"#))
+        defer { client.free() }
+        let e = try #require(await blocking { client.call("stall", "{}") }.error)
+        #expect(timeoutField(e) == "idle", "\(e)")
+        #expect(e.message.contains("idle_timeout_ms (300 ms)"), "\(e.message)")
+        // The request built from the endpoint sets its own: it wins.
+        let own = try Request(endpoint: "stall")
+        #expect(nc_request_set_idle_timeout_ms(own.handle, 600) == NC_OK)
+        let e2 = try #require(await blocking { client.sync(own) }.error)
+        #expect(e2.message.contains("idle_timeout_ms (600 ms)"), "\(e2.message)")
+    }
+
+    @Test func aBadEndpointTimeoutIsRefusedNamingTheKey() throws {
+        let client = try TestClient(config(envelope: nil))
+        defer { client.free() }
+        #expect(
+            nc_client_define_endpoint(client.handle, "x", #"{"path":"/x","idle_timeout_ms":-1}"#)
+                == NC_ERR_INVALID_ARGUMENT)
+    }
+}

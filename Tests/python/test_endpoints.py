@@ -73,6 +73,14 @@ def test_define_endpoint_and_redefine(catalog_client):
     assert echo["headers"]["x-e"] == "1"
 
 
+def test_define_endpoint_with_connect_read_timeouts(catalog_client):
+    # (connect, read): the endpoint's connect and idle timeouts (since 0.4).
+    catalog_client.define_endpoint("stall", path="/stall?bytes=10&ms=4000", envelope=False, timeout=(5, 0.3))
+    with pytest.raises(netcore.Timeout) as info:
+        catalog_client.call("stall")
+    assert info.value.timeout == "idle" and "idle_timeout_ms (300 ms)" in info.value.message
+
+
 def test_define_endpoint_without_envelope_reads_raw_data(catalog_client):
     catalog_client.define_endpoint("raw", path="/echo", envelope=False)
     assert catalog_client.call("raw").data["code"] == 0

@@ -24,6 +24,10 @@ public struct Endpoint: Sendable, Equatable {
     public let headers: HeaderFields
     /// Total timeout, ms (0 = none); nil = the client's timeout_ms.
     public let timeoutMs: Int64?
+    /// Connect timeout, ms (0 = libcurl's default); nil = the client's connect_timeout_ms.
+    public let connectTimeoutMs: Int64?
+    /// Idle (inactivity) timeout, ms (0 = none); nil = the client's idle_timeout_ms.
+    public let idleTimeoutMs: Int64?
     /// Envelope validation on/off; nil = the client's.
     public let envelope: Bool?
     /// The "retry" value: `false` (one attempt) or an object merged over the
@@ -51,7 +55,8 @@ public struct Endpoint: Sendable, Equatable {
     public init(
         name: String, method: String = "GET", path: String, encoding: ParameterEncoding = .default,
         headers: HeaderFields = HeaderFields(), timeoutMs: Int64? = nil, envelope: Bool? = nil,
-        retry: Retry? = nil, cache: String? = nil, group: String? = nil, tls: EndpointTLS? = nil
+        retry: Retry? = nil, cache: String? = nil, group: String? = nil, tls: EndpointTLS? = nil,
+        connectTimeoutMs: Int64? = nil, idleTimeoutMs: Int64? = nil
     ) throws(NetError) {
         func fail(_ why: String) -> NetError { .invalidArgument("Endpoint '\(name)': \(why)") }
         guard Endpoint.isValidName(name) else {
@@ -73,8 +78,10 @@ public struct Endpoint: Sendable, Equatable {
                 throw fail("header '\(header)' contains CR, LF or another control character.")
             }
         }
-        if let timeoutMs, !(0...Int64(Int32.max)).contains(timeoutMs) {
-            throw fail("timeout_ms must be between 0 and \(Int32.max), got \(timeoutMs).")
+        for (key, ms) in [("timeout_ms", timeoutMs), ("connect_timeout_ms", connectTimeoutMs), ("idle_timeout_ms", idleTimeoutMs)] {
+            if let ms, !(0...Int64(Int32.max)).contains(ms) {
+                throw fail("\(key) must be between 0 and \(Int32.max), got \(ms).")
+            }
         }
         if let cache, CachePolicy(name: cache) == nil {
             throw fail("cache must be a policy name (\(CachePolicy.names)), got \"\(cache)\".")
@@ -87,6 +94,8 @@ public struct Endpoint: Sendable, Equatable {
         self.encoding = encoding
         self.headers = headers
         self.timeoutMs = timeoutMs
+        self.connectTimeoutMs = connectTimeoutMs
+        self.idleTimeoutMs = idleTimeoutMs
         self.envelope = envelope
         self.retry = retry
         self.cache = cache
@@ -146,7 +155,8 @@ public struct Endpoint: Sendable, Equatable {
     public static func == (a: Endpoint, b: Endpoint) -> Bool {
         a.name == b.name && a.method == b.method && a.path == b.path && a.encoding == b.encoding
             && a.headers.entries.elementsEqual(b.headers.entries, by: { $0.name == $1.name && $0.value == $1.value })
-            && a.timeoutMs == b.timeoutMs && a.envelope == b.envelope && a.retry == b.retry
+            && a.timeoutMs == b.timeoutMs && a.connectTimeoutMs == b.connectTimeoutMs
+            && a.idleTimeoutMs == b.idleTimeoutMs && a.envelope == b.envelope && a.retry == b.retry
             && a.cache == b.cache && a.group == b.group
     }
 }
@@ -156,7 +166,8 @@ public struct Endpoint: Sendable, Equatable {
 extension Endpoint {
     /// The spec keys, in the order the reference lists them.
     static let specKeys = [
-        "method", "path", "encoding", "headers", "timeout_ms", "envelope", "retry", "cache", "group", "tls"
+        "method", "path", "encoding", "headers", "timeout_ms", "connect_timeout_ms", "idle_timeout_ms", "envelope",
+        "retry", "cache", "group", "tls",
     ]
     /// The keys of a "retry" object (DESIGN.md §4).
     static let retryKeys = RetryPolicy.keys
@@ -164,7 +175,7 @@ extension Endpoint {
     static let encodingNames: [(String, ParameterEncoding)] = [("query", .query), ("form", .form), ("json", .json)]
 
     /// Parses a spec object: {"method","path","encoding","headers","timeout_ms",
-    /// "envelope","retry","cache","group"}. Unknown keys and wrong types throw
+    /// "connect_timeout_ms","idle_timeout_ms","envelope","retry","cache","group","tls"}. Unknown keys and wrong types throw
     /// `invalidArgument` whose message is `label(key)` + what is wrong, e.g.
     /// "Configuration key 'endpoints.user.get.method' must be a string, got integer.".
     static func parse(
@@ -186,6 +197,18 @@ extension Endpoint {
         var encoding = ParameterEncoding.default
         var headers = HeaderFields()
         var timeoutMs: Int64? = nil
+        var connectTimeoutMs: Int64? = nil
+        var idleTimeoutMs: Int64? = nil
+        func milliseconds(_ key: String, _ v: UnsafeMutablePointer<json_t>) throws(NetError) -> Int64 {
+            guard v.pointee.type == JSON_INTEGER else {
+                throw fail(key, "must be an integer, got \(JSON.typeName(v)).")
+            }
+            let n = json_integer_value(v)
+            guard (0...Int64(Int32.max)).contains(n) else {
+                throw fail(key, "must be between 0 and \(Int32.max), got \(n).")
+            }
+            return n
+        }
         var envelope: Bool? = nil
         var retry: Retry? = nil
         var cache: String? = nil
@@ -221,14 +244,11 @@ extension Endpoint {
                     headers.set(h, value)
                 }
             case "timeout_ms":
-                guard v.pointee.type == JSON_INTEGER else {
-                    throw fail(key, "must be an integer, got \(JSON.typeName(v)).")
-                }
-                let n = json_integer_value(v)
-                guard (0...Int64(Int32.max)).contains(n) else {
-                    throw fail(key, "must be between 0 and \(Int32.max), got \(n).")
-                }
-                timeoutMs = n
+                timeoutMs = try milliseconds(key, v)
+            case "connect_timeout_ms":
+                connectTimeoutMs = try milliseconds(key, v)
+            case "idle_timeout_ms":
+                idleTimeoutMs = try milliseconds(key, v)
             case "envelope":
                 switch v.pointee.type {
                 case JSON_TRUE: envelope = true
@@ -255,7 +275,8 @@ extension Endpoint {
         do throws(NetError) {
             return try Endpoint(
                 name: name, method: method, path: path, encoding: encoding, headers: headers,
-                timeoutMs: timeoutMs, envelope: envelope, retry: retry, cache: cache, group: group, tls: tls)
+                timeoutMs: timeoutMs, envelope: envelope, retry: retry, cache: cache, group: group, tls: tls,
+                connectTimeoutMs: connectTimeoutMs, idleTimeoutMs: idleTimeoutMs)
         } catch {
             throw fail("path", "is refused: \(error.message)")
         }

@@ -92,6 +92,8 @@ public struct EndpointCatalog: Sendable {
             // Retry: the endpoint's "retry", then the request's own over it.
             var resilience = request.resilience
             if let own = endpoint.retryOverride { resilience.retry = own.then(request.resilience.retry) }
+            resilience.connectTimeoutMs = resilience.connectTimeoutMs ?? endpoint.connectTimeoutMs
+            resilience.idleTimeoutMs = resilience.idleTimeoutMs ?? endpoint.idleTimeoutMs
             out.resilience = resilience
             // Cache: the request's own policy, else the endpoint's (checked when defined).
             var cache = request.cacheOptions

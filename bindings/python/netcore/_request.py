@@ -416,10 +416,11 @@ def endpoint_request(name: str, params: Mapping[str, Any],
 
 
 def endpoint_spec(*, method: str = "GET", path: str, encoding: Optional[str] = None,
-                  headers: Optional[Mapping[str, str]] = None, timeout: Optional[float] = None,
+                  headers: Optional[Mapping[str, str]] = None, timeout: Optional[TimeoutArg] = None,
                   envelope: Optional[bool] = None, retry: Any = None, cache: Optional[str] = None,
                   group: Optional[str] = None) -> bytes:
-    """The spec JSON of ``nc_client_define_endpoint`` (``timeout`` in seconds)."""
+    """The spec JSON of ``nc_client_define_endpoint`` (``timeout`` in seconds: the
+    total, or a ``(connect, read)`` pair: the endpoint's connect and idle timeouts)."""
     spec: Dict[str, Any] = {"method": method, "path": path}
     if encoding is not None:
         if encoding not in _ENCODINGS:
@@ -428,7 +429,18 @@ def endpoint_spec(*, method: str = "GET", path: str, encoding: Optional[str] = N
         spec["encoding"] = encoding
     if headers is not None:
         spec["headers"] = dict(headers)
-    if timeout is not None:
+    if isinstance(timeout, tuple):
+        if len(timeout) != 2:
+            raise error_for(Status.INVALID_ARGUMENT, function="define_endpoint",
+                            message=f"timeout as a tuple must be (connect, read) seconds, got {timeout!r}")
+        for key, seconds in (("connect_timeout_ms", timeout[0]), ("idle_timeout_ms", timeout[1])):
+            try:
+                ms = _ms(seconds, f"timeout's {'connect' if key.startswith('connect') else 'read'}")
+            except ValueError as e:
+                raise error_for(Status.INVALID_ARGUMENT, function="define_endpoint", message=str(e)) from None
+            if ms is not None:
+                spec[key] = ms
+    elif timeout is not None:
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout) \
                 or timeout < 0:
             raise error_for(Status.INVALID_ARGUMENT, function="define_endpoint",
