@@ -64,7 +64,11 @@ extension TransportErrors {
                 )
             }
         }
-        if context.priorKnowledge && (code == CURLE_GOT_NOTHING || code == CURLE_HTTP2 || code == CURLE_RECV_ERROR) {
+        // An HTTP/1 server reading HTTP/2's preface closes or resets the connection:
+        // the client sees nothing (52), a reset while receiving (56) or sending (55),
+        // or a framing error (16), depending on timing.
+        let mismatch = [CURLE_GOT_NOTHING, CURLE_HTTP2, CURLE_RECV_ERROR, CURLE_SEND_ERROR]
+        if context.priorKnowledge && mismatch.contains(code) {
             return (
                 nil,
                 "This looks like a protocol mismatch: http_version \"2-prior-knowledge\" speaks HTTP/2 without asking, and the server does not (an HTTP/1 server closes the connection). Use \"2\" (HTTP/2 when the server offers it) or \"1.1\". Retrying will not help.",
