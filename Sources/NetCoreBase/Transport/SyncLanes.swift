@@ -132,26 +132,19 @@ extension TransferLoop {
         let easy = lane.easy
         if let e = begin(t, lane) { return (nil, e) }
         while true {
-            guard let p = t.prepared else {
-                return (nil, NetError.internalError("A transfer ended without its request.").attempted(t.attempt))
+            let hop: (request: PreparedRequest, timeoutMs: Int64)
+            switch HopDriver.ready(t) {
+            case .failure(let e): return (nil, e)
+            case .success(let ready): hop = ready
             }
-            if let e = t.openOutput() { return (nil, e) }
-            if let e = t.openInput() { return (nil, e) }
-            guard let timeoutMs = t.hopTimeoutMs(p) else { return (nil, t.outOfTime(p)) }
-            t.easy = easy
-            easy.configure(for: t, p, timeoutMs: timeoutMs)
-            guard curl_multi_add_handle(lane.multi, easy.handle) == CURLM_OK else {
-                t.easy = nil
-                return (
-                    nil,
-                    NetError.internalError("libcurl refused the transfer.").attempted(
-                        t.attemptsMade(thisOneSent: false))
-                )
+            var lookAt: UInt64
+            switch HopDriver.start(t, hop.request, timeoutMs: hop.timeoutMs, on: easy, multi: lane.multi) {
+            case .failure(let e): return (nil, e)
+            case .success(let first): lookAt = first
             }
             var code = CURLE_OK
             var finished = false
             var running: Int32 = 0
-            var lookAt = t.armIdleWatch(p)
             while true {
                 _ = curl_multi_perform(lane.multi, &running)
                 var left: Int32 = 0
@@ -183,10 +176,7 @@ extension TransferLoop {
                     lane.poll(1000)
                 }
             }
-            t.noteHopEnded(easy)
-            let outcome = HopOutcome(easy, code)
-            _ = curl_multi_remove_handle(lane.multi, easy.handle)
-            t.easy = nil
+            let outcome = HopDriver.finish(t, easy, code, multi: lane.multi)
             switch t.next(after: outcome) {
             case .complete(let response, let error):
                 return (response, error)

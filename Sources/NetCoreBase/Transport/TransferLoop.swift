@@ -722,13 +722,14 @@ package final class TransferLoop: @unchecked Sendable {
 
     /// Puts `t` (its current hop) into the multi handle.
     private func launch(_ t: Transfer) {
-        if let e = t.openOutput() { complete(t, nil, e); return }
-        if let e = t.openInput() { complete(t, nil, e); return }
-        guard let prepared = t.prepared else {
-            complete(t, nil, NetError.internalError("A transfer ended without its request.").attempted(t.attempt))
+        let prepared: PreparedRequest
+        let timeoutMs: Int64
+        switch HopDriver.ready(t) {
+        case .failure(let e):
+            complete(t, nil, e)
             return
+        case .success(let hop): (prepared, timeoutMs) = hop
         }
-        guard let timeoutMs = t.hopTimeoutMs(prepared) else { complete(t, nil, t.outOfTime(prepared)); return }
         guard let easy = state.pointee.easyPool.take() ?? newEasyHandle() else {
             complete(
                 t, nil,
@@ -736,20 +737,17 @@ package final class TransferLoop: @unchecked Sendable {
                     .attempted(t.attemptsMade(thisOneSent: false)))
             return
         }
-        t.easy = easy
-        easy.configure(for: t, prepared, timeoutMs: timeoutMs)
-        guard curl_multi_add_handle(multi, easy.handle) == CURLM_OK else {
-            t.easy = nil
+        let look: UInt64
+        switch HopDriver.start(t, prepared, timeoutMs: timeoutMs, on: easy, multi: multi) {
+        case .failure(let e):
             easy.parked()
             state.pointee.easyPool.put(easy, inUse: state.pointee.active.count)
-            complete(
-                t, nil,
-                NetError.internalError("libcurl refused the transfer.").attempted(t.attemptsMade(thisOneSent: false)))
+            complete(t, nil, e)
             return
+        case .success(let first): look = first
         }
         t.activeSlot = state.pointee.active.count
         state.pointee.active.append(t)
-        let look = t.armIdleWatch(prepared)
         if look != 0 && (state.pointee.idleLookAt == 0 || look < state.pointee.idleLookAt) {
             state.pointee.idleLookAt = look
         }
@@ -788,6 +786,13 @@ package final class TransferLoop: @unchecked Sendable {
     /// Takes a transfer out of the multi handle and recycles its easy handle.
     private func stop(_ t: Transfer, _ easy: EasyHandle) {
         _ = curl_multi_remove_handle(multi, easy.handle)
+        t.easy = nil
+        release(t, easy)
+    }
+
+    /// `t`, out of the multi handle, leaves the active list; its easy handle goes
+    /// back to the pool.
+    private func release(_ t: Transfer, _ easy: EasyHandle) {
         let slot = t.activeSlot
         if slot >= 0 && slot < state.pointee.active.count {
             let last = state.pointee.active.removeLast()
@@ -797,7 +802,6 @@ package final class TransferLoop: @unchecked Sendable {
             }
         }
         t.activeSlot = -1
-        t.easy = nil
         easy.parked()
         // Kept for the next transfer while the pool's size allows (EasyHandlePool).
         state.pointee.easyPool.put(easy, inUse: state.pointee.active.count)
@@ -818,12 +822,7 @@ package final class TransferLoop: @unchecked Sendable {
             let t = ref.takeRetainedValue()
             // A callback earlier in this batch may have cancelled it already.
             guard t.activeSlot >= 0, let easy = t.easy, easy.handle == h else { continue }
-            t.noteHopEnded(easy)
-            let outcome = HopOutcome(easy, code)
-            stop(t, easy)
-            state.pointee.moving = Unmanaged.passUnretained(t)
-            execute(t.next(after: consume outcome), for: t)
-            state.pointee.moving = nil
+            hopEnded(t, easy, code)
         }
         state.pointee.messages.clearKeepingBuffer()
     }
@@ -845,13 +844,18 @@ package final class TransferLoop: @unchecked Sendable {
         state.pointee.idleLookAt = next
         for t in stalled {
             guard t.activeSlot >= 0, let easy = t.easy else { continue }
-            t.noteHopEnded(easy)
-            let outcome = HopOutcome(easy, CURLE_OPERATION_TIMEDOUT)
-            stop(t, easy)
-            state.pointee.moving = Unmanaged.passUnretained(t)
-            execute(t.next(after: consume outcome), for: t)
-            state.pointee.moving = nil
+            hopEnded(t, easy, CURLE_OPERATION_TIMEDOUT)
         }
+    }
+
+    /// The hop of `t` on `easy` ended with `code`: read it, give the handle back,
+    /// then carry out what `Transfer.next(after:)` decides.
+    private func hopEnded(_ t: Transfer, _ easy: EasyHandle, _ code: CURLcode) {
+        let outcome = HopDriver.finish(t, easy, code, multi: multi)
+        release(t, easy)
+        state.pointee.moving = Unmanaged.passUnretained(t)
+        execute(t.next(after: consume outcome), for: t)
+        state.pointee.moving = nil
     }
 
     /// Carries out what `Transfer.next(after:)` decided.
