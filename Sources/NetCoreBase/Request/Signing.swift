@@ -4,7 +4,7 @@ import CCurlShim
 import Glibc
 #endif
 
-/// Request signing (DESIGN.md §4, docs/signing.md): HMAC-SHA256 with the
+/// Request signing (docs/signing.md): HMAC-SHA256 with the
 /// configured secret over
 ///
 ///     METHOD \n PATH \n SORTED_QUERY \n hex(sha256(body)) \n TIMESTAMP

@@ -1,4 +1,5 @@
-/// What makes two requests "identical" for coalescing (DESIGN.md §2, seam 1):
+/// What makes two requests "identical" for coalescing (seam 1,
+/// docs/contract.md#the-request-lifecycle):
 /// everything that decides what is sent and how the answer is read, as resolved
 /// at send — method, final URL (base URL, query and common params applied), the
 /// header lines in order (client defaults merged with the request's, so an
