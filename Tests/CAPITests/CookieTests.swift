@@ -1,4 +1,4 @@
-// The cookie jar (issue 15 item 6, docs/cookies.md) through the header: off by
+// The cookie jar (docs/cookies.md) through the header: off by
 // default; set, sent back, listed and cleared; never sent against its domain, path
 // or Secure rules, on redirects too; shared by the loop and synchronous sends;
 // persisted to a file (atomically, 0600) and loaded by a new client.
