@@ -134,7 +134,7 @@ final class AdapterChain: AttemptPreparer {
         // Signing alone (no token, credentials or adapter), and the request carries
         // neither signing header: the two headers are added to the request's own
         // without an OutgoingRequest in between (the same bytes signed and sent as
-        // below; about 3k instructions less a request).
+        // below, for less: bench/RESULTS.md, "Figures that justified code choices").
         if authorization == nil, adapters.isEmpty, let signing, let key, signingNamesValid,
             !original.headers.contains(signing.header), !original.headers.contains(signing.timestampHeader)
         {

@@ -19,7 +19,8 @@
 /// Made once per resolved request (`PreparedRequest`, itself cached per request
 /// value), with its hash, so a send pays a dictionary lookup of a precomputed hash.
 /// A class: the registry's dictionary copies a key by one retain (a struct of four
-/// strings cost about 170 instructions more per send in callgrind).
+/// strings costs more per send: bench/RESULTS.md, "Figures that justified code
+/// choices").
 final class CoalescingKey: Hashable, Sendable {
     let method: String
     let url: String
