@@ -100,9 +100,10 @@ PEERS = {
     # raw libcurl signing every request and writing the three events nc-capi-hooks'
     # handler receives, by hand: the same work as nc-capi-hooks (workload 9 only)
     "raw-curl-signed-events": [binp("raw_curl"), "--features", "signing,events"],
-    # raw libcurl with the timeouts libnetcore sets by default (total 15 s, connect 5 s:
-    # DESIGN.md section 4; the 30 s idle limit is not armed, being no shorter than the
-    # total), which raw-curl leaves unset: the same libcurl work as nc-capi
+    # raw libcurl with the timeouts libnetcore set by default in 0.3 (the defaults of
+    # 0.3: total 15 s, connect 5 s; the 30 s idle limit was not armed, being no shorter
+    # than the total), which raw-curl leaves unset: the same libcurl work as nc-capi
+    # had under those defaults
     "raw-curl-timeouts": [binp("raw_curl"), "--features", "timeouts"],
     # the C API with a retry policy configured that the bench's requests never trigger
     "nc-capi-retry": [binp("nc_capi"), "--features", "retry"],

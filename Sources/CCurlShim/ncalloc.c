@@ -23,15 +23,16 @@ static char *nc_strdup(const char *s) {
     return d;
 }
 
-/* libcurl callocs about ten blocks a transfer, all but one small (67-752 bytes at 7.88:
- * header records, the URL handle's copy, request state; and one of 1,496). glibc's calloc (2.36, Debian 12)
- * does not take from the per-thread cache (tcache) that its malloc serves small
- * blocks from: every call takes the arena's lock, which a multi-threaded process
- * pays for, and the blocks freed into the cache are not taken back by calloc. Up to
- * the cache's largest size (1,032 bytes) malloc and memset do the same from the
- * cache: 1.9 % less CPU a request for the C API at 16 in flight (bench/RESULTS.md,
- * session 14). Larger blocks keep calloc, which can skip clearing fresh pages. A glibc
- * whose calloc uses the cache itself gains nothing here and loses nothing. */
+/* libcurl callocs about ten blocks a transfer, all but one small (at 7.88:
+ * header records, the URL handle's copy, request state; and one larger). glibc's
+ * calloc (2.36, Debian 12) does not take from the per-thread cache (tcache) that its
+ * malloc serves small blocks from: every call takes the arena's lock, which a
+ * multi-threaded process pays for, and the blocks freed into the cache are not taken
+ * back by calloc. Up to the cache's largest size (1,032 bytes) malloc and memset do
+ * the same from the cache, measurably cheaper for the C API at 16 in flight
+ * (bench/RESULTS.md, "Figures that justified code choices"). Larger blocks keep
+ * calloc, which can skip clearing fresh pages. A glibc whose calloc uses the cache
+ * itself gains nothing here and loses nothing. */
 enum { NC_CALLOC_VIA_MALLOC_MAX = 1024 };
 
 static void *nc_calloc(size_t n, size_t size) {

@@ -1,4 +1,4 @@
-// Transfers (issue 15 items 8 and 10): progress and body callbacks on a request.
+// Transfers (docs/transfers.md): progress and body callbacks on a request.
 // Downloads are nc_request_set_output_file (RequestAPI.swift).
 import CNetCore
 import NetCoreBase

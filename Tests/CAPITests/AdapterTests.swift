@@ -1,7 +1,8 @@
-// DESIGN.md §2 seam 1 and §3b "request adapters" / auth / "more of the request and
-// response": common params, token, basic auth, C adapters (order, failure, per
-// attempt but not per hop), HMAC signing checked by the server, max_redirects 0
-// and nc_response_url — all through include/netcore.h against the mock server.
+// Seam 1 (docs/contract.md#the-request-lifecycle, #adapters) and the header's
+// adapters, token, basic credentials and redirect options: common params, token,
+// basic auth, C adapters (order, failure, per attempt but not per hop), HMAC signing
+// checked by the server, max_redirects 0 and nc_response_url — all through
+// include/netcore.h against the mock server.
 import CNetCore
 import Foundation
 import MockServerSupport

@@ -1,4 +1,4 @@
-// The cookie jar (issue 15 item 6, docs/cookies.md) through the header: off by
+// The cookie jar (docs/cookies.md) through the header: off by
 // default; set, sent back, listed and cleared; never sent against its domain, path
 // or Secure rules, on redirects too; shared by the loop and synchronous sends;
 // persisted to a file (atomically, 0600) and loaded by a new client.
@@ -132,7 +132,7 @@ import Glibc
         let same = try client.sync("/cookies/set?name=hop&value=1&to=/cookies/echo")
         #expect(same.response?.object?["cookie"] as? String == "hop=1", "\(same)")
         // …but not to another host, even with the caller's own Cookie header (dropped
-        // cross-origin, DESIGN.md §5).
+        // cross-origin, docs/contract.md#security-defaults).
         let cross = try client.sync("/cookies/set?name=hop2&value=2&to=http://localhost:\(server.port)/cookies/echo") {
             $0.header("Cookie", "caller=secret")
         }

@@ -1,4 +1,4 @@
-// nc_request_set_output_file as a download (issue 15 item 7): the body goes to
+// nc_request_set_output_file as a download (docs/transfers.md): the body goes to
 // path.part, renamed to path on success only; a .part whose response carried a
 // validator and Accept-Ranges is resumed with Range + If-Range.
 import CNetCore

@@ -1,4 +1,5 @@
-// The three envelope shapes of DESIGN.md §1, expressed by configuration alone.
+// The three envelope shapes of docs/contract.md#envelope-shapes, expressed by
+// configuration alone.
 import CNetCore
 import MockServerSupport
 import Testing

@@ -1,4 +1,4 @@
-// Messages that name what happened and what to do (issue 16 §5), against scripted
+// Messages that name what happened and what to do, against scripted
 // raw-socket routes of the mock server and its plain-HTTP port; docs/errors.md
 // lists every code with its typical cause and fix.
 import CNetCore

@@ -11,7 +11,8 @@ import Glibc
 
 // MARK: - Configurations
 
-/// The three envelope shapes of DESIGN.md §1, as "envelope" configuration objects.
+/// The three envelope shapes of docs/contract.md#envelope-shapes, as "envelope"
+/// configuration objects.
 enum Envelope {
     /// {"code":0,"msg":"ok","data":{…}}
     static let a =

@@ -1,5 +1,5 @@
-// DESIGN.md §5, limits: response size (with and without Content-Length), header
-// count and bytes, connections per host.
+// docs/contract.md#security-defaults, limits: response size (with and without
+// Content-Length), header count and bytes, connections per host.
 import CNetCore
 import Foundation
 import MockServerSupport

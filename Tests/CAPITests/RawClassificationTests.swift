@@ -1,4 +1,4 @@
-// DESIGN.md §2 "Classification": every rule, in envelope mode and in raw mode.
+// docs/errors.md#classification: every rule, in envelope mode and in raw mode.
 import CNetCore
 import Foundation
 import MockServerSupport

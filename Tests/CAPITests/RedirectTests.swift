@@ -1,5 +1,6 @@
-// DESIGN.md §5, redirects: following them, their count and protocols, the method
-// and body a redirect keeps, and the credential headers dropped cross-origin.
+// docs/contract.md#security-defaults, redirects: following them, their count and
+// protocols, the method and body a redirect keeps, and the credential headers dropped
+// cross-origin.
 import CNetCore
 import Foundation
 import MockServerSupport

@@ -1,4 +1,4 @@
-// nc_request_set_progress and nc_request_set_body_callback (issue 15 items 8 and 10).
+// nc_request_set_progress and nc_request_set_body_callback (docs/transfers.md).
 import CNetCore
 import Foundation
 import MockServerSupport

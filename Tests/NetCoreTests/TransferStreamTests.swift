@@ -8,8 +8,9 @@ import Testing
 import Glibc
 #endif
 
-/// The Swift forms of issue 15 items 8 and 10 against the loopback server:
-/// `NetClient.bytes(for:)` (an AsyncSequence of chunks) and `Request.setProgress`.
+/// The Swift forms of progress and streamed bodies (docs/transfers.md) against the
+/// loopback server: `NetClient.bytes(for:)` (an AsyncSequence of chunks) and
+/// `Request.setProgress`.
 @Suite struct TransferStreamTests {
     let server = MockServer.shared
 

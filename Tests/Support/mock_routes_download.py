@@ -1,4 +1,4 @@
-"""Download routes (resumable downloads, progress, streamed bodies: issue 15 items 7, 8, 10).
+"""Download routes (resumable downloads, progress, streamed bodies; docs/transfers.md).
 
   /dl/file?key=K&bytes=N   N bytes of deterministic content (byte i is i % 251), streamed
                       in 64 KiB pieces; ETag "K-N-vV" (V from &version=V, default 1),

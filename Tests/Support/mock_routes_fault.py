@@ -1,4 +1,4 @@
-"""Misbehaving-server routes of the fault-injection suite (Tests/fault, issue 16 §3).
+"""Misbehaving-server routes of the fault-injection suite (Tests/fault, docs/RELIABILITY.md).
 
 Each route writes scripted bytes straight to the socket (no help from
 http.server once the request is read), then closes the connection. Long-running

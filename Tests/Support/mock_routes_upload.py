@@ -1,4 +1,4 @@
-"""Upload routes of the mock API (issue 15 item 9; docs/uploads.md).
+"""Upload routes of the mock API (docs/uploads.md).
 
   /upload/echo        reads the body (Content-Length or chunked) and answers the ok
                       envelope {"length", "sha256", "content_type", "method"}

@@ -386,7 +386,7 @@ def route_raw_truncated_headers(h):
              + b"".join(b"X-Partial-%d: v\r\n" % i for i in range(1, lines + 1)))
 
 
-# Messages that give the right advice (issue 16 §5).
+# Messages that give the right advice (docs/errors.md).
 def route_raw_garbage_status(h):
     send_raw(h, b"GARBAGE LINE, NOT HTTP\r\n\r\nbody")
 

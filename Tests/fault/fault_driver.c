@@ -1,5 +1,5 @@
 /*
- * fault_driver.c — the fault-injection suite (issue 16 §3): one table of hostile
+ * fault_driver.c — the fault-injection suite (docs/RELIABILITY.md): one table of hostile
  * server behaviours, each sent through the public C API (include/netcore.h)
  * against the loopback mock server's misbehaving routes
  * (Tests/Support/mock_routes_fault.py and the older raw routes of

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fault-injection suite (issue 16 §3; docs/RELIABILITY.md): builds
+# The fault-injection suite (docs/RELIABILITY.md): builds
 # Tests/fault/fault_driver.c against build/lib, starts two mock servers (the
 # second is "another port") and the TLS test server, and runs the table.
 #

@@ -1,5 +1,5 @@
 /*
- * fuzz_endpoint.c — libFuzzer target: the API layer's inputs (issues 13, 14).
+ * fuzz_endpoint.c — libFuzzer target: the API layer's inputs (endpoints, retry, headers).
  * The input is split at NUL bytes into an endpoint spec, params, a per-request
  * retry policy, then header name/value pairs (with neither, the request is sent
  * by nc_client_call_sync). nc_client_define_endpoint must

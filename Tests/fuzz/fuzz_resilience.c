@@ -1,9 +1,11 @@
 /*
- * fuzz_resilience.c — libFuzzer target: random call sequences over issue 14's
- * features on one client. The first input byte chooses the client (coalescing
- * on or off, a wait for the network or none, how the token refresher answers:
- * at once with a good token, at once with a failure, or only when a later step
- * says so); each next byte is one call (low 4 bits) and its argument (high 4):
+ * fuzz_resilience.c — libFuzzer target: random call sequences over the features
+ * that keep requests going (coalescing, waiting for the network, token refresh,
+ * groups, retry, deadlines, batches) on one client. The first input byte chooses
+ * the client (coalescing on or off, a wait for the network or none, how the token
+ * refresher answers: at once with a good token, at once with a failure, or only
+ * when a later step says so); each next byte is one call (low 4 bits) and its
+ * argument (high 4):
  * plain, slow, grouped, retried (HTTP 503, constant 5 ms waits), endpoint and
  * deadline-bound sends; batches of 1-4 members, settle or fail-fast; requests
  * that expire the token (a refresh); nc_task_cancel / nc_task_free of an earlier

@@ -29,7 +29,7 @@ check "the library, its soname and development links" test -f "$prefix/lib/libne
   -a "$(readlink "$prefix/lib/libnetcore.so.0")" = "libnetcore.so.$version" \
   -a "$(readlink "$prefix/lib/libnetcore.so")" = "libnetcore.so.0"
 check "installed stripped, with a debug link" bash -c "! readelf -S '$prefix/lib/libnetcore.so.$version' | grep -q '\.debug_info' && readelf -S '$prefix/lib/libnetcore.so.$version' | grep -q gnu_debuglink"
-# The size guard of docs/size.md: issue 17's target, 7 MB installed. Met at 6.91 MB,
+# The size guard of docs/size.md: the target of 7 MB installed. Met at 6.91 MB,
 # lost to the next feature waves (7.44 MB with uploads), met again by taking Swift
 # concurrency out of the C product (NetCoreBase/NetCore split: 6.73 MB; docs/size.md).
 # Over it, `make size-report` says where the bytes come from; the usual cause is
@@ -40,7 +40,7 @@ check "installed stripped, with a debug link" bash -c "! readelf -S '$prefix/lib
 # relocations: the toolchain's ld.lld and glibc >= 2.36).
 installed_bytes=$(stat -c %s "$prefix/lib/libnetcore.so.$version" 2>/dev/null || echo 0)
 if readelf -d "$prefix/lib/libnetcore.so.$version" 2>/dev/null | grep -q '(RELR)'; then
-  check "installed library within issue 17's 7 MB ($installed_bytes bytes; docs/size.md)" \
+  check "installed library within the 7 MB target ($installed_bytes bytes; docs/size.md)" \
     test "$installed_bytes" -gt 0 -a "$installed_bytes" -le 7000000
 else
   echo "skip - 7 MB guard: the library was linked without DT_RELR (no ld.lld in the toolchain or glibc < 2.36; docs/size.md)"

@@ -1,6 +1,6 @@
 """The C ABI as Python's ctypes sees it: the string (JSON text) forms only, no
-json_t. The full `netcore` package comes with its own issue; these tests pin the
-ABI facts it will rely on."""
+json_t. The `netcore` package itself is tested by the other files; these tests pin
+the ABI facts it relies on."""
 import ctypes
 import json
 

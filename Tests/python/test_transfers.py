@@ -1,5 +1,5 @@
 """Downloads (output= through path.part, resume), progress= and client.stream()
-(issue 15 items 7, 8, 10) against the mock API's /dl routes."""
+(docs/transfers.md) against the mock API's /dl routes."""
 import random
 
 import pytest

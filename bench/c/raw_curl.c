@@ -36,11 +36,12 @@
  * pointer to a function that counts them, as nc_capi.c's handler does: what an
  * application that wanted those events from raw libcurl would write.
  * --features timeouts (not a judged peer; bench/RESULTS.md reads it): every handle
- * sets the timeouts libnetcore sets by default (DESIGN.md section 4: total 15 s as
- * CURLOPT_TIMEOUT_MS, connect 5 s as CURLOPT_CONNECTTIMEOUT_MS), which the plain peer
- * leaves at libcurl's defaults (no total timeout, no armed connect timer). The default
- * idle limit (30 s) is not set, as libnetcore does not arm one that is not shorter
- * than the total timeout (EasyHandle+Configure.swift). What libcurl spends on the
+ * sets the timeouts libnetcore set by default in 0.3 (the defaults of 0.3: total 15 s
+ * as CURLOPT_TIMEOUT_MS, connect 5 s as CURLOPT_CONNECTTIMEOUT_MS), which the plain
+ * peer leaves at libcurl's defaults (no total timeout, no armed connect timer). The
+ * default idle limit of 0.3 (30 s) is not set, as libnetcore did not arm one that was
+ * not shorter than the total timeout. (Since 0.4 the defaults are no total limit,
+ * connect 10 s, and an idle limit libnetcore measures itself: docs/configuration.md.) What libcurl spends on the
  * timers is part of what the C API pays and the plain peer does not.
  * --features total-timeout / connect-timeout: one of the two alone (what each costs:
  * bench/RESULTS.md, "The C API against raw libcurl, closely").

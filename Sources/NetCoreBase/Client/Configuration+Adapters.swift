@@ -1,6 +1,6 @@
 import CJansson
 
-// The configuration keys of the request adapters (DESIGN.md §4): "common_params"
+// The configuration keys of the request adapters (docs/configuration.md): "common_params"
 // and "signing". One self-contained reader per key, called from ConfigReader.read;
 // errors name the key and never echo a secret.
 

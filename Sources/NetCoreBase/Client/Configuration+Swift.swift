@@ -79,7 +79,8 @@ extension Configuration.Limits {
 }
 
 extension EnvelopeSchema {
-    /// A schema with the JSON "envelope" defaults. The three shapes of DESIGN.md §1:
+    /// A schema with the JSON "envelope" defaults. The three shapes of
+    /// docs/contract.md#envelope-shapes:
     ///
     /// ```swift
     /// EnvelopeSchema()                                            // {"code":0,"msg","data"}

@@ -1,6 +1,6 @@
 import CCurlShim
 
-/// Request adapters (DESIGN.md "Request lifecycle", seam 1): the token, basic
+/// Request adapters (seam 1, docs/contract.md#the-request-lifecycle): the token, basic
 /// credentials and adapters run before every attempt of the requests sent from now
 /// on, after "common_params" and before "signing" (AdapterChain.swift).
 extension NetClient {

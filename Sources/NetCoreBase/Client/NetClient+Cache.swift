@@ -1,4 +1,4 @@
-/// The response cache at seam 1 (Features/Cache, DESIGN.md §3b "Cache"): for a
+/// The response cache at seam 1 (Features/Cache, docs/contract.md#cache): for a
 /// request with a cache key (a GET or HEAD on a client with "cache"), look the
 /// stored answer up as its policy says, and make the transfer that serves it,
 /// revalidates it, or sends as usual. Every path goes through the loop's (or the

@@ -1,5 +1,5 @@
-/// The endpoint catalog of a client (DESIGN.md §3b): named, discrete APIs
-/// ("user.login", "user.get") defined in the configuration ("endpoints") or here,
+/// The endpoint catalog of a client (docs/configuration.md#endpoints): named, discrete
+/// APIs ("user.login", "user.get") defined in the configuration ("endpoints") or here,
 /// and requests that name them.
 ///
 /// The catalog lives in the client's settings snapshot: defining an endpoint

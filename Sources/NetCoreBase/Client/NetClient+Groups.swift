@@ -1,7 +1,7 @@
-/// Cancellation groups (DESIGN.md §3b): a request names a group
-/// (`Request.setGroup`, `nc_request_set_group`, or its endpoint's "group"); one
-/// call cancels every request of the group — waiting to start, in flight, or
-/// waiting between attempts. A screen that closes cancels what it started.
+/// Cancellation groups (docs/contract.md#groups-and-batches-count-callers): a request
+/// names a group (`Request.setGroup`, `nc_request_set_group`, or its endpoint's
+/// "group"); one call cancels every request of the group — waiting to start, in
+/// flight, or waiting between attempts. A screen that closes cancels what it started.
 ///
 /// The transfer loop knows no group: it cancels what a predicate accepts
 /// (TransferLoop.cancelMatching), and the group is a field of the resolved request.

@@ -1,10 +1,10 @@
-/// Hooks (DESIGN.md §3b): the global error handler, the auth-expired handler,
-/// the event handler and logging. Each runs on the thread that completes the
-/// request — the transfer thread, inside `dispatch()` in queue mode for the error
-/// and auth-expired handlers, or the caller's own thread for `sendSync` — with no
-/// lock held. From inside a hook the client may send, cancel and change its
-/// settings and hooks; `sendSync` and `shutdown` are refused there (they would
-/// wait for the hook itself).
+/// Hooks (netcore.h "Hooks", docs/contract.md#events): the global error handler, the
+/// auth-expired handler, the event handler and logging. Each runs on the thread that
+/// completes the request — the transfer thread, inside `dispatch()` in queue mode for
+/// the error and auth-expired handlers, or the caller's own thread for `sendSync` —
+/// with no lock held. From inside a hook the client may send, cancel and change its
+/// settings and hooks; `sendSync` and `shutdown` are refused there (they would wait
+/// for the hook itself).
 extension NetClient {
     /// Called for every failed request sent while it is installed — except
     /// cancellations and requests with `.skipErrorHandler` — just before that

@@ -1,5 +1,6 @@
-/// Retry and deadlines on the client (DESIGN.md §3b, "retry" of §4): the policy
-/// of requests sent from now on, and the custom decision (nc_client_set_retry_handler).
+/// Retry and deadlines on the client (docs/configuration.md#retry-retry,
+/// docs/contract.md#deadline): the policy of requests sent from now on, and the
+/// custom decision (nc_client_set_retry_handler).
 extension NetClient {
     /// The retry policy of requests sent from now on (the configuration's "retry");
     /// nil: one attempt. A request's own override merges over it (`Request.retry`).

@@ -2,12 +2,12 @@
 import Glibc
 #endif
 
-/// The client's TLS settings ("tls", docs/tls.md): which certificate authorities
-/// to trust, the public keys to pin, the client certificate, the lowest TLS
-/// version. They only ever **narrow** trust: verification of the server's
-/// certificate and host name is always on (DESIGN.md §5), and there is no switch
-/// to turn it off. A development server with a self-signed certificate is trusted
-/// by naming that certificate (or the CA that signed it) in `caFile`.
+/// The client's TLS settings ("tls", docs/tls.md): which certificate authorities to
+/// trust, the public keys to pin, the client certificate, the lowest TLS version.
+/// They only ever **narrow** trust: verification of the server's certificate and host
+/// name is always on (docs/contract.md#security-defaults), and there is no switch to
+/// turn it off. A development server with a self-signed certificate is trusted by
+/// naming that certificate (or the CA that signed it) in `caFile`.
 public struct TLSOptions: Sendable, Equatable {
     /// PEM file of the CAs to trust (CURLOPT_CAINFO). When `caFile` or `caPath` is
     /// set, they are the only trust anchors: the system CA store is not consulted.

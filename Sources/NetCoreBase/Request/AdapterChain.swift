@@ -52,8 +52,8 @@ final class AdapterCredentials: @unchecked Sendable {
     }
 }
 
-/// The request adapters of one client (DESIGN.md "Request lifecycle", seam 1): its
-/// credentials and adapters, and the chain and signing key its transfers share.
+/// The request adapters of one client (seam 1, docs/contract.md#the-request-lifecycle):
+/// its credentials and adapters, and the chain and signing key its transfers share.
 ///
 /// Threads: any; guarded by a lock, never held while an adapter runs.
 final class AdapterRegistry: @unchecked Sendable {
@@ -100,11 +100,10 @@ final class AdapterRegistry: @unchecked Sendable {
     }
 }
 
-/// Runs the adapters before each attempt, in the order of DESIGN.md §2: common
-/// params (already in the request, CommonParams.swift), token or basic
-/// credentials (unless the request carries its own Authorization header), the
-/// adapters in the order they were added, then signing — over what the others
-/// produced.
+/// Runs the adapters before each attempt, in the order of docs/contract.md#adapters:
+/// common params (already in the request, CommonParams.swift), token or basic
+/// credentials (unless the request carries its own Authorization header), the adapters
+/// in the order they were added, then signing — over what the others produced.
 final class AdapterChain: AttemptPreparer {
     let credentials: AdapterCredentials
     let signing: Configuration.Signing?
@@ -135,7 +134,7 @@ final class AdapterChain: AttemptPreparer {
         // Signing alone (no token, credentials or adapter), and the request carries
         // neither signing header: the two headers are added to the request's own
         // without an OutgoingRequest in between (the same bytes signed and sent as
-        // below; about 3k instructions less a request).
+        // below, for less: bench/RESULTS.md, "Figures that justified code choices").
         if authorization == nil, adapters.isEmpty, let signing, let key, signingNamesValid,
             !original.headers.contains(signing.header), !original.headers.contains(signing.timestampHeader)
         {

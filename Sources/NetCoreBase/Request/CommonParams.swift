@@ -1,6 +1,7 @@
 import CJansson
 
-/// "common_params" (DESIGN.md §4): parameters added to every request, placed where
+/// "common_params" (docs/configuration.md#common_params): parameters added to every
+/// request, placed where
 /// the request's own parameters go — the query for a query-encoded request, body
 /// members for a form or JSON one — and to the query when the request carries a
 /// raw body (nc_request_set_body), which is never rewritten. A request's own

@@ -7,7 +7,7 @@ import CJansson
 ///
 /// `retry` is merged over the client's retry policy for requests naming it, and
 /// `group` is the cancellation group of those that name none; `cache` is the cache
-/// policy (`CachePolicy.name`) of those that set none (DESIGN.md §3b).
+/// policy (`CachePolicy.name`) of those that set none (docs/configuration.md#endpoints).
 public struct Endpoint: Sendable, Equatable {
     /// The catalog name ("user.get"): non-empty, no control characters.
     public let name: String
@@ -169,7 +169,7 @@ extension Endpoint {
         "method", "path", "encoding", "headers", "timeout_ms", "connect_timeout_ms", "idle_timeout_ms", "envelope",
         "retry", "cache", "group", "tls",
     ]
-    /// The keys of a "retry" object (DESIGN.md §4).
+    /// The keys of a "retry" object (docs/configuration.md#retry-retry).
     static let retryKeys = RetryPolicy.keys
     /// The encodings a spec may name.
     static let encodingNames: [(String, ParameterEncoding)] = [("query", .query), ("form", .form), ("json", .json)]

@@ -166,7 +166,7 @@ final class PreparedRequest: @unchecked Sendable {
     /// `appendedFrom`: the adapters only added headers, the entries of `headers`
     /// from that index on, under names this request does not carry: then only
     /// their lines are made, in front of this request's list, which is shared
-    /// rather than copied (about 4k instructions less for signing's two headers).
+    /// rather than copied (bench/RESULTS.md, "Figures that justified code choices").
     /// A name that decides one of the lines `init` adds itself (Accept-Encoding,
     /// Expect, Content-Type) rebuilds the whole list.
     func adapted(headers: HeaderFields, appendedFrom: Int? = nil) -> PreparedRequest {
@@ -246,7 +246,8 @@ final class PreparedRequest: @unchecked Sendable {
     /// with an empty value), to `list`; returns the list's head, nil if libcurl
     /// could not allocate (`list` unchanged). The line is written into a temporary
     /// buffer (the stack for usual lengths) that curl_slist_append copies: no
-    /// String is made (concatenating them cost ~3k instructions for two lines).
+    /// String is made (concatenating them costs more: bench/RESULTS.md, "Figures that
+    /// justified code choices").
     private static func appending(
         _ list: UnsafeMutablePointer<curl_slist>?, _ name: String, _ value: String
     ) -> UnsafeMutablePointer<curl_slist>? {
@@ -285,7 +286,8 @@ final class PreparedRequest: @unchecked Sendable {
             if let appended = curl_slist_append(list, line) { list = appended }
         }
         // Our own line rather than CURLOPT_ACCEPT_ENCODING's: libcurl 7.88 formats
-        // that one with aprintf on every request (about 2.5k instructions more).
+        // that one with aprintf on every request (bench/RESULTS.md, "Figures that
+        // justified code choices").
         if compression && !headers.contains("Accept-Encoding") { add("Accept-Encoding: gzip, deflate") }
         for (name, value) in headers {
             if let appended = appending(list, name, value) { list = appended }
@@ -438,8 +440,9 @@ final class RequestURL: @unchecked Sendable {
     /// CURLOPT_URL is set so that libcurl reports why, as it always did.
     /// libcurl only reads it, so handles on several threads may share it. With a
     /// plain CURLOPT_URL libcurl parses and re-serialises the URL on every
-    /// transfer: about 12k instructions per request of a request sent again,
-    /// 6k of a new one (bench/RESULTS.md, session 4).
+    /// transfer, which costs more than parsing it once here, for a request sent
+    /// again and for a new one (bench/RESULTS.md, "Figures that justified code
+    /// choices").
     let parsed: OpaquePointer?
 
     init(_ text: String) {
@@ -477,8 +480,9 @@ final class RequestURL: @unchecked Sendable {
 
     /// The path and query read off `text` directly, when that gives what libcurl's
     /// parse gives: an absolute http(s) URL whose path has no dot segment (libcurl
-    /// removes those) — the URLs this library builds. Nil: ask libcurl (about 9k
-    /// instructions for the two parts, twice what signing costs otherwise).
+    /// removes those) — the URLs this library builds. Nil: ask libcurl (which costs
+    /// more than the rest of signing: bench/RESULTS.md, "Figures that justified code
+    /// choices").
     static func split(_ text: String) -> (path: String, query: String)? {
         let found = text.utf8.withContiguousStorageIfAvailable { u -> (path: String, query: String)? in
             let n = u.count

@@ -1,8 +1,9 @@
-/// Changes a request before each of its attempts (DESIGN.md "Request lifecycle",
-/// seam 1): add a header, a token, a signature. Adapters run in the order they
-/// were added (`NetClient.addAdapter`), after the common params and the token and
-/// before signing, again before every attempt (a retried request is adapted
-/// afresh), but not per redirect hop (a hop belongs to its attempt).
+/// Changes a request before each of its attempts (seam 1,
+/// docs/contract.md#the-request-lifecycle): add a header, a token, a signature.
+/// Adapters run in the order they were added (`NetClient.addAdapter`), after the
+/// common params and the token and before signing, again before every attempt (a
+/// retried request is adapted afresh), but not per redirect hop (a hop belongs to its
+/// attempt).
 ///
 /// Threads: called on the thread that drives the transfer — the client's
 /// transfer thread, or the caller's thread for `sendSync` — possibly on several

@@ -1,7 +1,8 @@
 import CJansson
 
-/// Turns a received response into success or one error, following DESIGN.md
-/// "Classification" (transfer failures are classified in TransportErrors.swift):
+/// Turns a received response into success or one error, following
+/// docs/errors.md#classification (transfer failures are classified in
+/// TransportErrors.swift):
 ///  2. 204, 304, or an empty 2xx body → success, data = JSON null.
 ///  3. A JSON object with the configured envelope fields → success iff every
 ///     configured condition holds, else an API error (whatever the HTTP status).

@@ -3,9 +3,9 @@ extension Array {
     ///
     /// Why not `removeAll(keepingCapacity: true)`: that calls the generic
     /// `replaceSubrange(_:with: EmptyCollection())`, about 1 KB of code, which the
-    /// transfer loop ran two or three times a pass; at one request in flight it cost
-    /// ~30 instruction-cache misses and ~400 instructions a request (cachegrind,
-    /// `bench/ir.sh ... nc_capi --workload seq`). A `popLast` loop is a few inlined
+    /// transfer loop ran two or three times a pass: instruction-cache misses and
+    /// instructions paid on every request (bench/RESULTS.md, "Figures that justified
+    /// code choices"). A `popLast` loop is a few inlined
     /// instructions per element, and an empty array (`cancelled` on almost every
     /// pass) costs one compare. The order elements are released in does not matter
     /// to the loop's arrays. Also used by the loop executor's job list (module NetCore).

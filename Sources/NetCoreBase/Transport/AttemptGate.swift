@@ -1,7 +1,7 @@
-/// Seam 1, before each attempt (DESIGN.md "Request lifecycle"): whether an attempt
-/// may be sent now. The reachability gate (Features/Reachability/) answers through
-/// it: fail at once when no route leaves the machine, or hold the transfer until
-/// the network returns.
+/// Seam 1, before each attempt (docs/contract.md#the-request-lifecycle): whether an
+/// attempt may be sent now. The reachability gate (Features/Reachability/) answers
+/// through it: fail at once when no route leaves the machine, or hold the transfer
+/// until the network returns.
 ///
 /// `Transfer.beginAttempt(now:)` asks it before the preparer, with the request as
 /// resolved at send; with no gate installed (`Transfer.gate == nil`: reachability

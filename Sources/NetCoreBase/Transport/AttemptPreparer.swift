@@ -1,4 +1,4 @@
-/// Seam 1, per attempt (DESIGN.md "Request lifecycle"): what an attempt sends,
+/// Seam 1, per attempt (docs/contract.md#the-request-lifecycle): what an attempt sends,
 /// worked out again before every attempt so that each one carries fresh values
 /// (a timestamp, a signature, the current token). A redirect hop belongs to the
 /// attempt that led to it and is not prepared again.

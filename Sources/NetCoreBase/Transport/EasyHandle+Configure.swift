@@ -36,7 +36,8 @@ extension EasyHandle {
         // An adapted form of that request (AdapterChain.swift: a new one per
         // attempt, with the adapters' headers) differs only in its headers: the
         // header list is set, nothing else (libcurl would otherwise copy the URL
-        // out of the CURLU again: about 8k instructions per signed request).
+        // out of the CURLU again: bench/RESULTS.md, "Figures that justified code
+        // choices").
         let root = p.adaptedFrom ?? p
         if configuredFor === root && timeoutMs == p.timeoutMs {
             if appliedHeaders !== p {

@@ -56,7 +56,7 @@ final class EasyHandle {
         // Options that are the same for every transfer on this handle.
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_ERRORBUFFER, errorBuffer)
         _ = ncshim_easy_setopt_long(h, CURLOPT_NOSIGNAL, 1)
-        // Security defaults (DESIGN.md §5).
+        // Security defaults (docs/contract.md#security-defaults).
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_PROTOCOLS_STR, CurlGlobal.protocols)
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_REDIR_PROTOCOLS_STR, CurlGlobal.protocols)
         _ = ncshim_easy_setopt_long(h, CURLOPT_SSL_VERIFYPEER, 1)

@@ -10,10 +10,10 @@ import Glibc
 /// halves each second down to `floor`.
 ///
 /// Why: a handle costs ~7 KB and creating one costs calloc + memset + libcurl's
-/// set-up (10 % of the instructions of a request when it happens for most of them).
-/// - A fixed cap of 64 made c=256 create and free ~0.6 handles per request.
-/// - "Idle no more than in use" still made ~0.3 per request at c=256 (callgrind,
-///   `bench/ir.sh ... nc_capi --workload conc -c 256`): when more than half the
+/// set-up, a sizeable part of a request when it happens for most of them (the
+/// figures of this list: bench/RESULTS.md, "Figures that justified code choices").
+/// - A fixed cap of 64 made c=256 create and free handles on many requests.
+/// - "Idle no more than in use" still did at c=256: when more than half the
 ///   transfers finish in one pass, the later ones found the idle count above the
 ///   active count and freed their handles, and the next pass made new ones.
 /// - Keeping every handle forever would hold ~70 MB after a burst of 10,000.

@@ -6,10 +6,10 @@ import Glibc
 /// created (as Go's net/http does) rather than on every transfer.
 ///
 /// libcurl, when no proxy option is set, looks the variables up for each transfer:
-/// five `getenv` scans of the whole environment per request, about 1.5k instructions
-/// on the bench machine and more with a large environment. The client reads them
-/// once and hands libcurl the outcome as CURLOPT_PROXY ("" meaning none) and
-/// CURLOPT_NOPROXY, which libcurl parses and applies as it would the variables.
+/// five `getenv` scans of the whole environment per request, more with a large
+/// environment (bench/RESULTS.md, "Figures that justified code choices"). The client
+/// reads them once and hands libcurl the outcome as CURLOPT_PROXY ("" meaning none)
+/// and CURLOPT_NOPROXY, which libcurl parses and applies as it would the variables.
 ///
 /// The variables and their precedence are libcurl's: `http_proxy` (lower case only:
 /// `HTTP_PROXY` can be set by a web server's "Proxy:" request header in CGI) for

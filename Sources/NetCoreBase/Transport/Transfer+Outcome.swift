@@ -92,10 +92,10 @@ struct HopOutcome: ~Copyable {
 }
 
 extension Transfer {
-    /// Seam 2 (DESIGN.md "Request lifecycle"): what follows the hop that ended with
-    /// `outcome`. Decides only — classifies the response, prepares a redirect's next
-    /// hop (`prepared`, `redirects`), asks the transfer's policy about an attempt's
-    /// result — and leaves doing it to the caller (TransferLoop, SyncLanes).
+    /// Seam 2 (docs/contract.md#the-request-lifecycle): what follows the hop that ended
+    /// with `outcome`. Decides only — classifies the response, prepares a redirect's
+    /// next hop (`prepared`, `redirects`), asks the transfer's policy about an
+    /// attempt's result — and leaves doing it to the caller (TransferLoop, SyncLanes).
     func next(after outcome: consuming HopOutcome) -> TransferAction {
         guard case .ended(let response, let error) = hopResult(consume outcome) else { return .redirect }
         emitAttemptEnd(response, error)

@@ -56,8 +56,8 @@ extension Transfer {
     }
 
     /// The deadline error if waiting `ms` before the next attempt reaches the
-    /// deadline (DESIGN.md: "when the next backoff delay would cross it, the
-    /// request completes at once"); nil when there is time (or no deadline).
+    /// deadline (docs/contract.md#deadline: when the next retry's delay would cross
+    /// it, the request completes at once); nil when there is time (or no deadline).
     func deadlineCrossed(byWaiting ms: Int64, after last: NetError) -> NetError? {
         guard let p = original, let left = deadlineLeftMs(p, now: monotonicNanos()), ms >= left else { return nil }
         return NetError.deadlineExceeded(deadlineMs: p.resilience.deadlineMs, attempts: attempt, last: last)

@@ -677,9 +677,9 @@ package final class TransferLoop: @unchecked Sendable {
     /// with their waiters (it starts one job on the global executor). `waiter` is the
     /// task's continuation as the one pointer it is (Transfer.waiter). Resumed one by
     /// one from here, each wakes a pool thread, which on a busy core preempts this
-    /// one at once: two context switches per request (perf stat at c=16: 197k for
-    /// 100k requests; batched: 20-25k, and 43.5-44.6k -> 46.8-49.0k req/s). False
-    /// when not on the loop thread (queue mode: the caller resumes it itself).
+    /// one at once: two context switches per request; batched, far fewer, and more
+    /// requests a second (bench/RESULTS.md, "Figures that justified code choices").
+    /// False when not on the loop thread (queue mode: the caller resumes it itself).
     package func deferResume(
         _ waiter: UnsafeRawPointer, resumeAll: @escaping ([UnsafeRawPointer]) -> Void
     ) -> Bool {
@@ -762,8 +762,8 @@ package final class TransferLoop: @unchecked Sendable {
     /// transfers in the multi handle when a connection comes back: a client whose
     /// callers send again after each result (async tasks, callbacks that hand off)
     /// has few added between batches, so libcurl closed the oldest idle connection
-    /// at each completion and reconnected later (the Swift peer at c=16: 73-112
-    /// connects per 20,000 requests instead of 16, `strace -c -f`).
+    /// at each completion and reconnected later (bench/RESULTS.md, "Figures that
+    /// justified code choices").
     static func sizeConnectionCache(_ multi: UnsafeMutableRawPointer, handles: Int) {
         _ = ncshim_multi_setopt_long(
             multi, CURLMOPT_MAXCONNECTS,

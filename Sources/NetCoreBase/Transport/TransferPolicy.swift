@@ -1,8 +1,8 @@
-/// The seam features decide through (DESIGN.md "Request lifecycle", seam 2): asked
-/// once per attempt, with that attempt's final result, what the transfer does
+/// The seam features decide through (seam 2, docs/contract.md#the-request-lifecycle):
+/// asked once per attempt, with that attempt's final result, what the transfer does
 /// next. Retry answers `.relaunchAfter`, a token refresh `.park`, and so on; with no
-/// policy installed (`Transfer.policy == nil`, the default) an attempt's result is
-/// the completion, at the cost of one branch.
+/// policy installed (`Transfer.policy == nil`, the default) an attempt's result is the
+/// completion, at the cost of one branch.
 ///
 /// Called on the thread that drives the transfer (the client's loop thread, or the
 /// caller's thread for a synchronous send), with no lock held. Must not block.

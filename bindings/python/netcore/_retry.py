@@ -1,4 +1,4 @@
-"""Retry policies and the retry handler (the library's ``"retry"``, DESIGN §4).
+"""Retry policies and the retry handler (the library's ``"retry"``, docs/configuration.md).
 
 :class:`Retry` speaks urllib3's vocabulary where it fits (``total``,
 ``backoff_factor``, ``backoff_max``, ``status_forcelist``, ``allowed_methods``,

@@ -4,9 +4,9 @@ import Synchronization
 import Glibc
 #endif
 
-/// Single-flight token refresh (DESIGN.md §3b "auth"): when requests fail because
-/// the login expired (a code of `envelope.auth_expired_codes`, or HTTP 401), the
-/// client's refresher runs once however many failed; requests sent meanwhile wait;
+/// Single-flight token refresh (docs/contract.md#token-refresh): when requests fail
+/// because the login expired (a code of `envelope.auth_expired_codes`, or HTTP 401),
+/// the client's refresher runs once however many failed; requests sent meanwhile wait;
 /// the expired ones are sent again, once, with the new token; a failed refresh fails
 /// them all with AUTH_REFRESH_FAILED and its message.
 ///

@@ -1,7 +1,7 @@
-/// Several requests sent together with one completion when every one has ended
-/// (the "zip" of issue 14; nc_batch_*). A layer over the ordinary send path: each
-/// member is a plain transfer of the client (same seams, hooks, events and
-/// exactly-once completion); the batch only counts them down.
+/// Several requests sent together with one completion when every one has ended (a
+/// "zip" of requests; nc_batch_*). A layer over the ordinary send path: each member
+/// is a plain transfer of the client (same seams, hooks, events and exactly-once
+/// completion); the batch only counts them down.
 ///
 /// - Results are kept in the order the requests were added, readable once the
 ///   batch has completed (`result(at:)`).

@@ -1,4 +1,4 @@
-/// What a stored answer is found by (DESIGN.md §3b "Cache"): the method and the full
+/// What a stored answer is found by (docs/caching.md#the-key): the method and the full
 /// URL as sent, its query pairs sorted bytewise (so `?b=2&a=1` and `?a=1&b=2` are
 /// one entry) and its fragment dropped. The request headers that the answer's
 /// `Vary` names are the second half of the key: they are stored in the entry and

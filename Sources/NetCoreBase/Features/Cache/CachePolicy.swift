@@ -1,4 +1,4 @@
-/// How a request uses the client's response cache (DESIGN.md §3b). The raw values
+/// How a request uses the client's response cache (docs/caching.md#policies). The raw values
 /// are the C numbers (NC_CACHE_*); `name` is the endpoint spec's "cache" value.
 ///
 /// Whatever the policy, a client with a cache stores every cacheable GET/HEAD

@@ -1,4 +1,4 @@
-/// The cache at seam 2 (DESIGN.md "Request lifecycle"): asked after each attempt,
+/// The cache at seam 2 (docs/contract.md#the-request-lifecycle): asked after each attempt,
 /// after the policy it wraps (retry, token refresh) has had its say, so only an
 /// attempt that ends the request reaches it. It
 /// - stores a 200 answer to a GET/HEAD when it may be stored (ResponseCache.storeIfAllowed);

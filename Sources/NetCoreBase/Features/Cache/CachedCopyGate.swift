@@ -1,4 +1,4 @@
-/// CACHE_THEN_NETWORK's early delivery (DESIGN.md §3b): the stored answer goes to
+/// CACHE_THEN_NETWORK's early delivery (docs/caching.md#policies): the stored answer goes to
 /// the request's cached callback once, when its first attempt begins — on the
 /// thread that drives the transfer (the loop thread, or the caller's for a
 /// synchronous send), or queued for `dispatch()` in queue mode ahead of the

@@ -1,4 +1,5 @@
-/// What makes two requests "identical" for coalescing (DESIGN.md §2, seam 1):
+/// What makes two requests "identical" for coalescing (seam 1,
+/// docs/contract.md#the-request-lifecycle):
 /// everything that decides what is sent and how the answer is read, as resolved
 /// at send — method, final URL (base URL, query and common params applied), the
 /// header lines in order (client defaults merged with the request's, so an
@@ -18,7 +19,8 @@
 /// Made once per resolved request (`PreparedRequest`, itself cached per request
 /// value), with its hash, so a send pays a dictionary lookup of a precomputed hash.
 /// A class: the registry's dictionary copies a key by one retain (a struct of four
-/// strings cost about 170 instructions more per send in callgrind).
+/// strings costs more per send: bench/RESULTS.md, "Figures that justified code
+/// choices").
 final class CoalescingKey: Hashable, Sendable {
     let method: String
     let url: String

@@ -1,6 +1,6 @@
-/// In-flight coalescing (DESIGN.md §2, seam 1; issue 14 item 6): identical GETs
-/// and HEADs in flight at once share one transfer. One registry per client maps a
-/// `CoalescingKey` to the `SharedTransfer` running for it.
+/// In-flight coalescing (seam 1, docs/contract.md#the-request-lifecycle): identical
+/// GETs and HEADs in flight at once share one transfer. One registry per client maps
+/// a `CoalescingKey` to the `SharedTransfer` running for it.
 ///
 /// Every caller, the first included, keeps a `Transfer` of its own (its nc_task,
 /// its Swift handle, its completion with its hooks), which is never submitted;

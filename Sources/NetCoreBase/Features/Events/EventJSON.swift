@@ -1,5 +1,5 @@
-/// A `RequestEvent` as the JSON object of nc_client_set_event_handler (DESIGN.md
-/// §3b): every key is present, null when it does not apply.
+/// A `RequestEvent` as the JSON object of nc_client_set_event_handler
+/// (docs/contract.md#events): every key is present, null when it does not apply.
 ///
 /// `{"event":"request_start|attempt_end|retry|cache_hit|request_end","id","method","url",
 ///   "attempt","status","domain","code","delay_ms","reason",

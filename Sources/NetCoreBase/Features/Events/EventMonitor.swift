@@ -1,7 +1,7 @@
-/// Receives the life of every request of a client (DESIGN.md "Request lifecycle",
-/// seam 3): its start, the end of each attempt (with libcurl's timings), and its
-/// completion. Install one with `NetClient.eventMonitor`; with none installed the
-/// transfer loop reads no timings and builds no events.
+/// Receives the life of every request of a client (seam 3,
+/// docs/contract.md#the-request-lifecycle): its start, the end of each attempt (with
+/// libcurl's timings), and its completion. Install one with `NetClient.eventMonitor`;
+/// with none installed the transfer loop reads no timings and builds no events.
 ///
 /// Threads: called on the thread that drives the request — the client's transfer
 /// thread, or the caller's own for `sendSync` — with no lock held. Keep it short:

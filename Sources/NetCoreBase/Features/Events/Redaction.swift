@@ -40,7 +40,8 @@ public enum Redaction {
     /// `url` without userinfo, fragment, or the values of secret query parameters.
     public static func url(_ url: String) -> String {
         // Most URLs have no userinfo, query or fragment: nothing to hide, no copy.
-        // (Over the contiguous bytes: UTF8View.contains costs ~30 instructions a byte.)
+        // (Over the contiguous bytes: UTF8View.contains costs far more a byte;
+        // bench/RESULTS.md, "Figures that justified code choices".)
         func hides(_ b: UInt8) -> Bool { b == UInt8(ascii: "@") || b == UInt8(ascii: "?") || b == UInt8(ascii: "#") }
         let plain =
             url.utf8.withContiguousStorageIfAvailable { !$0.contains(where: hides) } ?? !url.utf8.contains(where: hides)

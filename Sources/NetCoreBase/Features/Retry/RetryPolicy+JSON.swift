@@ -14,7 +14,8 @@ extension RetryPolicy {
     static let statusRange: ClosedRange<Int64> = 100...599
 
     /// The keys a "retry" object gives; nil keeps the value it is merged over
-    /// (DESIGN.md §3b: keys given replace, keys absent keep the client's).
+    /// (docs/contract.md#per-request-overrides: keys given replace, keys absent
+    /// keep the client's).
     public struct Patch: Sendable, Equatable {
         /// `max_attempts` if given.
         public var maxAttempts: Int32?

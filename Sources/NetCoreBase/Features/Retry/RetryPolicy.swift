@@ -1,10 +1,10 @@
 import CCurlShim
 
-/// When a failed attempt is sent again, and after how long ("retry", DESIGN.md §4).
-/// A value: the client's policy comes from the configuration, a request's may be
-/// merged over it (`RetryPolicy.Patch`, nc_request_set_retry_json) or turned off
-/// (`false`, NC_REQUEST_NO_RETRY). No "retry" key means one attempt, as libcurl
-/// and requests do.
+/// When a failed attempt is sent again, and after how long ("retry",
+/// docs/configuration.md#retry-retry). A value: the client's policy comes from the
+/// configuration, a request's may be merged over it (`RetryPolicy.Patch`,
+/// nc_request_set_retry_json) or turned off (`false`, NC_REQUEST_NO_RETRY). No
+/// "retry" key means one attempt, as libcurl and requests do.
 ///
 /// `decide(_:)` is the whole decision, pure: given the attempt that just failed it
 /// answers `.retry(afterMs:reason:)` or `.stop(reason:)`. The defaults below are
