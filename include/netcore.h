@@ -586,8 +586,11 @@ typedef void (*nc_progress_fn)(int64_t down_now, int64_t down_total, int64_t up_
  * arrives. `fn` runs on the
  * transfer thread, in queue mode too (it is not queued for nc_client_dispatch); it
  * must return quickly and must not free the client or wait for a request. Such a
- * request is never coalesced. A request without one costs nothing: libcurl's
- * progress meter stays off. NULL `fn` removes it.
+ * request is never coalesced. With a response cache ("cache"), an answer served
+ * from the cache (without a transfer, or the stored body after a 304) is reported
+ * whole — its size as both download values — in that last call. A request
+ * without one costs nothing: libcurl's progress meter stays off. NULL `fn`
+ * removes it.
  *
  * Ownership: `request` is borrowed; `userdata` is the caller's and must stay valid
  *   until the request's completion has run (for every send of the request).
@@ -611,7 +614,11 @@ typedef int (*nc_body_fn)(const void *chunk, size_t len, void *userdata);
  * envelope check), is never coalesced, and is not retried once a chunk was
  * delivered (the retry policy is not asked: the caller has seen those bytes); a
  * retry before the first chunk is as usual. With an output file as well, the body
- * goes to `fn` and the file stays empty. `fn` runs on the transfer thread, in queue
+ * goes to `fn` and the file stays empty. With a response cache ("cache") such a
+ * request neither reads nor stores it: it is sent as NC_CACHE_NETWORK_ONLY
+ * (NC_CACHE_ONLY completes with NC_CLIENT_NOT_CACHED, nothing sent) and `fn`
+ * receives the network's body ("skipped"."streamed" in
+ * nc_client_cache_stats_json()). `fn` runs on the transfer thread, in queue
  * mode too (chunks are not queued for nc_client_dispatch); it must not free the
  * client or wait for a request. NULL `fn` removes it.
  *
@@ -1514,11 +1521,19 @@ NC_API int32_t nc_client_reachability(const nc_client *client);
 /*
  * With "cache" in the configuration (docs/caching.md) every cacheable GET/HEAD
  * answer is stored — status 200, no redirect followed, not Cache-Control:
- * no-store nor Vary: *, and unless "cache"."private" is true neither
- * Cache-Control: private nor an answer to a request carrying credentials
- * (Authorization, Cookie, Proxy-Authorization, credential_headers, a token or
- * basic credentials). The key is the method, the URL with its query pairs sorted,
- * and the request headers the answer's Vary names. What is served is classified
+ * no-store nor Vary: *, its body not sent to a body callback or an output file
+ * (such a request is sent as NC_CACHE_NETWORK_ONLY; its callbacks run as without
+ * a cache). Since 0.4 an answer to a request carrying credentials (Authorization,
+ * Cookie, Proxy-Authorization, credential_headers, a token, basic credentials,
+ * the cookie jar's cookies, a client certificate) is stored too, in the
+ * partition of a SHA-256 of those values, or in the partition the app names
+ * ("cache"."partition", nc_client_set_cache_partition()): answers never cross
+ * from one partition to another, in memory or on disk. "cache"."shared": true
+ * applies shared-cache rules instead: no partitions, no Cache-Control: private
+ * answer, and an answer to a credentialed request only when it says public,
+ * s-maxage or must-revalidate. The key is the partition, the method, the URL
+ * with its query pairs sorted, and the request headers the answer's Vary names.
+ * What is served is classified
  * again as the request reads it (envelope or raw), so a stored business error is
  * served as that error. Every answer from the cache has nc_response_from_cache()
  * == 1 and raises a "cache_hit" event. The policy decides when the cache is read:
@@ -1529,8 +1544,13 @@ NC_API int32_t nc_client_reachability(const nc_client *client);
 #define NC_CACHE_THEN_NETWORK       3 /* stored answer to the cached callback, then the network's */
 #define NC_CACHE_ONLY               4 /* stored answer or NC_CLIENT_NOT_CACHED; nothing sent */
 
-/** A buffer of this many bytes always holds nc_client_cache_stats_json()'s text. */
+/** A buffer of this many bytes always holds nc_client_cache_stats_json()'s text as
+ * 0.3 wrote it (without "skipped"), and the whole text unless its counters are very
+ * large: a smaller buffer that cannot hold the whole text gets the 0.3 members. */
 #define NC_CACHE_STATS_MAX 512
+/** A buffer of this many bytes always holds nc_client_cache_stats_json()'s whole
+ * text, "skipped" included. Since 0.4. */
+#define NC_CACHE_STATS_FULL_MAX 1024
 
 /**
  * Sets how this request uses the client's cache (NC_CACHE_*; default: the
@@ -1608,21 +1628,53 @@ NC_API nc_status nc_client_cache_remove(nc_client *client, const char *url_prefi
 /**
  * Writes the cache's counters as JSON text (NUL-terminated) into `buf`:
  * {"hits","misses","stores","evictions","revalidations","not_modified","bytes",
- * "entries","disk_bytes","memory_limit","disk_limit"} — hits: answers served from
- * the cache (304s and cached callbacks included); misses: lookups by a
- * cache-reading policy that found nothing usable; evictions: entries the memory
+ * "entries","disk_bytes","memory_limit","disk_limit","skipped"} — hits: answers
+ * served from the cache (304s and cached callbacks included); misses: lookups by
+ * a cache-reading policy that found nothing usable; evictions: entries the memory
  * store dropped to stay within memory_bytes; bytes/entries: the memory store now;
- * disk_bytes: this process's estimate of the directory's size.
+ * disk_bytes: this process's estimate of the directory's size; skipped (since
+ * 0.4): answers not stored, by reason, every reason listed — "status" (not a 200,
+ * or redirected), "no_store", "vary_star", "shared_private",
+ * "shared_credentialed" (a shared cache), "credentials_changed" (the attempt sent
+ * other credentials than the request was looked up with), "streamed" (a body
+ * callback or an output file), "too_large", "disk_error". A log handler at
+ * NC_LOG_DEBUG gets a line saying why each one was not stored.
+ *
+ * NC_CACHE_STATS_FULL_MAX bytes always hold the whole text; a buffer too small for
+ * it but large enough for the members without "skipped" (NC_CACHE_STATS_MAX always
+ * is: a program built against 0.3) receives those.
  *
  * Ownership: `client` is borrowed; `buf` (`cap` bytes) is the caller's; `len_out`
  *   (may be NULL) receives the text's length without the NUL.
  * Thread:    any thread, including from inside a callback.
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client or buf, `cap` too small —
- *   NC_CACHE_STATS_MAX always suffices; nothing written); NC_ERR_INVALID_STATE (no
- *   cache configured; nothing written).
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client or buf, `cap` too small
+ *   even for the members without "skipped" — NC_CACHE_STATS_MAX always suffices;
+ *   nothing written); NC_ERR_INVALID_STATE (no cache configured; nothing written).
  * Since:     0.3
  */
 NC_API nc_status nc_client_cache_stats_json(nc_client *client, char *buf, size_t cap, size_t *len_out);
+
+/**
+ * Names the partition every answer is stored in and looked up in from now on,
+ * as "cache": {"partition"} does; NULL goes back to the default, the partition
+ * of the credentials each request carries (a SHA-256 of its Authorization,
+ * Cookie, Proxy-Authorization and "credential_headers" values, the token or
+ * basic credentials, the cookie jar's cookies for its host, the client
+ * certificate). A name stays the same across a token refresh, so the entries
+ * survive it: give each user their own (an account id, say), and set it again
+ * when the user changes. Answers stored under one partition are never served
+ * under another, in memory or on disk. Requests already sent keep theirs. See
+ * docs/caching.md, "Partitions".
+ *
+ * Ownership: `client` and `partition` are borrowed (the name is copied).
+ * Thread:    any thread, including from inside a callback.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client, an empty name or one
+ *   that is not UTF-8; nothing changed); NC_ERR_INVALID_STATE (no cache
+ *   configured, or a shared one, "shared": true, which keeps no partitions;
+ *   nothing changed); NC_ERR_NO_MEMORY (libcrypto could not hash the name).
+ * Since:     0.4
+ */
+NC_API nc_status nc_client_set_cache_partition(nc_client *client, const char *partition);
 
 /* ------------------------------------------------------------------------- */
 /* Batches                                                                     */

@@ -1,6 +1,7 @@
 #include "ncshare.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 /* One mutex per kind of shared data: libcurl locks CURL_LOCK_DATA_SHARE (the share
@@ -10,6 +11,7 @@
 struct ncshare {
     CURLSH *sh;
     pthread_mutex_t locks[CURL_LOCK_DATA_LAST];
+    _Atomic unsigned long long changes;
 };
 
 static void ncshare_lock(CURL *easy, curl_lock_data data, curl_lock_access access, void *userptr) {
@@ -42,6 +44,14 @@ ncshare *ncshare_new_cookies(void) {
         return NULL;
     }
     return s;
+}
+
+void ncshare_note_change(ncshare *share) {
+    atomic_fetch_add_explicit(&share->changes, 1, memory_order_release);
+}
+
+unsigned long long ncshare_changes(ncshare *share) {
+    return atomic_load_explicit(&share->changes, memory_order_acquire);
 }
 
 CURLSH *ncshare_handle(ncshare *share) {

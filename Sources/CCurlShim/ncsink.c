@@ -1,6 +1,7 @@
 #include "ncsink.h"
 
 #include "ncascii.h"
+#include "ncshare.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -258,7 +259,10 @@ size_t ncsink_header(char *ptr, size_t size, size_t nmemb, void *userdata) {
         return n;
     }
     /* Counted whatever happens to the line next: libcurl keeps the cookie. */
-    if (s->count_set_cookies && names(ptr, n, "set-cookie:", 11)) s->set_cookies++;
+    if (s->count_set_cookies && names(ptr, n, "set-cookie:", 11)) {
+        s->set_cookies++;
+        if (s->share) ncshare_note_change(s->share);
+    }
     /* As libcurl: only the first line of a block is a status line. Trailer lines
      * (after the body of a chunked response) never begin a response. */
     int status = s->head_at_start && s->body_len == 0 && s->out_bytes == 0 && n >= 5 &&

@@ -67,7 +67,10 @@ public func nc_client_cache_stats_json(
 ) -> nc_status {
     guard let c = borrow(client, as: NetClient.self), let buf else { return NC_ERR_INVALID_ARGUMENT }
     guard let stats = c.cacheStats else { return NC_ERR_INVALID_STATE }
-    let text = Array(stats.json.utf8)
+    var text = Array(stats.json.utf8)
+    // A buffer too small for the whole text (a program built against 0.3, whose
+    // NC_CACHE_STATS_MAX buffer always held it) gets the members 0.3 wrote.
+    if cap <= text.count { text = Array(stats.jsonWithoutSkipped.utf8) }
     guard cap > text.count else { return NC_ERR_INVALID_ARGUMENT }
     text.withUnsafeBytes { raw in
         if let base = raw.baseAddress { memcpy(buf, base, text.count) }
@@ -75,4 +78,20 @@ public func nc_client_cache_stats_json(
     buf[text.count] = 0
     len_out?.pointee = text.count
     return NC_OK
+}
+
+@c @implementation
+public func nc_client_set_cache_partition(_ client: OpaquePointer?, _ partition: UnsafePointer<CChar>?) -> nc_status {
+    guard let c = borrow(client, as: NetClient.self) else { return NC_ERR_INVALID_ARGUMENT }
+    var name: String? = nil
+    if let partition {
+        guard let s = text(partition), !s.isEmpty else { return NC_ERR_INVALID_ARGUMENT }
+        name = s
+    }
+    switch c.changeCachePartition(name) {
+    case .changed: return NC_OK
+    case .emptyName: return NC_ERR_INVALID_ARGUMENT
+    case .noCache, .shared: return NC_ERR_INVALID_STATE
+    case .failed: return NC_ERR_NO_MEMORY
+    }
 }

@@ -4,6 +4,7 @@
 import CNetCore
 import Foundation
 import MockServerSupport
+import NetCoreBase
 import Testing
 
 #if canImport(Glibc)
@@ -35,12 +36,22 @@ private func request(_ path: String, _ policy: Int32, _ build: (Request) -> Void
     return r
 }
 
-private func stats(_ client: TestClient) -> [String: Int] {
-    var buf = [CChar](repeating: 0, count: Int(NC_CACHE_STATS_MAX))
+private func statsObject(_ client: TestClient) -> [String: Any] {
+    var buf = [CChar](repeating: 0, count: Int(NC_CACHE_STATS_FULL_MAX))
     var n = 0
     guard nc_client_cache_stats_json(client.handle, &buf, buf.count, &n) == NC_OK else { return [:] }
     let text = String(decoding: buf.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    return (foundationJSON(text) as? [String: Int]) ?? [:]
+    return (foundationJSON(text) as? [String: Any]) ?? [:]
+}
+
+/// The counters (the numbers at the top of the stats).
+private func stats(_ client: TestClient) -> [String: Int] {
+    statsObject(client).compactMapValues { $0 as? Int }
+}
+
+/// The stats' "skipped": answers not stored, by reason.
+private func skipped(_ client: TestClient) -> [String: Int] {
+    (statsObject(client)["skipped"] as? [String: Any])?.compactMapValues { $0 as? Int } ?? [:]
 }
 
 /// The data's "n" (which request of the key the server answered).
@@ -88,6 +99,21 @@ private let cachedFn: nc_complete_fn = { r, e, ud in
 }
 private let finalFn: nc_complete_fn = { r, e, ud in
     Unmanaged<CacheOrder>.fromOpaque(ud!).takeUnretainedValue().add("final", r, e)
+}
+
+/// The lines a log handler received.
+final class LineLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _lines: [String] = []
+    var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+    func add(_ line: String) { lock.withLock { _lines.append(line) } }
+    var lines: [String] { lock.withLock { _lines } }
+}
+
+private let lineLogFn: nc_event_fn = { text, len, ud in
+    guard let ud, let text else { return }
+    Unmanaged<LineLog>.fromOpaque(ud).takeUnretainedValue().add(
+        String(decoding: UnsafeRawBufferPointer(start: text, count: len), as: UTF8.self))
 }
 
 @Suite struct CacheTests {
@@ -279,25 +305,315 @@ private let finalFn: nc_complete_fn = { r, e, ud in
         #expect(cacheCount(key).requests == 2)
     }
 
-    @Test func answersToCredentialedRequestsAreStoredOnlyByAPrivateCache() throws {
-        for isPrivate in [false, true] {
-            let client = try cacheClient(#"{"private":\#(isPrivate)}"#, #""credential_headers":["X-Api-Key"]"#)
-            defer { client.free() }
-            let auth = uniqueKey(), apiKey = uniqueKey(), token = uniqueKey(), marked = uniqueKey()
-            #expect(client.sync(try request(resource(auth), 1) { $0.header("Authorization", "Bearer t") }).succeeded)
-            #expect(client.sync(try request(resource(apiKey), 1) { $0.header("X-Api-Key", "s") }).succeeded)
-            #expect(client.sync(try request(resource(marked, "max_age=3600&cc=private"), 1)).succeeded)
-            #expect(nc_client_set_token(client.handle, "tok") == NC_OK)
-            #expect(client.sync(try request(resource(token), 1)).succeeded)
-            #expect(nc_client_set_token(client.handle, nil) == NC_OK)
-            for (k, q) in [
-                (auth, "max_age=3600"), (apiKey, "max_age=3600"), (token, "max_age=3600"),
-                (marked, "max_age=3600&cc=private")
-            ] {
-                let o = client.sync(try request(resource(k, q), NC_CACHE_ONLY))
-                #expect((o.response?.fromCache == 1) == isPrivate, "private \(isPrivate), \(q): \(o)")
+    /// Since 0.4 an answer to a credentialed request is stored by default, in the
+    /// partition of its credentials: found again with the same ones, never with
+    /// others or none. "private": true (deprecated) is that default; "shared": true
+    /// and "private": false store none of them (and no Cache-Control: private).
+    @Test(arguments: ["{}", #"{"private":true}"#, #"{"shared":true}"#, #"{"private":false}"#])
+    func credentialedAnswersArePartitionedUnlessShared(cache: String) throws {
+        let shared = cache.contains("shared") || cache.contains("false")
+        let client = try cacheClient(cache, #""credential_headers":["X-Api-Key"]"#)
+        defer { client.free() }
+        let auth = uniqueKey(), apiKey = uniqueKey(), token = uniqueKey(), basic = uniqueKey(), marked = uniqueKey()
+        #expect(client.sync(try request(resource(auth), 1) { $0.header("Authorization", "Bearer t") }).succeeded)
+        #expect(client.sync(try request(resource(apiKey), 1) { $0.header("X-Api-Key", "s") }).succeeded)
+        #expect(client.sync(try request(resource(marked, "max_age=3600&cc=private"), 1)).succeeded)
+        #expect(nc_client_set_token(client.handle, "tok") == NC_OK)
+        #expect(client.sync(try request(resource(token), 1)).succeeded)
+        #expect(nc_client_set_token(client.handle, nil) == NC_OK)
+        #expect(nc_client_set_basic_auth(client.handle, "u", "p") == NC_OK)
+        #expect(client.sync(try request(resource(basic), 1)).succeeded)
+        #expect(nc_client_set_basic_auth(client.handle, nil, nil) == NC_OK)
+        // With the same credentials: stored unless shared.
+        let same: [(String, (Request) -> Void)] = [
+            (auth, { $0.header("Authorization", "Bearer t") }), (apiKey, { $0.header("X-Api-Key", "s") })
+        ]
+        for (k, build) in same {
+            let o = client.sync(try request(resource(k), NC_CACHE_ONLY, build))
+            #expect((o.response?.fromCache == 1) == !shared, "\(cache), \(k): \(o)")
+        }
+        #expect(nc_client_set_token(client.handle, "tok") == NC_OK)
+        #expect((client.sync(try request(resource(token), NC_CACHE_ONLY)).response?.fromCache == 1) == !shared)
+        #expect(nc_client_set_token(client.handle, nil) == NC_OK)
+        #expect(nc_client_set_basic_auth(client.handle, "u", "p") == NC_OK)
+        #expect((client.sync(try request(resource(basic), NC_CACHE_ONLY)).response?.fromCache == 1) == !shared)
+        #expect(nc_client_set_basic_auth(client.handle, nil, nil) == NC_OK)
+        // With none, or others: never.
+        for k in [auth, apiKey, token, basic] {
+            #expect(client.sync(try request(resource(k), NC_CACHE_ONLY)).error?.isClient(NC_CLIENT_NOT_CACHED) == true)
+            let other = client.sync(try request(resource(k), NC_CACHE_ONLY) { $0.header("Authorization", "Bearer x") })
+            #expect(other.error?.isClient(NC_CLIENT_NOT_CACHED) == true, "\(cache), \(k): \(other)")
+        }
+        // Cache-Control: private without credentials: an app's cache keeps it.
+        let m = client.sync(try request(resource(marked, "max_age=3600&cc=private"), NC_CACHE_ONLY))
+        #expect((m.response?.fromCache == 1) == !shared, "\(m)")
+        let s = stats(client), k = skipped(client)
+        #expect(s["stores"] == (shared ? 0 : 5), "\(s)")
+        #expect(k["shared_credentialed"] == (shared ? 4 : 0) && k["shared_private"] == (shared ? 1 : 0), "\(k)")
+    }
+
+    /// Two tokens never see each other's entries in memory: each gets its own copy,
+    /// and going back to the first token finds the first copy.
+    @Test func twoTokensNeverSeeEachOthersEntries() throws {
+        let key = uniqueKey()
+        let client = try cacheClient()
+        defer { client.free() }
+        func get(_ policy: Int32 = NC_CACHE_ELSE_NETWORK) throws -> Outcome {
+            client.sync(try request(resource(key), policy))
+        }
+        #expect(nc_client_set_token(client.handle, "alice") == NC_OK)
+        let a1 = try get()
+        #expect(a1.response?.fromCache == 0 && a1.response?.object?["auth"] as? String == "Bearer alice", "\(a1)")
+        let a2 = try get()
+        #expect(a2.response?.fromCache == 1 && n(a2) == 1)
+        #expect(nc_client_set_token(client.handle, "bob") == NC_OK)
+        let b1 = try get()
+        #expect(b1.response?.fromCache == 0 && b1.response?.object?["auth"] as? String == "Bearer bob", "\(b1)")
+        #expect(n(b1) == 2)
+        let b2 = try get()
+        #expect(b2.response?.fromCache == 1 && b2.response?.object?["auth"] as? String == "Bearer bob")
+        #expect(nc_client_set_token(client.handle, "alice") == NC_OK)
+        let a3 = try get(NC_CACHE_ONLY)
+        #expect(a3.response?.fromCache == 1 && a3.response?.object?["auth"] as? String == "Bearer alice", "\(a3)")
+        #expect(nc_client_set_token(client.handle, nil) == NC_OK)
+        #expect(try get(NC_CACHE_ONLY).error?.isClient(NC_CLIENT_NOT_CACHED) == true)
+        #expect(cacheCount(key).requests == 2)
+        // nc_client_cache_remove matches every partition's entries.
+        #expect(nc_client_cache_remove(client.handle, MockServer.shared.url("/cache/resource?key=\(key)")) == NC_OK)
+        #expect(stats(client)["entries"] == 0)
+    }
+
+    /// On disk too: two clients with two tokens on one directory store two files,
+    /// and neither reads the other's; a client with the first token reads the first.
+    @Test func twoTokensOnOneDiskDirectoryNeverShareAnEntry() throws {
+        let dir = TempDir()
+        let key = uniqueKey()
+        let cache = #"{"dir":"\#(dir.path)","memory_bytes":0}"#
+        let alice = try cacheClient(cache, #""auth":{"token":"alice"}"#)
+        let bob = try cacheClient(cache, #""auth":{"token":"bob"}"#)
+        defer {
+            alice.free()
+            bob.free()
+        }
+        #expect(alice.sync(try request(resource(key), NC_CACHE_ELSE_NETWORK)).succeeded)
+        #expect(dir.files.count == 1)
+        let miss = bob.sync(try request(resource(key), NC_CACHE_ONLY))
+        #expect(miss.error?.isClient(NC_CLIENT_NOT_CACHED) == true, "\(miss)")
+        let own = bob.sync(try request(resource(key), NC_CACHE_ELSE_NETWORK))
+        #expect(own.response?.fromCache == 0 && own.response?.object?["auth"] as? String == "Bearer bob")
+        #expect(dir.files.count == 2)
+        // Each file's key starts with its partition: a hash, not the token.
+        for f in dir.files {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: dir.path + "/" + f))
+            #expect(String(decoding: bytes, as: UTF8.self).contains("p="))
+        }
+        // A third client with alice's token reads alice's file.
+        let again = try cacheClient(cache, #""auth":{"token":"alice"}"#)
+        defer { again.free() }
+        let o = again.sync(try request(resource(key), NC_CACHE_ONLY))
+        #expect(o.response?.fromCache == 1 && o.response?.object?["auth"] as? String == "Bearer alice", "\(o)")
+        #expect(cacheCount(key).requests == 2)
+    }
+
+    /// A named partition survives a token change (a refresh): the entry stored
+    /// with the old token is served with the new one. Another name, or none, does
+    /// not see it.
+    @Test func aNamedPartitionKeepsItsEntriesAcrossATokenChange() throws {
+        let key = uniqueKey()
+        let client = try cacheClient(#"{"partition":"user-7"}"#, #""auth":{"token":"old"}"#)
+        defer { client.free() }
+        #expect(client.sync(try request(resource(key), NC_CACHE_ELSE_NETWORK)).succeeded)
+        #expect(nc_client_set_token(client.handle, "new") == NC_OK)
+        let after = client.sync(try request(resource(key), NC_CACHE_ELSE_NETWORK))
+        #expect(after.response?.fromCache == 1 && n(after) == 1, "\(after)")
+        #expect(after.response?.object?["auth"] as? String == "Bearer old")
+        // Another user: another partition.
+        #expect(nc_client_set_cache_partition(client.handle, "user-8") == NC_OK)
+        #expect(client.sync(try request(resource(key), NC_CACHE_ONLY)).error?.isClient(NC_CLIENT_NOT_CACHED) == true)
+        // Back to the credentials' hash: the new token has nothing stored either.
+        #expect(nc_client_set_cache_partition(client.handle, nil) == NC_OK)
+        #expect(client.sync(try request(resource(key), NC_CACHE_ONLY)).error?.isClient(NC_CLIENT_NOT_CACHED) == true)
+        #expect(nc_client_set_cache_partition(client.handle, "user-7") == NC_OK)
+        #expect(client.sync(try request(resource(key), NC_CACHE_ONLY)).response?.fromCache == 1)
+        #expect(cacheCount(key).requests == 1)
+        // Refusals change nothing.
+        #expect(nc_client_set_cache_partition(nil, "x") == NC_ERR_INVALID_ARGUMENT)
+        #expect(nc_client_set_cache_partition(client.handle, "") == NC_ERR_INVALID_ARGUMENT)
+        #expect(client.sync(try request(resource(key), NC_CACHE_ONLY)).response?.fromCache == 1)
+        let plain = try TestClient(config())
+        defer { plain.free() }
+        #expect(nc_client_set_cache_partition(plain.handle, "x") == NC_ERR_INVALID_STATE)
+        let shared = try cacheClient(#"{"shared":true}"#)
+        defer { shared.free() }
+        #expect(nc_client_set_cache_partition(shared.handle, "x") == NC_ERR_INVALID_STATE)
+        #expect(nc_client_set_cache_partition(shared.handle, nil) == NC_OK)
+    }
+
+    /// A shared cache: answers to credentialed requests only when they say public
+    /// (then for every user, since a shared cache has no partitions).
+    @Test func aSharedCacheStoresNoCredentialedAnswerUnlessPublic() throws {
+        let plain = uniqueKey(), pub = uniqueKey()
+        let client = try cacheClient(#"{"shared":true}"#, #""auth":{"token":"alice"}"#)
+        defer { client.free() }
+        #expect(client.sync(try request(resource(plain), NC_CACHE_ELSE_NETWORK)).succeeded)
+        #expect(client.sync(try request(resource(plain), NC_CACHE_ELSE_NETWORK)).response?.fromCache == 0)
+        #expect(client.sync(try request(resource(pub, "max_age=3600&cc=public"), 1)).succeeded)
+        #expect(nc_client_set_token(client.handle, "bob") == NC_OK)
+        let o = client.sync(try request(resource(pub, "max_age=3600&cc=public"), NC_CACHE_ONLY))
+        #expect(o.response?.fromCache == 1 && o.response?.object?["auth"] as? String == "Bearer alice", "\(o)")
+        #expect(stats(client)["stores"] == 1 && skipped(client)["shared_credentialed"] == 2, "\(skipped(client))")
+    }
+
+    /// Why an answer was not stored: counted by reason in "skipped", and a DEBUG
+    /// log line says it (without a credential).
+    @Test func skippedAnswersAreCountedAndLoggedAtDebug() throws {
+        let client = try cacheClient(#"{"memory_bytes":1500}"#, #""auth":{"token":"secret-token"}"#)
+        defer { client.free() }
+        let lines = LineLog()
+        #expect(nc_client_set_log_handler(client.handle, NC_LOG_DEBUG, lineLogFn, lines.userdata) == NC_OK)
+        #expect(client.sync(try request(resource(uniqueKey(), "max_age=3600&cc=no-store"), 1)).succeeded)
+        #expect(client.sync(try request(resource(uniqueKey(), "max_age=3600&vary=*"), 1)).succeeded)
+        #expect(client.sync(try request(resource(uniqueKey(), "max_age=3600&size=3000"), 1)).succeeded)
+        #expect(client.sync(try request("/status/404", 1)).error != nil)
+        // An adapter that adds a credential the lookup could not see.
+        let edit = HeaderEdit([("X-Session", "s1")])
+        let changed = try cacheClient("{}", #""credential_headers":["X-Session"]"#)
+        defer { changed.free() }
+        #expect(nc_client_add_adapter(changed.handle, headerEditAdapter, edit.userdata) == NC_OK)
+        let changedLines = LineLog()
+        #expect(nc_client_set_log_handler(changed.handle, NC_LOG_DEBUG, lineLogFn, changedLines.userdata) == NC_OK)
+        #expect(changed.sync(try request(resource(uniqueKey()), 1)).succeeded)
+        withExtendedLifetime(edit) {}
+        let k = skipped(client)
+        #expect(
+            k["no_store"] == 1 && k["vary_star"] == 1 && k["too_large"] == 1 && k["status"] == 1
+                && k["credentials_changed"] == 0 && k["streamed"] == 0, "\(k)")
+        #expect(stats(client)["stores"] == 0)
+        #expect(skipped(changed)["credentials_changed"] == 1 && stats(changed)["stores"] == 0, "\(skipped(changed))")
+        let notStored = lines.lines.filter { $0.contains("not stored in the cache") }
+        for (reason, why) in [
+            ("no_store", "Cache-Control: no-store"), ("vary_star", "Vary: *"), ("too_large", "memory_bytes"),
+            ("status", "only a 200")
+        ] {
+            #expect(
+                notStored.contains { $0.hasPrefix("DEBUG GET ") && $0.contains("(\(reason))") && $0.contains(why) },
+                "\(reason): \(notStored)")
+        }
+        #expect(notStored.count == 4 && !lines.lines.contains { $0.contains("secret-token") }, "\(lines.lines)")
+        #expect(changedLines.lines.contains { $0.contains("(credentials_changed)") }, "\(changedLines.lines)")
+        // Not at INFO.
+        let quiet = LineLog()
+        #expect(nc_client_set_log_handler(client.handle, NC_LOG_INFO, lineLogFn, quiet.userdata) == NC_OK)
+        #expect(client.sync(try request(resource(uniqueKey(), "max_age=3600&cc=no-store"), 1)).succeeded)
+        #expect(!quiet.lines.contains { $0.contains("not stored") } && skipped(client)["no_store"] == 2)
+    }
+
+    /// The cookie jar's cookies for the host are credentials: an answer is kept in
+    /// the partition of the cookies it was sent with.
+    @Test func theCookieJarsCookiesPartitionTheCache() throws {
+        let key = uniqueKey()
+        let client = try cacheClient("{}", #""cookies":{"enabled":true}"#)
+        defer { client.free() }
+        let path = resource(key, "max_age=3600&set_cookie=sid%3Dalice")
+        // Sent without a cookie (the answer sets one): stored in no partition.
+        let first = client.sync(try request(path, NC_CACHE_ELSE_NETWORK))
+        #expect(first.response?.fromCache == 0 && first.response?.object?["cookie"] == nil, "\(first)")
+        // Now the jar holds sid=alice: another partition, so the network, with the cookie.
+        let second = client.sync(try request(path, NC_CACHE_ELSE_NETWORK))
+        #expect(second.response?.fromCache == 0 && second.response?.object?["cookie"] as? String == "sid=alice")
+        let third = client.sync(try request(path, NC_CACHE_ELSE_NETWORK))
+        #expect(third.response?.fromCache == 1 && third.response?.object?["cookie"] as? String == "sid=alice")
+        // Without the cookie: the first copy, the one sent without any.
+        #expect(nc_client_cookies_clear(client.handle) == NC_OK)
+        let cleared = client.sync(try request(path, NC_CACHE_ONLY))
+        #expect(cleared.response?.fromCache == 1 && n(cleared) == 1 && cleared.response?.object?["cookie"] == nil)
+        #expect(stats(client)["stores"] == 2 && cacheCount(key).requests == 2)
+    }
+
+    // MARK: callbacks with a cache
+
+    /// The progress callback fires on a client with a cache: for a network
+    /// transfer (stored), and once, whole, for an answer served from the cache.
+    @Test func progressFiresWithACache() throws {
+        let key = uniqueKey()
+        let client = try cacheClient()
+        defer { client.free() }
+        for (policy, fromCache) in [(NC_CACHE_NETWORK_ONLY, Int32(0)), (NC_CACHE_ELSE_NETWORK, Int32(1))] {
+            let log = ProgressLog()
+            let r = try request(resource(key, "max_age=3600&size=20000"), policy)
+            #expect(nc_request_set_progress(r.handle, progressFn, log.userdata) == NC_OK)
+            let o = client.sync(r)
+            #expect(o.succeeded && o.response?.fromCache == fromCache, "\(o)")
+            let size = Int64(o.response?.body.count ?? 0)
+            let calls = log.lock.withLock { log.calls }
+            #expect(size > 20000 && !calls.isEmpty, "policy \(policy): \(calls)")
+            let last = calls.last
+            #expect(last.map { $0.down == $0.downTotal && $0.down > 20000 && $0.up == 0 } == true, "\(calls)")
+            if fromCache == 1 {
+                // Served without a transfer: one call, the stored body whole.
+                #expect(calls == [.init(down: size, downTotal: size, up: 0, upTotal: 0)], "\(calls)")
             }
         }
+        #expect(stats(client)["stores"] == 1 && cacheCount(key).requests == 1)
+    }
+
+    /// The body callback gets the body on a client with a cache, whatever the
+    /// policy: such a request is sent as network-only and its body never stored.
+    @Test(arguments: [NC_CACHE_NETWORK_ONLY, NC_CACHE_ELSE_NETWORK, NC_CACHE_THEN_NETWORK])
+    func theBodyCallbackFiresWithACache(policy: Int32) throws {
+        let key = uniqueKey()
+        let client = try cacheClient()
+        defer { client.free() }
+        // Something stored for the URL already: still not served to a body callback.
+        #expect(client.sync(try request(resource(key, "max_age=3600&size=50000"), 1)).succeeded)
+        let chunks = ChunkLog()
+        let r = try request(resource(key, "max_age=3600&size=50000"), policy)
+        #expect(nc_request_set_body_callback(r.handle, chunkFn, chunks.userdata) == NC_OK)
+        let o = client.sync(r)
+        #expect(o.succeeded && o.response?.fromCache == 0 && o.response?.body.isEmpty == true, "\(o)")
+        let body = chunks.lock.withLock { chunks.bytes }
+        #expect(chunks.chunks >= 1 && body.count > 50000)
+        #expect(String(decoding: body, as: UTF8.self).contains("\"n\":2"))
+        #expect(cacheCount(key).requests == 2 && stats(client)["stores"] == 1 && skipped(client)["streamed"] == 1)
+        // CACHE_ONLY with a body callback: nothing sent, nothing served.
+        let only = try request(resource(key, "max_age=3600&size=50000"), NC_CACHE_ONLY)
+        #expect(nc_request_set_body_callback(only.handle, chunkFn, chunks.userdata) == NC_OK)
+        #expect(client.sync(only).error?.isClient(NC_CLIENT_NOT_CACHED) == true)
+        #expect(cacheCount(key).requests == 2)
+    }
+
+    /// nc_client_cache_stats_json's largest text fits NC_CACHE_STATS_FULL_MAX, and
+    /// its members without "skipped" (0.3's) fit NC_CACHE_STATS_MAX, unchanged.
+    @Test func theStatsBuffersHoldTheLargestTexts() {
+        var s = CacheStats()
+        let m = Int64.max
+        (s.hits, s.misses, s.stores, s.evictions, s.revalidations, s.notModified) = (m, m, m, m, m, m)
+        (s.bytes, s.entries, s.diskBytes, s.memoryLimit, s.diskLimit) = (m, m, m, m, m)
+        for r in CacheStats.SkipReason.allCases { s.skipped[r] = m }
+        #expect(s.json.utf8.count < Int(NC_CACHE_STATS_FULL_MAX) && s.json.utf8.count >= Int(NC_CACHE_STATS_MAX))
+        #expect(s.jsonWithoutSkipped.utf8.count < Int(NC_CACHE_STATS_MAX) && NC_CACHE_STATS_MAX == 512)
+    }
+
+    /// A buffer too small for the whole text but large enough for 0.3's members gets
+    /// those (a program built against 0.3); smaller still, nothing.
+    @Test func aSmallStatsBufferGetsTheMembersWithoutSkipped() throws {
+        let client = try cacheClient()
+        defer { client.free() }
+        var full = [CChar](repeating: 0, count: Int(NC_CACHE_STATS_FULL_MAX))
+        var n = 0
+        #expect(nc_client_cache_stats_json(client.handle, &full, full.count, &n) == NC_OK)
+        let whole = String(decoding: full.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        #expect(whole.contains("\"skipped\":{") && n < 512)
+        var tight = [CChar](repeating: 0, count: n)   // one byte short of the whole text and its NUL
+        var m = 0
+        #expect(nc_client_cache_stats_json(client.handle, &tight, tight.count, &m) == NC_OK)
+        let legacy = String(decoding: tight.prefix(m).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        #expect(
+            !legacy.contains("skipped") && legacy.hasSuffix("}")
+                && (foundationJSON(legacy) as? [String: Int])?.count == 11)
+        var tiny = [CChar](repeating: 7, count: m)
+        #expect(nc_client_cache_stats_json(client.handle, &tiny, tiny.count, nil) == NC_ERR_INVALID_ARGUMENT)
+        #expect(tiny[0] == 7)
     }
 
     @Test func aStoredBusinessErrorIsServedAsThatError() throws {
@@ -521,13 +837,17 @@ private let finalFn: nc_complete_fn = { r, e, ud in
         #expect(n == -1 && small[0] == 7)
         let plain = try TestClient(config())
         defer { plain.free() }
-        var buf = [CChar](repeating: 0, count: Int(NC_CACHE_STATS_MAX))
+        var buf = [CChar](repeating: 0, count: Int(NC_CACHE_STATS_FULL_MAX))
         #expect(nc_client_cache_stats_json(plain.handle, &buf, buf.count, nil) == NC_ERR_INVALID_STATE)
         #expect(nc_client_cache_clear(plain.handle) == NC_OK)
         // Config: wrong types and unknown keys are refused naming the key.
         for (json, needle) in [
             (#"{"cache":{"memory_bytes":"1"}}"#, "cache.memory_bytes"), (#"{"cache":{"ttl":1}}"#, "cache.ttl"),
             (#"{"cache":{"dir":""}}"#, "cache.dir"), (#"{"cache":{"private":1}}"#, "cache.private"),
+            (#"{"cache":{"shared":"yes"}}"#, "cache.shared"), (#"{"cache":{"partition":""}}"#, "cache.partition"),
+            (#"{"cache":{"partition":7}}"#, "cache.partition"),
+            (#"{"cache":{"private":true,"shared":true}}"#, "cache.private"),
+            (#"{"cache":{"shared":true,"partition":"a"}}"#, "cache.partition"),
             (#"{"cache":{"dir":"/proc/nonexistent/x"}}"#, "cache.dir"), (#"{"cache":3}"#, "cache")
         ] {
             var c: OpaquePointer?

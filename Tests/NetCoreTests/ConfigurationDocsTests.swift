@@ -141,6 +141,9 @@ import Testing
             (.reserved, .none), (.endpointMap, .emptyMap), (.object, .none), (.path, .none), (.pins, .list),
             (.proxyURL, .none):
             break
+        // A deprecated alias has no default of its own: the key it stands for decides.
+        case (.boolean, .none) where key == .cachePrivate:
+            break
         case (.choice(let choices), .text(let s)): #expect(choices.contains(s), "\(key)")
         default: Issue.record("\(key): default \(spec.defaultValue) does not fit \(spec.type)")
         }
@@ -204,7 +207,9 @@ import Testing
             case .cacheMemoryBytes: #expect(d == .integer(Configuration.Cache().memoryBytes))
             case .cacheDir: #expect(Configuration.Cache().dir == nil && d == .none)
             case .cacheDiskBytes: #expect(d == .integer(Configuration.Cache().diskBytes))
-            case .cachePrivate: #expect(d == .boolean(Configuration.Cache().isPrivate))
+            case .cachePartition: #expect(Configuration.Cache().partition == nil && d == .none)
+            case .cacheShared: #expect(d == .boolean(Configuration.Cache().isShared))
+            case .cachePrivate: #expect(d == .none)
             case .cookies: #expect(d == .section)
             case .cookiesEnabled: #expect(d == .boolean(plain.cookies.enabled))
             case .cookiesFile: #expect(plain.cookies.file == nil && d == .none)

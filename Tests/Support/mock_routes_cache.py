@@ -10,7 +10,9 @@
         matching If-None-Match gets 304; lm=1: a fixed Last-Modified, and an equal
         If-Modified-Since (without If-None-Match) gets 304; vary=H: "Vary: H" and
         the request's H in data.vary; code=C: the envelope's code is C (a business
-        error when C != 0); size=N: N bytes of "x" in data.pad.
+        error when C != 0); size=N: N bytes of "x" in data.pad; set_cookie=V: a
+        "Set-Cookie: V" header. The request's Authorization and Cookie, when it
+        has them, are in data.auth and data.cookie (which credentials got the answer).
   /cache/count?key=K    {"requests","conditional","not_modified"} of key K (not counted)
   /cache/bump?key=K     the key's version + 1 (its ETag changes) (not counted)
   /cache/break?key=K&on=1   while on, /cache/resource of key K closes the
@@ -95,6 +97,12 @@ def route_resource(h):
             _entry(key)["not_modified"] += 1
         return h.send_body(304, headers=headers)
     data = {"key": key, "version": version, "n": n, "vary": h.headers.get(vary) if vary else None}
+    if h.headers.get("Authorization"):
+        data["auth"] = h.headers.get("Authorization")
+    if h.headers.get("Cookie"):
+        data["cookie"] = h.headers.get("Cookie")
+    if h.arg("set_cookie"):
+        headers.append(("Set-Cookie", h.arg("set_cookie")))
     if h.arg("size"):
         data["pad"] = "x" * h.int_arg("size", 0)
     code = h.int_arg("code", 0)

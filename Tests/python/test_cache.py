@@ -165,3 +165,129 @@ def test_two_processes_share_a_disk_cache(base, tmp_path, libpath):
             assert r.from_cache and r.data["key"] == f"{prefix}{i}"
     # Each key reached the server at most twice (once per process, when both missed).
     assert all(count(base, f"{prefix}{i}")["requests"] <= 2 for i in range(20))
+
+
+# -- partitions (since 0.4): answers to credentialed requests are stored, kept apart --
+
+
+def test_two_tokens_get_their_own_partitions(base):
+    k = key()
+    path = f"/cache/resource?key={k}&max_age=3600"
+    with netcore.Client(config(base)) as c:
+        c.set_token("alice")
+        first = c.get(path, cache=CachePolicy.CACHE_ELSE_NETWORK)
+        assert (first.from_cache, first.data["auth"]) == (False, "Bearer alice")
+        assert c.get(path, cache=CachePolicy.CACHE_ELSE_NETWORK).from_cache
+        c.set_token("bob")
+        bob = c.get(path, cache=CachePolicy.CACHE_ELSE_NETWORK)
+        assert (bob.from_cache, bob.data["auth"], bob.data["n"]) == (False, "Bearer bob", 2)
+        c.set_token("alice")
+        again = c.get(path, cache=CachePolicy.CACHE_ONLY)
+        assert (again.from_cache, again.data["auth"]) == (True, "Bearer alice")
+        c.set_token(None)
+        with pytest.raises(netcore.NotCached):
+            c.get(path, cache=CachePolicy.CACHE_ONLY)
+        stats = c.cache_stats()
+        assert stats["stores"] == 2 and stats["skipped"]["shared_credentialed"] == 0
+    assert count(base, k)["requests"] == 2
+
+
+def test_a_named_partition_survives_a_token_change(base):
+    k = key()
+    path = f"/cache/resource?key={k}&max_age=3600"
+    with netcore.Client(config(base, {"partition": "user-7"}, auth={"token": "old"})) as c:
+        c.get(path)
+        c.set_token("new")
+        r = c.get(path, cache=CachePolicy.CACHE_ELSE_NETWORK)
+        assert r.from_cache and r.data["auth"] == "Bearer old"
+        c.set_cache_partition("user-8")
+        with pytest.raises(netcore.NotCached):
+            c.get(path, cache=CachePolicy.CACHE_ONLY)
+        c.set_cache_partition(None)   # the new token's own partition: empty
+        with pytest.raises(netcore.NotCached):
+            c.get(path, cache=CachePolicy.CACHE_ONLY)
+        c.set_cache_partition("user-7")
+        assert c.get(path, cache=CachePolicy.CACHE_ONLY).from_cache
+        with pytest.raises(netcore.InvalidArgument):
+            c.set_cache_partition("")
+        with pytest.raises(TypeError):
+            c.set_cache_partition(7)
+    with netcore.Client({"base_url": base}) as plain:
+        with pytest.raises(netcore.InvalidState):
+            plain.set_cache_partition("x")
+    with pytest.raises(netcore.InvalidConfig) as info:
+        netcore.Client(config(base, {"shared": True, "partition": "x"}))
+    assert "cache.partition" in info.value.message
+    assert count(base, k)["requests"] == 1
+
+
+def test_a_shared_cache_stores_no_credentialed_answer_and_says_why(base):
+    k = key()
+    with netcore.Client(config(base, {"shared": True}, auth={"token": "alice"})) as c:
+        c.get(f"/cache/resource?key={k}&max_age=3600")
+        with pytest.raises(netcore.NotCached):
+            c.get(f"/cache/resource?key={k}&max_age=3600", cache=CachePolicy.CACHE_ONLY)
+        c.get(f"/cache/resource?key={k}&max_age=3600&cc=no-store")
+        stats = c.cache_stats()
+        assert stats["stores"] == 0
+        assert stats["skipped"]["shared_credentialed"] == 1 and stats["skipped"]["no_store"] == 1
+        assert set(stats["skipped"]) == {"status", "no_store", "vary_star", "shared_private",
+                                         "shared_credentialed", "credentials_changed", "streamed",
+                                         "too_large", "disk_error"}
+    # The deprecated "private" is still accepted: false is a shared cache.
+    with netcore.Client(config(base, {"private": False}, auth={"token": "alice"})) as c:
+        c.get(f"/cache/resource?key={k}&max_age=3600")
+        assert c.cache_stats()["skipped"]["shared_credentialed"] == 1
+
+
+def test_stream_and_progress_work_with_a_cache(base):
+    k = key()
+    path = f"/cache/resource?key={k}&max_age=3600&size=40000"
+    seen = []
+    with netcore.Client(config(base)) as c:
+        for _ in range(2):
+            with c.stream("GET", path) as r:
+                body = b"".join(r.iter_bytes())
+            assert len(body) > 40000 and f'"key":"{k}"'.encode() in body
+        stats = c.cache_stats()
+        assert stats["stores"] == 0 and stats["skipped"]["streamed"] == 2
+        # Not streamed: stored, and progress reports the body, from the network and from the cache.
+        for policy in (CachePolicy.NETWORK_ONLY, CachePolicy.CACHE_ELSE_NETWORK):
+            calls = []
+            r = c.get(path, cache=policy, progress=lambda *v: calls.append(v))
+            seen.append((r.from_cache, calls[-1][0] == calls[-1][1] > 40000))
+    assert seen == [(False, True), (True, True)]
+    assert count(base, k)["requests"] == 3
+
+
+TOKEN_READER = textwrap.dedent("""
+    import sys, netcore
+    base, directory, k, token = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+    cfg = {"base_url": base, "envelope": {}, "coalesce": False, "auth": {"token": token},
+           "cache": {"dir": directory, "memory_bytes": 0}}
+    with netcore.Client(cfg) as c:
+        try:
+            r = c.get(f"/cache/resource?key={k}&max_age=3600", cache=netcore.CachePolicy.CACHE_ONLY)
+            print("hit", r.data["auth"])
+        except netcore.NotCached:
+            print("miss")
+""")
+
+
+def test_another_process_with_another_token_cannot_read_the_disk_entries(base, tmp_path, libpath):
+    k = key()
+    with netcore.Client(config(base, {"dir": str(tmp_path)}, auth={"token": "alice"})) as c:
+        c.get(f"/cache/resource?key={k}&max_age=3600")
+    env = dict(os.environ, NETCORE_LIBRARY=libpath)
+    env["PYTHONPATH"] = os.pathsep.join([os.path.join(os.path.dirname(__file__), "..", "..", "bindings", "python"),
+                                         env.get("PYTHONPATH", "")])
+
+    def run(token):
+        p = subprocess.run([sys.executable, "-c", TOKEN_READER, base, str(tmp_path), k, token], env=env,
+                           capture_output=True, timeout=120)
+        assert p.returncode == 0, p.stderr.decode()
+        return p.stdout.decode().strip()
+
+    assert run("bob") == "miss"
+    assert run("alice") == "hit Bearer alice"
+    assert count(base, k)["requests"] == 1

@@ -17,6 +17,14 @@ ncshare *ncshare_new_cookies(void);
 /* The CURLSH handle, for CURLOPT_SHARE. */
 CURLSH *ncshare_handle(ncshare *share);
 
+/* Changes of the cookie store that the library can see: each Set-Cookie line a
+ * handle's header callback is handed (ncsink.c: libcurl stored the cookie just
+ * before), each clear. Any thread; the count only grows. The response cache reads
+ * it before and after a request to know whether the cookies it partitioned the
+ * answer by may have changed meanwhile (NetClient+Cache.swift). */
+void ncshare_note_change(ncshare *share);
+unsigned long long ncshare_changes(ncshare *share);
+
 /* Frees the share; every easy handle attached to it must be cleaned up first. NULL is a no-op. */
 void ncshare_free(ncshare *share);
 

@@ -82,6 +82,10 @@ typedef struct ncsink {
      * zeroes as each hop ends. ncsink_reset leaves both alone. */
     int count_set_cookies;
     size_t set_cookies;
+    /* The client's share (borrowed; set with count_set_cookies): each Set-Cookie
+     * line also counts as a change of its cookie store at once (ncshare_note_change),
+     * which the response cache reads (docs/caching.md, "Partitions"). */
+    struct ncshare *share;
     /* Set by the owner for a transfer whose attempt log is kept: at the first
      * header line of the hop, while its connection is still attached, the TLS
      * version negotiated is read (CURLINFO_TLS_SSL_PTR, OpenSSL's SSL_get_version

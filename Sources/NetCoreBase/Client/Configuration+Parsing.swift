@@ -54,6 +54,28 @@ private struct ConfigReader {
         }
     }
 
+    /// What the keys of "cache" say together: "private" (deprecated) and "shared"
+    /// must not contradict each other, and a named partition means nothing to a
+    /// shared cache.
+    func checkCacheSection(_ object: UnsafeMutablePointer<json_t>, _ cache: Configuration.Cache?) throws {
+        var given: [String: Bool] = [:]
+        for (name, value) in JSON.members(object) where name == "private" || name == "shared" {
+            given[name] = value.pointee.type == JSON_TRUE
+        }
+        if let p = given["private"], let s = given["shared"], p == s {
+            throw ConfigError(
+                message:
+                    "Configuration keys 'cache.private' (deprecated) and 'cache.shared' disagree: \"private\": \(p) means \"shared\": \(!p). Give 'cache.shared' only."
+            )
+        }
+        if let cache, cache.isShared, cache.partition != nil {
+            throw ConfigError(
+                message:
+                    "Configuration key 'cache.partition' cannot be used with 'cache.shared': true (a shared cache keeps no partitions)."
+            )
+        }
+    }
+
     func unknown(_ name: String, in section: ConfigKey?) -> ConfigError {
         guard let section else {
             return ConfigError(
@@ -98,10 +120,20 @@ private struct ConfigReader {
                 try requireObject(value, path)
                 config.cache = Configuration.Cache()
                 try applyMembers(of: value, in: .cache, to: &config)
+                try checkCacheSection(value, config.cache)
             }
         case .cacheMemoryBytes: config.cache?.memoryBytes = try integer(value, key)
         case .cacheDiskBytes: config.cache?.diskBytes = try integer(value, key)
-        case .cachePrivate: config.cache?.isPrivate = try boolean(value, path)
+        case .cacheShared: config.cache?.isShared = try boolean(value, path)
+        // The deprecated alias: "private": b is "shared": !b (checkCacheSection
+        // refuses the two when they disagree).
+        case .cachePrivate: config.cache?.isShared = !(try boolean(value, path))
+        case .cachePartition:
+            let name = try optionalString(value, path)
+            if let name, name.isEmpty || name.utf8.contains(0) {
+                throw ConfigError(message: "Configuration key '\(path)' must be a non-empty string or null, got \"\".")
+            }
+            config.cache?.partition = name
         case .cacheDir:
             let dir = try optionalString(value, path)
             if let dir, dir.isEmpty || dir.utf8.contains(0) {

@@ -52,6 +52,14 @@ extension Configuration {
         if let dir = cache?.dir, dir.isEmpty || dir.utf8.contains(0) {
             throw fail("cache.dir must be a directory path or nil, got \"\".")
         }
+        if let partition = cache?.partition {
+            if partition.isEmpty || partition.utf8.contains(0) {
+                throw fail("cache.partition must be a non-empty string or nil, got \"\".")
+            }
+            if cache?.isShared == true {
+                throw fail("cache.partition cannot be used with cache.isShared (a shared cache keeps no partitions).")
+            }
+        }
         if let why = cookies.problem { throw fail(why.swift) }
 
         if let envelope {
@@ -97,7 +105,8 @@ extension Configuration {
             .envelopeMessage, .envelopeData, .envelopeTraceID, .envelopeAuthExpiredCodes,
             .tls, .proxy, .httpVersion, .tlsCAFile, .tlsCAPath, .tlsClientCert, .tlsClientKey,
             .tlsPinnedPublicKeys, .tlsMinVersion, .proxyURL, .proxyNoProxy, .reachability, .reachabilityMode,
-            .auth, .authToken, .cacheDir, .cachePrivate, .cookies, .cookiesEnabled, .cookiesFile, .log, .logLevel:
+            .auth, .authToken, .cacheDir, .cachePartition, .cacheShared, .cachePrivate, .cookies, .cookiesEnabled,
+            .cookiesFile, .log, .logLevel:
             return nil
         }
     }

@@ -119,7 +119,8 @@ public struct Configuration: Sendable {
         public init() {}
     }
 
-    /// "cache": the response cache's stores and whether it is private (Features/Cache).
+    /// "cache": the response cache's stores, and how answers to credentialed
+    /// requests are kept apart (Features/Cache, docs/caching.md).
     public struct Cache: Sendable {
         /// Bound of the in-memory store (LRU), bytes; 0 = no memory store. Default 8 MiB.
         public var memoryBytes: Int64 = ConfigKey.cacheMemoryBytes.defaultInteger
@@ -127,9 +128,24 @@ public struct Configuration: Sendable {
         public var dir: String? = nil
         /// Bound of the on-disk store, bytes. Default 100 MiB.
         public var diskBytes: Int64 = ConfigKey.cacheDiskBytes.defaultInteger
-        /// Store answers to requests that carry credentials, and `Cache-Control:
-        /// private` ones: a cache of one user's client. Default false.
-        public var isPrivate: Bool = ConfigKey.cachePrivate.defaultBoolean
+        /// Every answer goes to the partition of this name (non-empty), whatever
+        /// credentials the request carries, so a token refresh keeps the entries
+        /// (`NetClient.setCachePartition` changes it). nil, the default: an answer
+        /// to a credentialed request goes to the partition of a SHA-256 of the
+        /// credentials it was sent with. Not with `isShared`.
+        public var partition: String? = nil
+        /// Shared-cache rules (RFC 9111 §3.5): an answer to a credentialed request is
+        /// stored only when it says `public`, `s-maxage` or `must-revalidate`, and
+        /// then for every user; `Cache-Control: private` never. Default false: the
+        /// cache of one app, partitioned by credentials.
+        public var isShared: Bool = ConfigKey.cacheShared.defaultBoolean
+        /// Deprecated since 0.4: `isPrivate` is `!isShared` (a private cache is now
+        /// the default, partitioned by credentials).
+        @available(*, deprecated, renamed: "isShared", message: "isPrivate is !isShared")
+        public var isPrivate: Bool {
+            get { !isShared }
+            set { isShared = !newValue }
+        }
         /// The defaults of this section, as documented beside each value.
         public init() {}
     }

@@ -65,6 +65,9 @@ enum ConfigKey: String, CaseIterable, Sendable {
     case cacheMemoryBytes = "cache.memory_bytes"
     case cacheDir = "cache.dir"
     case cacheDiskBytes = "cache.disk_bytes"
+    case cachePartition = "cache.partition"
+    case cacheShared = "cache.shared"
+    /// Deprecated (0.4): `"private": b` is `"shared": !b`.
     case cachePrivate = "cache.private"
     // The cookie jar (Features/Cookies/, docs/cookies.md).
     case cookies
@@ -221,10 +224,17 @@ enum ConfigKey: String, CaseIterable, Sendable {
         case .cacheDiskBytes:
             return .init(
                 .integer(0...Int64.max), .integer(104_857_600), "cache.diskBytes", "bound of the on-disk store, bytes")
-        case .cachePrivate:
+        case .cachePartition:
             return .init(
-                .boolean, .boolean(false), "cache.isPrivate",
-                "store answers to requests with credentials, and Cache-Control: private ones")
+                .name, .none, "cache.partition",
+                "a named partition for every answer (survives a token change); null = by the credentials sent")
+        case .cacheShared:
+            return .init(
+                .boolean, .boolean(false), "cache.isShared",
+                "shared-cache rules: no answer to a credentialed request unless public, nothing Cache-Control: private")
+        case .cachePrivate:
+            // No default of its own: absent, "shared" (or its default) decides.
+            return .init(.boolean, .none, "cache.isPrivate", "deprecated: \"private\": b is \"shared\": !b")
         case .cookies:
             return .init(.section(optional: false), .section, "cookies", "the client's cookie jar (off by default)")
         case .cookiesEnabled:

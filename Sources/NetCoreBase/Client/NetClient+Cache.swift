@@ -1,32 +1,81 @@
 /// The response cache at seam 1 (Features/Cache, docs/contract.md#cache): for a
-/// request with a cache key (a GET or HEAD on a client with "cache"), look the
-/// stored answer up as its policy says, and make the transfer that serves it,
-/// revalidates it, or sends as usual. Every path goes through the loop's (or the
+/// request with a cache key (a GET or HEAD on a client with "cache"), work out the
+/// partition it is kept in (ResponseCache.scope), look the stored answer up as its
+/// policy says, and make the transfer that serves it, revalidates it, or sends as
+/// usual; a request whose body goes to a callback or a file is sent as without a
+/// cache. Every path goes through the loop's (or the
 /// synchronous lane's) completion: a stored answer is the transfer's
 /// `presetResponse`, so threads, queue mode, events and hooks are those of any
 /// request. The storing, the 304 and the offline answer are seam 2's
 /// (CacheTransferPolicy).
 extension NetClient {
     func cachedTransfer(
-        _ request: Request, _ p: PreparedRequest, _ key: CacheKey, _ cache: ResponseCache,
+        _ request: Request, _ p: PreparedRequest, _ requestKey: CacheKey, _ cache: ResponseCache,
         _ settings: ClientSettings, _ foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?),
         _ completion: @escaping Transfer.Deliver
     ) -> Transfer {
         let inner = tokenRefresher.policy(wrapping: settings.policy(for: p))
         let gate = tokenRefresher.gate(wrapping: reachabilityGate.forTransfers)
+        /// Every transfer made here gets the request's progress and body callbacks
+        /// (Request+Transfers.swift) and the client's hooks.
+        func finished(_ t: Transfer) -> Transfer {
+            if let callbacks = request.transferCallbacks { t.extras = TransferExtras(callbacks) }
+            return attachHooks(t, request)
+        }
+        /// A transfer that uses no cache: sent as it is, nothing stored.
+        func uncached(_ deliver: @escaping Transfer.Deliver) -> Transfer {
+            finished(
+                Transfer(
+                    prepared: p, presetError: nil, loop: loop, foreign: foreign, monitor: settings.monitor,
+                    policy: inner, preparer: adapterRegistry.preparer(for: settings), gate: gate, deliver: deliver))
+        }
+        /// CACHE_ONLY with nothing usable: NOT_CACHED, nothing sent (never coalesced,
+        /// and the error handler hears of it as of any failure).
+        func notCached() -> Transfer {
+            let t = Transfer(
+                prepared: p, presetError: .notCached(p.method, p.urlText, cacheConfigured: true), loop: loop,
+                foreign: foreign, monitor: settings.monitor, deliver: completion)
+            t.standsAlone = true
+            return finished(t)
+        }
+
+        // A body that goes to a callback or a file is never stored nor served: the
+        // request is sent as a network-only one, its callbacks run as without a
+        // cache, and a 200 is counted (and logged) as "streamed" before its completion.
+        if request.streamsBody || p.outputPath != nil {
+            if p.cachePolicy == .cacheOnly { return notCached() }
+            return uncached { t, response, error in
+                if let response, let sent = t.original { cache.skippedStreamed(t, sent, response) }
+                completion(t, response, error)
+            }
+        }
+
+        // The partition the request is looked up in and its answer stored in
+        // (ResponseCache.scope, CachePartition.swift).
+        let scope: CacheScope
+        switch cache.scope(for: p, requestKey, authorization: adapterRegistry.credentials.authorization) {
+        case .scoped(let s): scope = s
+        case .unavailable:
+            if p.cachePolicy == .cacheOnly { return notCached() }
+            return uncached(completion)
+        }
+        let key = scope.key
+        // The shared storing policy knows no partition and checks no jar.
+        let plainScope = scope.partition == nil && cache.jar == nil
+
         func make(
             _ sent: PreparedRequest, entry: CacheEntry? = nil, fallback: Bool = false,
             gate: (any AttemptGate)? = gate
         ) -> Transfer {
             let policy =
-                entry == nil && inner == nil
+                entry == nil && inner == nil && plainScope
                 ? cacheStoringPolicy
-                : CacheTransferPolicy(cache: cache, inner: inner, entry: entry, fallback: fallback)
+                : CacheTransferPolicy(cache: cache, inner: inner, entry: entry, fallback: fallback, scope: scope)
             let t = Transfer(
                 prepared: sent, presetError: nil, loop: loop, foreign: foreign, monitor: settings.monitor,
                 policy: policy, preparer: adapterRegistry.preparer(for: settings), gate: gate, deliver: completion)
             t.standsAlone = entry != nil
-            return attachHooks(t, request)
+            return finished(t)
         }
         /// A transfer that sends nothing and completes with `answer`.
         func answered(_ answer: (Response, NetError?)) -> Transfer {
@@ -38,7 +87,9 @@ extension NetClient {
                 policy: cacheStoringPolicy, deliver: completion)
             t.presetResponse = answer.0
             t.standsAlone = true
-            return attachHooks(t, request)
+            let made = finished(t)
+            made.extras?.servedFromCache(bytes: answer.0.body.count)
+            return made
         }
         /// The request with the stale entry's validators: a conditional request.
         func revalidating(_ entry: CacheEntry) -> PreparedRequest {
@@ -48,7 +99,7 @@ extension NetClient {
                 entry.conditionalHeaders(into: &headers)
             }
             let c = p.adapted(headers: headers)
-            c.cacheKey = key
+            c.cacheKey = requestKey
             c.cachePolicy = p.cachePolicy
             cache.count(.revalidation)
             return c
@@ -57,15 +108,6 @@ extension NetClient {
         let policy = p.cachePolicy
         // NETWORK_ONLY never reads the cache; its answer is stored (seam 2).
         if policy == .networkOnly { return make(p) }
-        /// CACHE_ONLY with nothing usable: NOT_CACHED, nothing sent (never coalesced,
-        /// and the error handler hears of it as of any failure).
-        func notCached() -> Transfer {
-            let t = Transfer(
-                prepared: p, presetError: .notCached(p.method, p.urlText, cacheConfigured: true), loop: loop,
-                foreign: foreign, monitor: settings.monitor, deliver: completion)
-            t.standsAlone = true
-            return attachHooks(t, request)
-        }
         guard let entry = cache.lookup(key, p.headers) else {
             cache.count(.miss)
             if policy == .cacheOnly { return notCached() }
@@ -129,6 +171,35 @@ extension NetClient {
 
     /// The cache's counters and sizes; nil without a cache.
     public var cacheStats: CacheStats? { cache?.stats }
+
+    /// Names the partition every answer is stored in and looked up in from now on
+    /// (nil: back to the partition of the credentials each request carries, the
+    /// default): a name that stays the same across a token refresh keeps the
+    /// entries; give each user their own (docs/caching.md, "Partitions"). As
+    /// "cache": {"partition"}. Requests already sent keep theirs. False (nothing
+    /// done) without a cache; throws `.invalidArgument` for an empty name or on a
+    /// shared cache ("shared": true), nothing changed.
+    @discardableResult
+    public func setCachePartition(_ name: String?) throws(NetError) -> Bool {
+        switch changeCachePartition(name) {
+        case .changed: return true
+        case .noCache: return false
+        case .emptyName: throw NetError.invalidArgument("the cache partition must be a non-empty string without NUL")
+        case .shared:
+            throw NetError.invalidArgument("a shared cache (\"cache\": {\"shared\": true}) keeps no partitions")
+        case .failed: throw NetError.internalError("The cache partition could not be hashed (libcrypto failed).")
+        }
+    }
+
+    /// `setCachePartition` for the C API, which tells its refusals apart.
+    package func changeCachePartition(_ name: String?) -> PartitionChange {
+        guard let cache else { return .noCache }
+        return cache.setPartition(name)
+    }
+
+    /// The partition named now (`setCachePartition`, "cache": {"partition"}); nil
+    /// without one or without a cache.
+    public var cachePartition: String? { cache?.partitionName }
 }
 
 extension NetError {

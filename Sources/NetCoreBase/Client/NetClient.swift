@@ -28,15 +28,16 @@ public final class NetClient: @unchecked Sendable {
     /// here, once (ProxyEnvironment.swift).
     public init(configuration: Configuration) throws(NetError) {
         try configuration.validate()
+        let jar = configuration.cookies.enabled ? try CookieJar(file: configuration.cookies.file) : nil
         // Before the transfer thread starts: a cache directory that cannot be used
-        // refuses the configuration.
+        // refuses the configuration. The cache reads the jar's cookies into its
+        // partitions (CachePartition.swift).
         if let c = configuration.cache {
-            cache = try ResponseCache(c, cookieJar: configuration.cookies.enabled)
+            cache = try ResponseCache(c, jar: jar)
         } else {
             cache = nil
         }
         cacheStoringPolicy = cache.map { CacheTransferPolicy(cache: $0, inner: nil, entry: nil, fallback: false) }
-        let jar = configuration.cookies.enabled ? try CookieJar(file: configuration.cookies.file) : nil
         guard
             let loop = TransferLoop(
                 mode: configuration.callbacks, limits: configuration.limits,
@@ -48,6 +49,14 @@ public final class NetClient: @unchecked Sendable {
         self.loop = loop
         self.cookieJar = jar
         self.hooks = ClientHooks(loop: loop)
+        // Why an answer was not stored, at DEBUG (docs/caching.md, "Counters").
+        let hooks = self.hooks
+        cache?.skipLog = { t, p, reason, status in
+            let (method, url, id) = (p.method, p.urlText, t.id)
+            hooks.debugLine {
+                "\(method) \(Redaction.url(url)) #\(id) => \(status) not stored in the cache: \(reason.text) (\(reason.rawValue))"
+            }
+        }
         self.reachabilityGate = ReachabilityGate(
             mode: configuration.reachability.mode, waitForNetworkMs: configuration.reachability.waitForNetworkMs)
         self.coalescing = CoalescingRegistry(loop: loop)
@@ -58,7 +67,6 @@ public final class NetClient: @unchecked Sendable {
         // through the client it belongs to: a weak reference to the client would give
         // it a side table, and every retain of it (one a send) would take the Swift
         // runtime's slow path.
-        let hooks = self.hooks
         tokenRefresher.bind { token throws(NetError) in try NetClient.setToken(token, registry, hooks) }
         if let token = configuration.auth.token {
             try setToken(token)

@@ -40,6 +40,13 @@ final class AdapterCredentials: @unchecked Sendable {
         lock.withLock { bearer.map { String($0.dropFirst("Bearer ".count)) } }
     }
 
+    /// The Authorization value an attempt adds now (the token wins over basic
+    /// credentials); nil when neither is set. Read without copying the adapters.
+    var authorization: String? {
+        guard installed.load(ordering: .acquiring) else { return nil }
+        return lock.withLock { bearer ?? basic }
+    }
+
     /// Caller holds the lock.
     private func updateInstalled() {
         installed.store(bearer != nil || basic != nil || !adapters.isEmpty, ordering: .releasing)

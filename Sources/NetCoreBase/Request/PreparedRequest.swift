@@ -52,7 +52,7 @@ final class PreparedRequest: @unchecked Sendable {
     /// adapted forms are what a transfer sends, never what it is looked up by.
     let coalescingKey: CoalescingKey?
     /// What the client's cache finds this request's answer by (Features/Cache);
-    /// nil: no cache configured, not a GET/HEAD, or an output file. Set by `make`
+    /// nil: no cache configured, not a GET/HEAD, or a body. Set by `make`
     /// (and copied to a revalidation's conditional form) before the value is shared.
     var cacheKey: CacheKey?
     /// The URL was the client's base URL joined with a relative path (set by `make`
@@ -388,7 +388,9 @@ final class PreparedRequest: @unchecked Sendable {
             coalesce: coalesce, upload: request.upload)
         // The cache (Features/Cache): the key only when there is a cache to look in.
         prepared.cachePolicy = request.cacheOptions.policy ?? .networkOnly
-        if settings.config.cache != nil, request.outputPath == nil, body == nil, request.upload == nil,
+        // (An output file or a body callback keeps the key: seam 1 sends it as
+        // network-only and counts it, NetClient+Cache.swift.)
+        if settings.config.cache != nil, body == nil, request.upload == nil,
             prepared.method == "GET" || prepared.method == "HEAD"
         {
             prepared.cacheKey = CacheKey(method: prepared.method, url: url)

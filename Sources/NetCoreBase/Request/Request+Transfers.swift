@@ -146,6 +146,17 @@ final class TransferExtras {
 
     /// The last progress values, if not reported yet: before the completion.
     func finish() { if let progress { ncprogress_flush(progress) } }
+
+    /// The answer is a stored body of `bytes` bytes (served without a transfer, or
+    /// after a 304): the progress reports it whole, `bytes` of `bytes`, in the last
+    /// call before the completion (`finish`). An empty body is not reported, as on
+    /// the network.
+    func servedFromCache(bytes: Int) {
+        guard let p = progress else { return }
+        let n = Int64(bytes)
+        if n > p.pointee.seen.0 { p.pointee.seen.0 = n }
+        if n > p.pointee.seen.1 { p.pointee.seen.1 = n }
+    }
 }
 
 extension EasyHandle {

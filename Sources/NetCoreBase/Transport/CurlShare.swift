@@ -44,6 +44,14 @@ final class CurlShare: @unchecked Sendable {
         checkAfter.store(max(64, check() / 4), ordering: .relaxed)
     }
 
+    /// Changes of the cookie store seen so far: Set-Cookie lines (counted by each
+    /// handle's header callback as it is handed one, ncsink.c) and clears. Only
+    /// grows; the response cache compares it before and after a request.
+    var changes: UInt64 { UInt64(ncshare_changes(raw)) }
+
+    /// Counts a change made without a response (the jar cleared).
+    func noteChange() { ncshare_note_change(raw) }
+
     /// Attaches `easy` (at its creation, once): its cookies are the share's, and
     /// CURLOPT_COOKIEFILE "" turns libcurl's cookie engine on for it without a file
     /// (a file is loaded once for the whole client, CookieJar.swift).

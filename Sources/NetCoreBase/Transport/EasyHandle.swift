@@ -71,6 +71,7 @@ final class EasyHandle {
         if let share {
             share.attach(h)
             s.pointee.count_set_cookies = 1   // the jar's bounds count them (CurlShare)
+            s.pointee.share = share.raw   // and so does its change count, at once
         }
     }
 

@@ -61,16 +61,76 @@ import Glibc
                 && f.vary == ["accept", "x-a"])
         #expect(f.freshUntil(nowMs: 1000) == 1000 + 50_000)
         #expect(freshness("Cache-Control: no-cache, max-age=60\r\n").freshUntil(nowMs: 5) == 5)
-        #expect(!freshness("Cache-Control: no-store\r\n").storable(privateCache: true))
-        #expect(!freshness("Cache-Control: private\r\n").storable(privateCache: false))
-        #expect(freshness("Cache-Control: private\r\n").storable(privateCache: true))
-        #expect(!freshness("Vary: *\r\n").storable(privateCache: true))
+        #expect(freshness("Cache-Control: no-store\r\n").refusal(shared: false) == .noStore)
+        #expect(freshness("Cache-Control: private\r\n").refusal(shared: true) == .sharedPrivate)
+        #expect(freshness("Cache-Control: private\r\n").refusal(shared: false) == nil)
+        #expect(freshness("Vary: *\r\n").refusal(shared: false) == .varyStar)
+        // What lets a shared cache store an answer to a credentialed request (RFC 9111 §3.5).
+        #expect(!freshness("Cache-Control: max-age=60\r\n").sharedMayStoreCredentialed)
+        for cc in ["public, max-age=60", "s-maxage=30", "max-age=1, must-revalidate"] {
+            #expect(freshness("Cache-Control: \(cc)\r\n").sharedMayStoreCredentialed, "\(cc)")
+        }
+        // s-maxage wins over max-age in a shared cache only.
+        let s = freshness("Cache-Control: max-age=60, s-maxage=\"10\"\r\n")
+        #expect(s.sMaxAge == 10 && s.freshUntil(nowMs: 0, shared: true) == 10_000)
+        #expect(s.freshUntil(nowMs: 0) == 60_000)
         let e = freshness("Date: Sun, 06 Nov 1994 08:49:37 GMT\r\nExpires: Sun, 06 Nov 1994 08:50:37 GMT\r\n")
         #expect(e.freshUntil(nowMs: 0) == 60_000)
         #expect(freshness("Expires: soon\r\n").freshUntil(nowMs: 7) == 7)   // unreadable: expired
         // The obsolete forms are read too (they were taken for "expired" before).
         let old = freshness("Date: Friday, 06-Nov-26 08:49:37 GMT\r\nExpires: Fri Nov  6 08:50:37 2026\r\n")
         #expect(old.freshUntil(nowMs: 0) == 60_000)
+    }
+
+    /// Partitions (CachePartition.swift): a SHA-256, different per name and per
+    /// credentials, in front of the key; the URL part stays (remove by prefix).
+    @Test func partitionsAreHashesInFrontOfTheKey() throws {
+        let key = CacheKey(method: "GET", url: "http://h/p?b=2&a=1")
+        #expect(key.inPartition(nil) === key)
+        let a = try #require(CachePartition.named("user-1"))
+        let b = try #require(CachePartition.named("user-2"))
+        #expect(a.id.count == 64 && a.id.allSatisfy { "0123456789abcdef".contains($0) })
+        #expect(a != b && a == CachePartition.named("user-1"))
+        let inA = key.inPartition(a)
+        #expect(inA.text == "p=\(a.id) GET http://h/p?a=1&b=2" && inA.url == key.url && inA.hash != key.hash)
+        #expect(inA.hash != key.inPartition(b).hash)
+
+        func values(_ headers: [(String, String)], auth: String? = nil, jar: String = "", cert: String? = nil)
+            -> CredentialValues
+        {
+            var h = HeaderFields()
+            for (n, v) in headers { h.set(n, v) }
+            return CredentialValues(
+                headers: h, names: ["authorization", "cookie", "x-api-key"], authorization: auth, jar: jar,
+                clientCert: cert)
+        }
+        #expect(values([("Accept", "x")]).isEmpty)
+        #expect(!values([], jar: "127.0.0.1\t/\ts=1").isEmpty && !values([], cert: "/c.pem").isEmpty)
+        // Names are compared without case, lines sorted: the same credentials, one partition.
+        let one = values([("X-Api-Key", "k"), ("Authorization", "Bearer t")])
+        let two = values([("authorization", "Bearer t"), ("x-api-key", "k"), ("Accept", "y")])
+        #expect(one.text == two.text && CachePartition.of(one) == CachePartition.of(two))
+        // The client's token is what the attempt adds unless the request has its own.
+        #expect(values([], auth: "Bearer t").text == values([("Authorization", "Bearer t")]).text)
+        #expect(values([("Authorization", "Bearer mine")], auth: "Bearer t").text.contains("Bearer mine"))
+        #expect(!values([("Authorization", "Bearer mine")], auth: "Bearer t").text.contains("Bearer t\n"))
+        // Other values, another partition; a name never equals credentials.
+        #expect(CachePartition.of(values([], auth: "Bearer t1")) != CachePartition.of(values([], auth: "Bearer t2")))
+        #expect(CachePartition.of(values([], jar: "a")) != CachePartition.of(values([], jar: "b")))
+        #expect(CachePartition.named("x") != CachePartition.of(values([("Cookie", "x")])))
+    }
+
+    /// The worst case of the stats' JSON fits the C API's buffer
+    /// (NC_CACHE_STATS_FULL_MAX, 1024): every counter at Int64.max.
+    @Test func theLargestStatsTextFitsItsBuffer() {
+        var s = CacheStats()
+        let m = Int64.max
+        (s.hits, s.misses, s.stores, s.evictions, s.revalidations, s.notModified) = (m, m, m, m, m, m)
+        (s.bytes, s.entries, s.diskBytes, s.memoryLimit, s.diskLimit) = (m, m, m, m, m)
+        for r in CacheStats.SkipReason.allCases { s.skipped[r] = m }
+        #expect(s.json.utf8.count < 1024, "\(s.json.utf8.count)")
+        #expect(CacheStats().json.contains(#""skipped":{"status":0,"no_store":0,"vary_star":0,"#))
+        for r in CacheStats.SkipReason.allCases { #expect("\(r.key)" == r.rawValue) }
     }
 
     private func entry(_ key: String, body: Int) -> CacheEntry {
@@ -151,6 +211,52 @@ import Glibc
         #expect(c.cacheClear() && c.cacheStats?.entries == 0)
         r.cachePolicy = .cacheOnly
         await #expect(throws: NetError.self) { try await c.send(r) }
+    }
+
+    /// bytes(for:) on a client with a cache: the chunks arrive (the request is sent
+    /// as network-only, its body never stored), whatever the request's policy.
+    @Test func bytesForStreamsWithACache() async throws {
+        let key = "s\(UInt64.random(in: 0..<UInt64.max))"
+        let c = try client()
+        var r = try Request(method: "GET", target: "/cache/resource?key=\(key)&max_age=3600&size=5000")
+        r.cachePolicy = .cacheElseNetwork
+        for _ in 0..<2 {
+            var data: [UInt8] = []
+            for try await chunk in c.bytes(for: r) { data += chunk }
+            #expect(data.count > 5000, "\(data.count) bytes")
+            #expect(String(decoding: data, as: UTF8.self).contains("\"key\":\"\(key)\""))
+        }
+        let stats = try #require(c.cacheStats)
+        #expect(stats.stores == 0 && stats.hits == 0 && stats.skipped[.streamed] == 2, "\(stats)")
+        // The same request without a body handler is stored as usual.
+        let plain = try await c.send(r)
+        #expect(!plain.fromCache && c.cacheStats?.stores == 1)
+    }
+
+    /// setCachePartition: answers stored under a name are found under it only.
+    @Test func aNamedPartitionInSwift() async throws {
+        let key = "s\(UInt64.random(in: 0..<UInt64.max))"
+        let c = try client()
+        #expect(c.cachePartition == nil)
+        #expect(try c.setCachePartition("alice") && c.cachePartition == "alice")
+        var r = try Request(method: "GET", target: "/cache/resource?key=\(key)&max_age=3600")
+        r.cachePolicy = .cacheElseNetwork
+        #expect(try await !c.send(r).fromCache)
+        #expect(try await c.send(r).fromCache)
+        try c.setCachePartition("bob")
+        #expect(try await !c.send(r).fromCache)   // bob's own copy
+        try c.setCachePartition(nil)
+        r.cachePolicy = .cacheOnly
+        await #expect(throws: NetError.self) { try await c.send(r) }   // nothing outside a partition
+        #expect(throws: NetError.self) { try c.setCachePartition("") }
+        let plain = try NetClient(configuration: Configuration(baseURL: server.baseURL))
+        #expect(try plain.setCachePartition("x") == false)
+        var shared = Configuration(baseURL: server.baseURL)
+        shared.cache = Configuration.Cache()
+        shared.cache?.isShared = true
+        #expect(throws: NetError.self) { try NetClient(configuration: shared).setCachePartition("x") }
+        shared.cache?.partition = "x"
+        #expect(throws: NetError.self) { try NetClient(configuration: shared) }
     }
 
     @Test func responsesYieldsTheStoredAnswerThenTheNetworks() async throws {

@@ -1,6 +1,6 @@
 """The response cache from Python (docs/caching.md): the policy enum, a request's
 ``cache=`` / ``on_cached=`` applied to its C builder, and the client's
-``cache_clear`` / ``cache_remove`` / ``cache_stats``."""
+``cache_clear`` / ``cache_remove`` / ``cache_stats`` / ``set_cache_partition``."""
 
 import ctypes
 import enum
@@ -13,8 +13,8 @@ from .errors import check_call
 
 _log = logging.getLogger("netcore")
 
-#: A buffer this size always holds the stats text (``NC_CACHE_STATS_MAX``).
-_STATS_MAX = 512
+#: A buffer this size always holds the whole stats text (``NC_CACHE_STATS_FULL_MAX``).
+_STATS_MAX = 1024
 
 
 class CachePolicy(enum.IntEnum):
@@ -81,8 +81,17 @@ def remove(handle: ClientHandle, prefix: str) -> None:
     check_call(C.nc_client_cache_remove, handle, prefix.encode("utf-8"))
 
 
-def stats(handle: ClientHandle) -> Optional[Dict[str, int]]:
-    """The counters, or ``None`` when the client has no cache."""
+def set_partition(handle: ClientHandle, partition: Optional[str]) -> None:
+    """``nc_client_set_cache_partition``: a name, or ``None`` for the credentials' hash."""
+    if partition is not None and not isinstance(partition, str):
+        raise TypeError(f"partition must be a str or None, got {partition!r}")
+    check_call(C.nc_client_set_cache_partition, handle,
+               None if partition is None else partition.encode("utf-8"))
+
+
+def stats(handle: ClientHandle) -> Optional[Dict[str, Any]]:
+    """The counters (``"skipped"`` a dict of reason to count), or ``None`` when the
+    client has no cache."""
     buf = ctypes.create_string_buffer(_STATS_MAX)
     n = ctypes.c_size_t(0)
     status = C.nc_client_cache_stats_json(handle, buf, _STATS_MAX, ctypes.byref(n))

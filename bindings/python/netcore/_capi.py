@@ -245,6 +245,7 @@ TABLE: Tuple[Signature, ...] = (
     ("nc_client_cache_clear", (ClientHandle,), nc_status),
     ("nc_client_cache_remove", (ClientHandle, c_char_p), nc_status),
     ("nc_client_cache_stats_json", (ClientHandle, c_char_p, c_size_t, POINTER(c_size_t)), nc_status),
+    ("nc_client_set_cache_partition", (ClientHandle, c_char_p), nc_status),
     ("nc_response_retain", (ResponseHandle,), ResponseHandle),
     ("nc_response_free", (ResponseHandle,), None),
     # event-loop integration

@@ -489,6 +489,7 @@ class AsyncClient:
     cache_clear = Client.cache_clear
     cache_remove = Client.cache_remove
     cache_stats = Client.cache_stats
+    set_cache_partition = Client.set_cache_partition
     reachability = Client.reachability
     reachable = Client.reachable
     cookies = Client.cookies

@@ -512,13 +512,30 @@ class Client:
         with self._core.use() as h:
             _cache.remove(h, prefix)
 
-    def cache_stats(self) -> Optional[Dict[str, int]]:
+    def cache_stats(self) -> Optional[Dict[str, Any]]:
         """The cache's counters (``nc_client_cache_stats_json``): ``hits``,
         ``misses``, ``stores``, ``evictions``, ``revalidations``, ``not_modified``,
-        ``bytes``, ``entries``, ``disk_bytes``, ``memory_limit``, ``disk_limit``;
-        ``None`` without ``"cache"``."""
+        ``bytes``, ``entries``, ``disk_bytes``, ``memory_limit``, ``disk_limit``, and
+        ``skipped``: a dict of why answers were not stored (``status``,
+        ``no_store``, ``vary_star``, ``shared_private``, ``shared_credentialed``,
+        ``credentials_changed``, ``streamed``, ``too_large``, ``disk_error``) to how
+        many; ``None`` without ``"cache"``."""
         with self._core.use() as h:
             return _cache.stats(h)
+
+    def set_cache_partition(self, partition: Optional[str]) -> None:
+        """Store and look up every answer in the partition named ``partition`` from
+        now on (``nc_client_set_cache_partition``; as ``"cache": {"partition"}``):
+        a name that stays the same across a token refresh keeps the entries — give
+        each user their own. ``None`` goes back to the default, the partition of the
+        credentials each request carries (docs/caching.md, "Partitions").
+
+        Raises:
+            InvalidArgument: an empty name (nothing changed).
+            InvalidState: no ``"cache"`` configured, or ``"shared": true``.
+        """
+        with self._core.use() as h:
+            _cache.set_partition(h, partition)
 
     def post(self, path: str, **kwargs: Any) -> Response:
         """POST ``path``; keyword arguments as in :meth:`request`."""

@@ -100,7 +100,7 @@ final class CacheEntry: @unchecked Sendable {
 
     /// This entry after a 304 answered its revalidation: the 304's headers replace
     /// the stored ones of the same name (RFC 9111 §4.3.4), freshness starts again.
-    func refreshed(by notModified: HeaderStore, nowMs: Int64) -> CacheEntry {
+    func refreshed(by notModified: HeaderStore, nowMs: Int64, shared: Bool = false) -> CacheEntry {
         var merged: [(name: String, value: String)] = headers.all
         for (name, value) in notModified.all {
             // Framing headers describe the 304 itself, not the stored body.
@@ -114,7 +114,7 @@ final class CacheEntry: @unchecked Sendable {
         return CacheEntry(
             key: key, url: url, keyHash: keyHash, responseURL: responseURL, status: status,
             headers: store.headers, headerBytes: store.bytes, body: body, storedAtMs: nowMs,
-            freshUntilMs: freshness.freshUntil(nowMs: nowMs), hasETag: freshness.hasETag,
+            freshUntilMs: freshness.freshUntil(nowMs: nowMs, shared: shared), hasETag: freshness.hasETag,
             hasLastModified: freshness.hasLastModified, mustRevalidate: freshness.mustRevalidate,
             vary: vary)
     }

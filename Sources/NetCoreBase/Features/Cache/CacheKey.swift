@@ -7,9 +7,10 @@
 ///
 /// Made once per resolved request (`PreparedRequest.cacheKey`, itself kept per
 /// request value) and only when the client has a cache: a request sent again pays
-/// nothing to find its key.
+/// nothing to find its key. An answer kept in a partition (CachePartition.swift)
+/// is found by the key `inPartition` makes at each send.
 final class CacheKey: Sendable {
-    /// "GET http://host/path?a=1&b=2".
+    /// "GET http://host/path?a=1&b=2"; in a partition, "p=<64 hex> GET …".
     let text: String
     /// The URL part of `text` (what nc_client_cache_remove's prefix is matched against).
     let url: String
@@ -21,6 +22,21 @@ final class CacheKey: Sendable {
         self.url = sorted
         self.text = method + " " + sorted
         self.hash = CacheKey.fnv1a(text)
+    }
+
+    private init(text: String, url: String) {
+        self.text = text
+        self.url = url
+        self.hash = CacheKey.fnv1a(text)
+    }
+
+    /// This key in `partition` (itself when nil): the partition's id in front of
+    /// the text, so the entry's key and its disk file's name differ from every
+    /// other partition's; the URL is the same (nc_client_cache_remove's prefixes
+    /// match in every partition).
+    func inPartition(_ partition: CachePartition?) -> CacheKey {
+        guard let partition else { return self }
+        return CacheKey(text: "p=" + partition.id + " " + text, url: url)
     }
 
     /// `url` without its fragment and with its query's pairs sorted bytewise.

@@ -7,9 +7,10 @@
 /// - answers a transport failure from the cache (NETWORK_ELSE_CACHE).
 /// The answer it serves is classified again as the request reads it (CacheEntry.serve).
 ///
-/// One shared instance (`ResponseCache.storingPolicy`) for transfers that only
-/// store; a transfer that holds a stored answer (revalidating, or NETWORK_ELSE_CACHE)
-/// or wraps another policy gets its own, made at seam 1 (NetClient+Cache.swift).
+/// One shared instance (`NetClient.cacheStoringPolicy`) for transfers that only
+/// store in no partition (no credentials, no cookie jar); a transfer that holds a
+/// stored answer (revalidating, or NETWORK_ELSE_CACHE), stores in a partition or
+/// wraps another policy gets its own, made at seam 1 (NetClient+Cache.swift).
 final class CacheTransferPolicy: TransferPolicy, @unchecked Sendable {
     let cache: ResponseCache
     let inner: (any TransferPolicy)?
@@ -17,12 +18,19 @@ final class CacheTransferPolicy: TransferPolicy, @unchecked Sendable {
     let entry: CacheEntry?
     /// NETWORK_ELSE_CACHE: a transport failure is answered with `entry`.
     let fallback: Bool
+    /// Where the answer is stored (its partition's key, what to check first); nil:
+    /// the request's own key, no partition (the shared instance).
+    let scope: CacheScope?
 
-    init(cache: ResponseCache, inner: (any TransferPolicy)?, entry: CacheEntry?, fallback: Bool) {
+    init(
+        cache: ResponseCache, inner: (any TransferPolicy)?, entry: CacheEntry?, fallback: Bool,
+        scope: CacheScope? = nil
+    ) {
         self.cache = cache
         self.inner = inner
         self.entry = entry
         self.fallback = fallback
+        self.scope = scope
     }
 
     func next(after t: Transfer, response: Response?, error: NetError?) -> TransferAction {
@@ -39,14 +47,15 @@ final class CacheTransferPolicy: TransferPolicy, @unchecked Sendable {
         guard let p = t.original, let key = p.cacheKey else { return .complete(response, error) }
         if let r = response {
             if r.status == 304, let entry, t.redirects == 0 {
-                let refreshed = entry.refreshed(by: r.headers, nowMs: wallClockMs())
+                let refreshed = entry.refreshed(by: r.headers, nowMs: wallClockMs(), shared: cache.shared)
                 cache.store(refreshed)
                 cache.count(.notModified)
                 cache.count(.hit)
                 let (served, e) = refreshed.serve(p, notModified: true)
+                t.extras?.servedFromCache(bytes: served.body.count)
                 return .complete(served, e.map { $0.attempted(t.attempt) })
             }
-            cache.storeIfAllowed(t, p, key, r)
+            cache.storeIfAllowed(t, p, scope ?? CacheScope(key: key), r)
             return .complete(response, error)
         }
         if fallback, let entry, let e = error, CacheTransferPolicy.isNetworkFailure(e),

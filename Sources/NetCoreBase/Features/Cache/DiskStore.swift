@@ -104,12 +104,20 @@ final class DiskStore: @unchecked Sendable {
 
     // MARK: write
 
-    /// Writes `e` atomically (temporary file + rename); false if the disk refused
-    /// (nothing is left behind then). Evicts old files past the bound.
+    /// What became of a write.
+    enum WriteResult {
+        case written
+        /// Larger than disk_bytes: not written.
+        case tooLarge
+        /// The disk refused (nothing is left behind).
+        case failed
+    }
+
+    /// Writes `e` atomically (temporary file + rename). Evicts old files past the bound.
     @discardableResult
-    func write(_ e: CacheEntry) -> Bool {
+    func write(_ e: CacheEntry) -> WriteResult {
         let data = DiskStore.encode(e)
-        guard Int64(data.count) <= limit else { return false }
+        guard Int64(data.count) <= limit else { return .tooLarge }
         let final = path(e.keyHash)
         let counter = lock.withLock {
             tempCounter &+= 1
@@ -117,7 +125,7 @@ final class DiskStore: @unchecked Sendable {
         }
         let temp = dir + "/.tmp-\(getpid())-\(counter)-\(e.keyHash & 0xffff)"
         let fd = Glibc.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return false }
+        guard fd >= 0 else { return .failed }
         var written = 0
         let ok = data.withUnsafeBytes { raw -> Bool in
             guard let base = raw.baseAddress else { return true }
@@ -133,14 +141,14 @@ final class DiskStore: @unchecked Sendable {
         let replaced = stat(final, &old) == 0 ? Int64(old.st_size) : 0
         guard close(fd) == 0, ok, rename(temp, final) == 0 else {
             unlink(temp)
-            return false
+            return .failed
         }
         let over: Bool = lock.withLock {
             approxBytes += Int64(data.count) - replaced
             return approxBytes > limit
         }
         if over { evict() }
-        return true
+        return .written
     }
 
     /// Removes the oldest files until 90% of the bound is left.

@@ -14,6 +14,10 @@ struct Freshness {
     var noCache = false
     var mustRevalidate = false
     var isPrivate = false
+    /// `public` and `s-maxage` (RFC 9111 §5.2.2.9–10): with `must-revalidate`,
+    /// what lets a shared cache store an answer to a credentialed request.
+    var isPublic = false
+    var sMaxAge: Int64? = nil
     var maxAge: Int64? = nil
     /// Age, in seconds.
     var age: Int64 = 0
@@ -87,6 +91,12 @@ struct Freshness {
                 mustRevalidate = true
             } else if word("private", exact: false) {
                 isPrivate = true
+            } else if word("public", exact: true) {
+                isPublic = true
+            } else if word("s-maxage=", exact: false) {
+                var digits = item[9...]
+                if digits.first == 0x22 { digits = digits.dropFirst() }
+                sMaxAge = Freshness.seconds(digits) ?? 0
             } else if word("max-age=", exact: false) {
                 var digits = item[8...]
                 if digits.first == 0x22 { digits = digits.dropFirst() }   // a quoted value
@@ -116,20 +126,30 @@ struct Freshness {
         }
     }
 
-    /// May an answer with these headers be stored at all (`privateCache`: the
-    /// client's cache is declared private)?
-    func storable(privateCache: Bool) -> Bool {
-        !noStore && !varyAll && (privateCache || !isPrivate)
+    /// Why an answer with these headers may not be stored at all, if it may not
+    /// (`shared`: the cache applies shared-cache rules, "cache.shared"); nil: it may.
+    /// Whether the request carried credentials is the caller's to add.
+    func refusal(shared: Bool) -> CacheStats.SkipReason? {
+        if noStore { return .noStore }
+        if varyAll { return .varyStar }
+        if shared && isPrivate { return .sharedPrivate }
+        return nil
     }
 
+    /// A shared cache may store this answer to a request that carried credentials
+    /// (RFC 9111 §3.5): it says `public`, `s-maxage` or `must-revalidate`.
+    var sharedMayStoreCredentialed: Bool { isPublic || sMaxAge != nil || mustRevalidate }
+
     /// Until when (Unix ms) an answer received at `nowMs` is fresh: max-age (less
-    /// Age), else Expires − Date, else not at all (no heuristic freshness: an answer
-    /// without either is stored for revalidation and offline use only). no-cache:
-    /// never fresh.
-    func freshUntil(nowMs: Int64) -> Int64 {
+    /// Age; a shared cache takes s-maxage first), else Expires − Date, else not at
+    /// all (no heuristic freshness: an answer without either is stored for
+    /// revalidation and offline use only). no-cache: never fresh.
+    func freshUntil(nowMs: Int64, shared: Bool = false) -> Int64 {
         if noCache { return nowMs }
         var lifetime: Int64 = 0
-        if let maxAge {
+        if shared, let sMaxAge {
+            lifetime = sMaxAge &- age
+        } else if let maxAge {
             lifetime = maxAge &- age
         } else if let expires {
             lifetime = expires &- (date ?? nowMs / 1000)

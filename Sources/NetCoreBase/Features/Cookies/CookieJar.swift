@@ -97,6 +97,10 @@ final class CookieJar: @unchecked Sendable {
         return nil
     }
 
+    /// Every cookie libcurl holds now, expired ones included, the bounds not
+    /// enforced (the response cache's look at the jar, CachePartition.swift).
+    func allCookies() -> [Cookie] { lines().compactMap(Cookie.init(netscapeLine:)) }
+
     /// Every unexpired cookie, in libcurl's order, the bounds enforced first (in
     /// the same locked pass: what is listed is what was kept).
     func cookies() -> [Cookie] { keptLines().compactMap(Cookie.init(netscapeLine:)) }
@@ -187,6 +191,7 @@ final class CookieJar: @unchecked Sendable {
         fields[4] = "1"
         let expired = CString(fields.joined(separator: "\t"))
         _ = ncshim_easy_setopt_ptr(control, CURLOPT_COOKIELIST, expired.pointer)
+        share.noteChange()
     }
 
     /// libcurl's Netscape lines of every cookie in the jar.
@@ -212,6 +217,7 @@ final class CookieJar: @unchecked Sendable {
     /// Forgets every cookie (the file keeps its contents until the next save).
     func clear() {
         lock.withLock { _ = ncshim_easy_setopt_ptr(control, CURLOPT_COOKIELIST, CookieJar.all.pointer) }
+        share.noteChange()
     }
 
     /// Writes the jar to its file (atomically, mode 0600); nothing without a file.

@@ -131,6 +131,25 @@ final class ClientHooks: @unchecked Sendable {
         return (eventHandler, eventMask, logHandler)
     }
 
+    /// Writes a DEBUG line that is no event's (the response cache's "not stored",
+    /// ResponseCache.skipLog) when the log handler takes DEBUG: made only then; one
+    /// line, control characters escaped; in queue mode in order with the
+    /// completions, in nc_client_dispatch, as the event lines are.
+    func debugLine(_ text: @escaping @Sendable () -> String) {
+        guard let level = log?.level, level >= .debug else { return }
+        let write: @Sendable () -> Void = { [self] in
+            guard let log, log.level >= .debug else { return }
+            let line = LogLevel.debug.word + " " + LogLines.oneLine(text())
+            if loop.onLoopThread {
+                log.write(.debug, line)
+            } else {
+                CallbackScope.run(loop) { log.write(.debug, line) }
+            }
+        }
+        if loop.defersToDispatch, loop.deferToDispatch(write) { return }
+        write()
+    }
+
     /// The Authorization header or token changed: the next expiry is reported again.
     func noteCredentialsChanged() {
         credentialsGeneration.add(1, ordering: .relaxed)
