@@ -19,8 +19,6 @@ PENDING = {
     "user_agent_default": "no User-Agent is sent until `netcore/<v> libcurl/<v>` becomes the default",
     "accept_encoding": "Accept-Encoding says `gzip, deflate` until it lists everything libcurl "
                        "decodes (br, zstd)",
-    "cache_credentialed": "an answer to a request carrying credentials is not stored until the "
-                          "cache keeps such answers in a partition of their own",
 }
 
 BY_DESIGN = {
