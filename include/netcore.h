@@ -413,7 +413,7 @@ typedef struct nc_request nc_request;
 #define NC_ENCODING_DEFAULT 0 /* query for GET/HEAD/DELETE/OPTIONS, form otherwise */
 #define NC_ENCODING_QUERY   1 /* params appended to the URL query */
 #define NC_ENCODING_FORM    2 /* application/x-www-form-urlencoded body */
-#define NC_ENCODING_JSON    3 /* application/json body */
+#define NC_ENCODING_JSON    3 /* application/json body, nulls kept */
 
 /**
  * Creates a request builder. `method` is an HTTP method (GET, POST, PUT, DELETE,
@@ -465,7 +465,11 @@ NC_API nc_status nc_request_set_query(nc_request *request, const char *name, con
 
 /**
  * Sets the request's parameters from JSON text: an object whose members are
- * encoded per nc_request_set_encoding(). Members whose value is null are dropped.
+ * encoded per nc_request_set_encoding(). NC_ENCODING_JSON sends the object as
+ * written, every null included at every depth (`{"nickname":null}` in a PATCH
+ * clears the field); the query and a form cannot write a null and leave out every
+ * null, wherever it is (a member at any depth, an array item). Before 0.4 a JSON
+ * body dropped null members too.
  * Replaces earlier params and clears a body set with nc_request_set_body().
  *
  * Ownership: `json` is borrowed (`len` bytes, need not be NUL-terminated).

@@ -96,13 +96,25 @@ import Testing
         #expect(url(p) == "http://h.test/api/s")
     }
 
-    @Test func jsonEncodingDropsNullsAtEveryDepth() throws {
-        var r = try Request(method: "PUT", target: "/s")
+    @Test func jsonEncodingKeepsNullsAtEveryDepth() throws {
+        var r = try Request(method: "PATCH", target: "/s")
         r.encoding = .json
-        try r.setParams(try JSONValue.parse(#"{"a":null,"b":{"c":null,"d":[null,1]}}"#).get())
+        let text = #"{"a":null,"b":{"c":{"e":null,"f":1},"d":[null,1,[null]]}}"#
+        try r.setParams(try JSONValue.parse(text).get())
         let p = try prepare(r)
-        #expect(p.body?.text == #"{"b":{"d":[null,1]}}"#)
+        #expect(p.body?.text == text)
         #expect(headerLines(p).contains("Content-Type: application/json"))
+        // The request's params are sent as they are, not changed by the encoding.
+        #expect(r.params?.text == text)
+    }
+
+    @Test func queryAndFormLeaveNullsOutAtEveryDepthAndInArrays() throws {
+        let text = #"{"a":null,"b":{"c":{"e":null,"f":1}},"t":[null,"x",null]}"#
+        var r = try Request(method: "GET", target: "/s")
+        try r.setParams(try JSONValue.parse(text).get())
+        #expect(url(try prepare(r)) == "http://h.test/api/s?b%5Bc%5D%5Bf%5D=1&t=x")
+        r.encoding = .form
+        #expect(try prepare(r).body?.text == "b%5Bc%5D%5Bf%5D=1&t=x")
     }
 
     @Test func requestHeadersWinOverClientDefaultsCaseInsensitively() throws {

@@ -369,10 +369,11 @@ class Client:
                 values are str, int, float, bool (``true``/``false``) or a list of
                 them (repeated name); ``None`` values are dropped.
             json: a dict is sent as a JSON body through the library's JSON encoding
-                (``null`` members are dropped at every depth, as the library does);
+                (``None`` is sent as ``null`` at every depth, as requests does);
                 any other JSON value is sent as is with ``application/json``.
             data: a dict (or pairs) is sent as a form body
-                (``application/x-www-form-urlencoded``); bytes or str are sent as the
+                (``application/x-www-form-urlencoded``; ``None`` values are left
+                out, as requests does); bytes or str are sent as the
                 raw body, with the Content-Type from ``headers``, else
                 ``application/octet-stream`` (bytes) or ``text/plain; charset=utf-8``
                 (str, encoded as UTF-8). A file object is the body: a real file
@@ -620,7 +621,8 @@ class Client:
 
         The params are ``params`` (for names that are not identifiers) updated with
         the keyword arguments; ``{placeholders}`` of the endpoint's path take theirs,
-        the rest are encoded per the endpoint. ``skip_error_handler=True`` (not a
+        the rest are encoded per the endpoint (a ``None`` is ``null`` in a JSON
+        body and left out of a query or form). ``skip_error_handler=True`` (not a
         param: pass a param of that name in ``params``) keeps the call from the
         client's ``on_error`` hook, as in :meth:`request`.
 
