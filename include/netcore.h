@@ -394,7 +394,12 @@ NC_API nc_status nc_client_set_environment(nc_client *client, const char *name);
 
 /**
  * Sets a default header sent with every later request (a request's own header of
- * the same name wins). A NULL `value` removes the default header.
+ * the same name wins). A NULL `value` removes the default header. Without a
+ * User-Agent among the client's headers (set here or by the configuration's
+ * "headers") or the request's, in any case, the library sends
+ * `User-Agent: netcore/<nc_version()> libcurl/<libcurl's version>`; with
+ * "compression" (the default) it sends an Accept-Encoding listing every encoding the
+ * loaded libcurl decodes (gzip, deflate, br, zstd as built), unless one is set.
  *
  * Ownership: `name` and `value` are borrowed (copied).
  * Thread:    any thread.

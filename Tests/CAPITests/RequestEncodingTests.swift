@@ -275,7 +275,7 @@ extension Outcome {
         defer { client.free() }
         let r = try Request(endpoint: "user.patch")
         #expect(r.params(#"{"nickname":null,"a":{"b":{"c":null}}}"#) == NC_OK)
-        let o = try client.sync(r)
+        let o = client.sync(r)
         #expect(o.error == nil, "\(o)")
         #expect(o.method == "PATCH")
         #expect(o.body == #"{"nickname":null,"a":{"b":{"c":null}}}"#)

@@ -1,3 +1,4 @@
+import CCurlShim
 import Testing
 
 @testable import NetCore
@@ -122,22 +123,74 @@ import Testing
         try r.setHeader("user-agent", "mine")
         try r.setHeader("X-Empty", "")
         let p = try prepare(r, #"{"base_url":"http://h.test","headers":{"User-Agent":"app/1","X-App":"2"}}"#)
-        #expect(headerLines(p) == ["Accept-Encoding: gzip, deflate", "user-agent: mine", "X-App: 2", "X-Empty;"])
+        // The request's User-Agent wins over the client's, and no default one is added.
+        #expect(headerLines(p) == [acceptEncoding, "user-agent: mine", "X-App: 2", "X-Empty;"])
     }
+
+    /// The lines every request gets by default (DefaultHeaders.swift).
+    let acceptEncoding = "Accept-Encoding: " + (DefaultHeaders.acceptEncoding ?? "?")
+    let userAgent = "User-Agent: " + HeaderFields.defaultUserAgent
 
     @Test func compressionAddsAcceptEncodingUnlessOffOrTheRequestSetsOne() throws {
         var r = try Request(method: "GET", target: "/s")
-        #expect(headerLines(try prepare(r)) == ["Accept-Encoding: gzip, deflate"])
+        #expect(headerLines(try prepare(r)) == [acceptEncoding, userAgent])
         #expect(try prepare(r).decodesContent)
         let off = try prepare(r, #"{"base_url":"http://h.test","compression":false}"#)
-        #expect(headerLines(off) == [])
+        #expect(headerLines(off) == [userAgent])
         #expect(!off.decodesContent)
         try r.setHeader("accept-encoding", "identity")
-        #expect(headerLines(try prepare(r)) == ["accept-encoding: identity"])
+        #expect(headerLines(try prepare(r)) == [userAgent, "accept-encoding: identity"])
         #expect(
             headerLines(try prepare(r, #"{"base_url":"http://h.test","compression":false}"#)) == [
-                "accept-encoding: identity"
+                userAgent, "accept-encoding: identity"
             ])
+    }
+
+    @Test func acceptEncodingListsWhatLibcurlDecodes() throws {
+        var features: Int32 = 0
+        _ = ncshim_curl_version(&features)
+        var expected: [String] = []
+        if features & CURL_VERSION_LIBZ != 0 { expected += ["gzip", "deflate"] }
+        if features & CURL_VERSION_BROTLI != 0 { expected.append("br") }
+        if features & CURL_VERSION_ZSTD != 0 { expected.append("zstd") }
+        #expect(expected.contains("gzip"))
+        #expect(DefaultHeaders.acceptEncoding == expected.joined(separator: ", "))
+    }
+
+    @Test func defaultUserAgentNamesNetcoreAndLibcurl() throws {
+        let libcurl = String(cString: ncshim_curl_version(nil))
+        #expect(HeaderFields.defaultUserAgent == "netcore/\(NetCoreVersion.string) libcurl/\(libcurl)")
+        #expect(libcurl.split(separator: ".").count == 3)
+        // Made once: the same line object for every request.
+        #expect(DefaultHeaders.userAgentLine === DefaultHeaders.userAgentLine)
+    }
+
+    @Test func defaultUserAgentUnlessTheClientOrTheRequestSetsOneInAnyCase() throws {
+        var r = try Request(method: "GET", target: "/s")
+        let plain = #"{"base_url":"http://h.test","compression":false}"#
+        #expect(headerLines(try prepare(r, plain)) == [userAgent])
+        for name in ["User-Agent", "user-agent", "USER-AGENT"] {
+            let configured = #"{"base_url":"http://h.test","compression":false,"headers":{"\#(name)":"shop/2.3"}}"#
+            #expect(headerLines(try prepare(r, configured)) == ["\(name): shop/2.3"])
+        }
+        try r.setHeader("uSeR-aGeNt", "app/1")
+        #expect(headerLines(try prepare(r, plain)) == ["uSeR-aGeNt: app/1"])
+        // An empty value is the caller's choice too: sent empty, no default beside it.
+        try r.setHeader("User-Agent", "")
+        #expect(headerLines(try prepare(r, plain)) == ["User-Agent;"])
+    }
+
+    @Test func anAdapterSettingUserAgentReplacesTheDefaultLine() throws {
+        let r = try Request(method: "GET", target: "/s")
+        let p = try prepare(r, #"{"base_url":"http://h.test","compression":false}"#)
+        var headers = p.headers
+        headers.appendNew("User-Agent", "adapted/1")
+        let adapted = p.adapted(headers: headers, appendedFrom: p.headers.entries.count)
+        #expect(headerLines(adapted) == ["User-Agent: adapted/1"])
+        var other = p.headers
+        other.appendNew("X-Signed", "1")
+        #expect(
+            headerLines(p.adapted(headers: other, appendedFrom: p.headers.entries.count)) == ["X-Signed: 1", userAgent])
     }
 
     @Test func rawBodyKeepsItsContentTypeUnlessAHeaderSetsOne() throws {
