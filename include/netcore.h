@@ -351,7 +351,11 @@ typedef struct nc_client nc_client;
  * environment does not affect this client (docs/configuration.md). Files named by
  * "tls" (ca_file, ca_path, client_cert, client_key) must be readable now, and pins
  * well-formed, or the configuration is refused naming the key (docs/tls.md; TLS
- * verification cannot be turned off).
+ * verification cannot be turned off). When "tls" names no ca_file and no ca_path,
+ * the CA bundle named by the environment variable CURL_CA_BUNDLE, else
+ * SSL_CERT_FILE, is trusted instead of the system store (the configuration wins);
+ * read once, here, like the proxies, and not checked here: an https request whose
+ * bundle cannot be read fails with TRANSPORT 77 (docs/tls.md).
  *
  * Ownership: `config_json` is borrowed (NUL-terminated UTF-8). On NC_OK,
  *   *client_out receives a new client, released with nc_client_free(). On
