@@ -160,7 +160,10 @@ class Client:
             (``nc_client_set_event_mask``): a handler that wants each request's end
             pays for one event a request, not three. ``event_hooks`` alone ask only
             for the kinds they use.
-        verify: ``True`` (default): the system CA store. A path: the CA bundle file
+        verify: ``True`` (default): the system CA store, or the bundle named by the
+            environment's ``CURL_CA_BUNDLE``, else ``SSL_CERT_FILE``, read when the
+            client is made (as requests' and httpx's ``trust_env``). A path (which
+            wins over those variables): the CA bundle file
             (``tls.ca_file``) or ``openssl rehash`` directory (``tls.ca_path``) to
             trust instead, e.g. a private CA or a development server's self-signed
             certificate. ``False`` is refused (:class:`~netcore.InvalidConfig`):
