@@ -186,11 +186,14 @@ clean:
 	rm -rf $(BUILD) .build .build-tsan .build-asan .build-ubsan .build-fuzz Tests/NIOCompat/.build
 
 # ---------------------------------------------------------------- install
-# make install [PREFIX=/usr/local] [DESTDIR=] [INSTALL_DEBUG=1]
+# make install [PREFIX=/usr/local] [DESTDIR=] [INSTALL_DEBUG=1] [LDCONFIG=ldconfig]
 #   lib/libnetcore.so.X.Y.Z (stripped; its debug info in lib/debug/… with
 #   INSTALL_DEBUG=1, found through .gnu_debuglink), the soname and development
 #   links, include/netcore.h, lib/pkgconfig/netcore.pc, lib/cmake/netcore/.
+#   Then ldconfig, only without DESTDIR, as root, into a directory the dynamic loader
+#   searches (scripts/ldconfig-after-install.sh says which; LDCONFIG= skips it).
 PREFIX  ?= /usr/local
+LDCONFIG ?= ldconfig
 VERSION := $(shell sed -n 's/^\#define NC_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' include/netcore.h | paste -sd.)
 MAJOR   := $(firstword $(subst ., ,$(VERSION)))
 SOVERSION := 0
@@ -214,6 +217,7 @@ install: lib
 	$(SUBST) dist/cmake/netcoreConfig.cmake.in > $(INST_LIB)/cmake/netcore/netcoreConfig.cmake
 	$(SUBST) dist/cmake/netcoreConfigVersion.cmake.in > $(INST_LIB)/cmake/netcore/netcoreConfigVersion.cmake
 	@echo "installed libnetcore $(VERSION) into $(DESTDIR)$(PREFIX)"
+	@DESTDIR='$(DESTDIR)' LDCONFIG='$(LDCONFIG)' scripts/ldconfig-after-install.sh '$(PREFIX)/lib'
 
 uninstall:
 	rm -f $(INST_LIB)/libnetcore.so.$(VERSION) $(INST_LIB)/$(SONAME) $(INST_LIB)/libnetcore.so \

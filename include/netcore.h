@@ -351,7 +351,11 @@ typedef struct nc_client nc_client;
  * environment does not affect this client (docs/configuration.md). Files named by
  * "tls" (ca_file, ca_path, client_cert, client_key) must be readable now, and pins
  * well-formed, or the configuration is refused naming the key (docs/tls.md; TLS
- * verification cannot be turned off).
+ * verification cannot be turned off). When "tls" names no ca_file and no ca_path,
+ * the CA bundle named by the environment variable CURL_CA_BUNDLE, else
+ * SSL_CERT_FILE, is trusted instead of the system store (the configuration wins);
+ * read once, here, like the proxies, and not checked here: an https request whose
+ * bundle cannot be read fails with TRANSPORT 77 (docs/tls.md).
  *
  * Ownership: `config_json` is borrowed (NUL-terminated UTF-8). On NC_OK,
  *   *client_out receives a new client, released with nc_client_free(). On
@@ -394,7 +398,12 @@ NC_API nc_status nc_client_set_environment(nc_client *client, const char *name);
 
 /**
  * Sets a default header sent with every later request (a request's own header of
- * the same name wins). A NULL `value` removes the default header.
+ * the same name wins). A NULL `value` removes the default header. Without a
+ * User-Agent among the client's headers (set here or by the configuration's
+ * "headers") or the request's, in any case, the library sends
+ * `User-Agent: netcore/<nc_version()> libcurl/<libcurl's version>`; with
+ * "compression" (the default) it sends an Accept-Encoding listing every encoding the
+ * loaded libcurl decodes (gzip, deflate, br, zstd as built), unless one is set.
  *
  * Ownership: `name` and `value` are borrowed (copied).
  * Thread:    any thread.
@@ -413,7 +422,7 @@ typedef struct nc_request nc_request;
 #define NC_ENCODING_DEFAULT 0 /* query for GET/HEAD/DELETE/OPTIONS, form otherwise */
 #define NC_ENCODING_QUERY   1 /* params appended to the URL query */
 #define NC_ENCODING_FORM    2 /* application/x-www-form-urlencoded body */
-#define NC_ENCODING_JSON    3 /* application/json body */
+#define NC_ENCODING_JSON    3 /* application/json body, nulls kept */
 
 /**
  * Creates a request builder. `method` is an HTTP method (GET, POST, PUT, DELETE,
@@ -465,7 +474,11 @@ NC_API nc_status nc_request_set_query(nc_request *request, const char *name, con
 
 /**
  * Sets the request's parameters from JSON text: an object whose members are
- * encoded per nc_request_set_encoding(). Members whose value is null are dropped.
+ * encoded per nc_request_set_encoding(). NC_ENCODING_JSON sends the object as
+ * written, every null included at every depth (`{"nickname":null}` in a PATCH
+ * clears the field); the query and a form cannot write a null and leave out every
+ * null, wherever it is (a member at any depth, an array item). Before 0.4 a JSON
+ * body dropped null members too.
  * Replaces earlier params and clears a body set with nc_request_set_body().
  *
  * Ownership: `json` is borrowed (`len` bytes, need not be NUL-terminated).

@@ -39,3 +39,9 @@ CURLMcode ncshim_multi_setopt_long(CURLM *multi, CURLMoption option, long value)
 CURLcode ncshim_msg_result(const CURLMsg *msg) {
     return msg->data.result;
 }
+
+const char *ncshim_curl_version(int *features) {
+    const curl_version_info_data *info = curl_version_info(CURLVERSION_NOW);
+    if (features) *features = info ? info->features : 0;
+    return info && info->version ? info->version : "";
+}

@@ -236,14 +236,69 @@ extension Outcome {
         #expect(o.query == [:])
     }
 
-    @Test func jsonEncodingDropsNullsAtEveryDepth() throws {
+    @Test func jsonEncodingSendsNullsAsWritten() throws {
         let o = try fetch(config(), "/echo", method: "POST") {
             #expect($0.encoding(NC_ENCODING_JSON) == NC_OK)
             #expect($0.params(params) == NC_OK)
         }
         #expect(o.contentType == "application/json")
-        #expect(o.echoedJSON == canonical(#"{"a":1,"c":[1,2],"d":{"e":"f"},"s":"x y","t":true,"f":1.5}"#))
-        #expect(canonical(o.body) == o.echoedJSON)
+        // The text on the wire: compact, in the written order, every null kept.
+        #expect(o.body == #"{"a":1,"b":null,"c":[1,2],"d":{"e":"f","n":null},"s":"x y","t":true,"f":1.5}"#)
+        #expect(o.echoedJSON == canonical(params))
+    }
+
+    // Nulls at depth 1 and 3, in arrays (alone, nested, in an object in an array): a
+    // PATCH that clears fields sends them, whichever way the JSON encoding is chosen.
+    private let nulls =
+        #"{"nickname":null,"profile":{"address":{"city":null,"zip":"75001"},"tags":[null,"a",null]},"list":[null,[null],{"x":null}],"keep":0}"#
+
+    @Test(arguments: ["PATCH", "PUT", "POST", "DELETE"])
+    func jsonEncodingKeepsNullsAtEveryDepthAndInArrays(method: String) throws {
+        let o = try fetch(config(), "/echo", method: method) {
+            #expect($0.params(nulls) == NC_OK)
+            #expect($0.encoding(NC_ENCODING_JSON) == NC_OK)
+        }
+        #expect(o.error == nil, "\(o)")
+        #expect(o.method == method)
+        #expect(o.contentType == "application/json")
+        #expect(o.body == nulls)
+        let json = try #require(o.echo?["json"] as? [String: Any])
+        #expect(json["nickname"] is NSNull)
+        let address = (json["profile"] as? [String: Any])?["address"] as? [String: Any]
+        #expect(address?["city"] is NSNull)
+        #expect(address?["zip"] as? String == "75001")
+    }
+
+    @Test func jsonEncodingOfAnEndpointKeepsNulls() throws {
+        let endpoints = #""endpoints":{"user.patch":{"method":"PATCH","path":"/echo","encoding":"json"}}"#
+        let client = try TestClient(config(base: server.baseURL, envelope: Envelope.a, endpoints))
+        defer { client.free() }
+        let r = try Request(endpoint: "user.patch")
+        #expect(r.params(#"{"nickname":null,"a":{"b":{"c":null}}}"#) == NC_OK)
+        let o = client.sync(r)
+        #expect(o.error == nil, "\(o)")
+        #expect(o.method == "PATCH")
+        #expect(o.body == #"{"nickname":null,"a":{"b":{"c":null}}}"#)
+    }
+
+    @Test func queryAndFormLeaveNullsOutWhereverTheyAre() throws {
+        let q = try fetch(config(), "/echo") { #expect($0.params(nulls) == NC_OK) }
+        #expect(q.error == nil, "\(q)")
+        // Only what is not null: the tags' "a", the zip, keep; nothing of list.
+        #expect(q.rawPath == "/echo?profile%5Baddress%5D%5Bzip%5D=75001&profile%5Btags%5D=a&keep=0")
+        let f = try fetch(config(), "/echo", method: "PATCH") { #expect($0.params(nulls) == NC_OK) }
+        #expect(f.contentType == "application/x-www-form-urlencoded")
+        #expect(f.body == "profile%5Baddress%5D%5Bzip%5D=75001&profile%5Btags%5D=a&keep=0")
+        let explicitForm = try fetch(config(), "/echo", method: "POST") {
+            $0.encoding(NC_ENCODING_FORM)
+            $0.params(#"{"a":null,"b":"1"}"#)
+        }
+        #expect(explicitForm.body == "b=1")
+        let explicitQuery = try fetch(config(), "/echo", method: "POST") {
+            $0.encoding(NC_ENCODING_QUERY)
+            $0.params(#"{"a":null,"b":"1"}"#)
+        }
+        #expect(explicitQuery.rawPath == "/echo?b=1")
     }
 
     @Test func explicitQueryEncodingOnPOST() throws {
@@ -308,7 +363,7 @@ extension Outcome {
         #expect(canonical(object) == #"{"a":99,"n":null}"#)
         json_decref(object)
         let o = try TestClient(config()).sync(request)
-        #expect(o.echoedJSON == #"{"a":1}"#)
+        #expect(o.body == #"{"a":1,"n":null}"#)
     }
 
     @Test func paramsReplaceEarlierParams() throws {

@@ -1,3 +1,4 @@
+import CCurlShim
 import Testing
 
 @testable import NetCore
@@ -96,13 +97,25 @@ import Testing
         #expect(url(p) == "http://h.test/api/s")
     }
 
-    @Test func jsonEncodingDropsNullsAtEveryDepth() throws {
-        var r = try Request(method: "PUT", target: "/s")
+    @Test func jsonEncodingKeepsNullsAtEveryDepth() throws {
+        var r = try Request(method: "PATCH", target: "/s")
         r.encoding = .json
-        try r.setParams(try JSONValue.parse(#"{"a":null,"b":{"c":null,"d":[null,1]}}"#).get())
+        let text = #"{"a":null,"b":{"c":{"e":null,"f":1},"d":[null,1,[null]]}}"#
+        try r.setParams(try JSONValue.parse(text).get())
         let p = try prepare(r)
-        #expect(p.body?.text == #"{"b":{"d":[null,1]}}"#)
+        #expect(p.body?.text == text)
         #expect(headerLines(p).contains("Content-Type: application/json"))
+        // The request's params are sent as they are, not changed by the encoding.
+        #expect(r.params?.text == text)
+    }
+
+    @Test func queryAndFormLeaveNullsOutAtEveryDepthAndInArrays() throws {
+        let text = #"{"a":null,"b":{"c":{"e":null,"f":1}},"t":[null,"x",null]}"#
+        var r = try Request(method: "GET", target: "/s")
+        try r.setParams(try JSONValue.parse(text).get())
+        #expect(url(try prepare(r)) == "http://h.test/api/s?b%5Bc%5D%5Bf%5D=1&t=x")
+        r.encoding = .form
+        #expect(try prepare(r).body?.text == "b%5Bc%5D%5Bf%5D=1&t=x")
     }
 
     @Test func requestHeadersWinOverClientDefaultsCaseInsensitively() throws {
@@ -110,22 +123,74 @@ import Testing
         try r.setHeader("user-agent", "mine")
         try r.setHeader("X-Empty", "")
         let p = try prepare(r, #"{"base_url":"http://h.test","headers":{"User-Agent":"app/1","X-App":"2"}}"#)
-        #expect(headerLines(p) == ["Accept-Encoding: gzip, deflate", "user-agent: mine", "X-App: 2", "X-Empty;"])
+        // The request's User-Agent wins over the client's, and no default one is added.
+        #expect(headerLines(p) == [acceptEncoding, "user-agent: mine", "X-App: 2", "X-Empty;"])
     }
+
+    /// The lines every request gets by default (DefaultHeaders.swift).
+    let acceptEncoding = "Accept-Encoding: " + (DefaultHeaders.acceptEncoding ?? "?")
+    let userAgent = "User-Agent: " + HeaderFields.defaultUserAgent
 
     @Test func compressionAddsAcceptEncodingUnlessOffOrTheRequestSetsOne() throws {
         var r = try Request(method: "GET", target: "/s")
-        #expect(headerLines(try prepare(r)) == ["Accept-Encoding: gzip, deflate"])
+        #expect(headerLines(try prepare(r)) == [acceptEncoding, userAgent])
         #expect(try prepare(r).decodesContent)
         let off = try prepare(r, #"{"base_url":"http://h.test","compression":false}"#)
-        #expect(headerLines(off) == [])
+        #expect(headerLines(off) == [userAgent])
         #expect(!off.decodesContent)
         try r.setHeader("accept-encoding", "identity")
-        #expect(headerLines(try prepare(r)) == ["accept-encoding: identity"])
+        #expect(headerLines(try prepare(r)) == [userAgent, "accept-encoding: identity"])
         #expect(
             headerLines(try prepare(r, #"{"base_url":"http://h.test","compression":false}"#)) == [
-                "accept-encoding: identity"
+                userAgent, "accept-encoding: identity"
             ])
+    }
+
+    @Test func acceptEncodingListsWhatLibcurlDecodes() throws {
+        var features: Int32 = 0
+        _ = ncshim_curl_version(&features)
+        var expected: [String] = []
+        if features & CURL_VERSION_LIBZ != 0 { expected += ["gzip", "deflate"] }
+        if features & CURL_VERSION_BROTLI != 0 { expected.append("br") }
+        if features & CURL_VERSION_ZSTD != 0 { expected.append("zstd") }
+        #expect(expected.contains("gzip"))
+        #expect(DefaultHeaders.acceptEncoding == expected.joined(separator: ", "))
+    }
+
+    @Test func defaultUserAgentNamesNetcoreAndLibcurl() throws {
+        let libcurl = String(cString: ncshim_curl_version(nil))
+        #expect(HeaderFields.defaultUserAgent == "netcore/\(NetCoreVersion.string) libcurl/\(libcurl)")
+        #expect(libcurl.split(separator: ".").count == 3)
+        // Made once: the same line object for every request.
+        #expect(DefaultHeaders.userAgentLine === DefaultHeaders.userAgentLine)
+    }
+
+    @Test func defaultUserAgentUnlessTheClientOrTheRequestSetsOneInAnyCase() throws {
+        var r = try Request(method: "GET", target: "/s")
+        let plain = #"{"base_url":"http://h.test","compression":false}"#
+        #expect(headerLines(try prepare(r, plain)) == [userAgent])
+        for name in ["User-Agent", "user-agent", "USER-AGENT"] {
+            let configured = #"{"base_url":"http://h.test","compression":false,"headers":{"\#(name)":"shop/2.3"}}"#
+            #expect(headerLines(try prepare(r, configured)) == ["\(name): shop/2.3"])
+        }
+        try r.setHeader("uSeR-aGeNt", "app/1")
+        #expect(headerLines(try prepare(r, plain)) == ["uSeR-aGeNt: app/1"])
+        // An empty value is the caller's choice too: sent empty, no default beside it.
+        try r.setHeader("User-Agent", "")
+        #expect(headerLines(try prepare(r, plain)) == ["User-Agent;"])
+    }
+
+    @Test func anAdapterSettingUserAgentReplacesTheDefaultLine() throws {
+        let r = try Request(method: "GET", target: "/s")
+        let p = try prepare(r, #"{"base_url":"http://h.test","compression":false}"#)
+        var headers = p.headers
+        headers.appendNew("User-Agent", "adapted/1")
+        let adapted = p.adapted(headers: headers, appendedFrom: p.headers.entries.count)
+        #expect(headerLines(adapted) == ["User-Agent: adapted/1"])
+        var other = p.headers
+        other.appendNew("X-Signed", "1")
+        #expect(
+            headerLines(p.adapted(headers: other, appendedFrom: p.headers.entries.count)) == ["X-Signed: 1", userAgent])
     }
 
     @Test func rawBodyKeepsItsContentTypeUnlessAHeaderSetsOne() throws {

@@ -23,7 +23,14 @@ source Tests/Support/mock-server.sh
 trap 'mock_stop; rm -rf "$tmp" /tmp/netcore-install-check.$$' EXIT
 prefix=$tmp/prefix
 
-check "make install PREFIX=$prefix" make --no-print-directory install PREFIX="$prefix"
+# ldconfig (scripts/ldconfig-after-install.sh) is replaced by a recorder of its calls.
+recorder=$tmp/ldconfig-recorder
+printf '#!/bin/sh\necho "ldconfig $*" >>"%s"\n' "$tmp/ldconfig.calls" >"$recorder"
+chmod +x "$recorder"
+
+check "make install PREFIX=$prefix" bash -c "make --no-print-directory install PREFIX='$prefix' LDCONFIG='$recorder' >'$tmp/install.out'"
+check "ldconfig not run for a prefix the loader does not search (the output says how to run programs)" \
+  bash -c "[ \$(cat '$tmp/ldconfig.calls' 2>/dev/null | wc -l) -eq 0 ] && grep -qF 'ldconfig: not run ($prefix/lib is not searched by the dynamic loader: link programs with -Wl,-rpath,$prefix/lib' '$tmp/install.out'"
 version=$(sed -n 's/^#define NC_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' include/netcore.h | paste -sd.)
 check "the library, its soname and development links" test -f "$prefix/lib/libnetcore.so.$version" \
   -a "$(readlink "$prefix/lib/libnetcore.so.0")" = "libnetcore.so.$version" \
@@ -77,5 +84,28 @@ check "cmake builds against netcore::netcore" cmake --build "$app/cmake/build"
 check "the CMake build runs against the mock API" bash -c "'$app/cmake/build/quickstart' '$base' | grep -q '\"name\":\"Ada\"'"
 
 check "make uninstall removes what install put there" bash -c "make --no-print-directory uninstall PREFIX='$prefix' && test -z \"\$(find '$prefix' -type f)\""
+
+# A staged install (DESTDIR) into the system prefix never runs ldconfig: the package's
+# install does, where the library will live.
+stage=$tmp/stage
+check "make install PREFIX=/usr/local DESTDIR=… stages the files" bash -c "make --no-print-directory install PREFIX=/usr/local DESTDIR='$stage' LDCONFIG='$recorder' >'$tmp/stage.out' && test -f '$stage/usr/local/lib/libnetcore.so.$version' -a -f '$stage/usr/local/include/netcore.h'"
+check "ldconfig not run with DESTDIR" \
+  bash -c "[ \$(cat '$tmp/ldconfig.calls' 2>/dev/null | wc -l) -eq 0 ] && grep -qxF 'ldconfig: not run (DESTDIR is set: the package'\''s own install runs it)' '$tmp/stage.out'"
+check "make uninstall DESTDIR=… removes the staged files" bash -c "make --no-print-directory uninstall PREFIX=/usr/local DESTDIR='$stage' && test -z \"\$(find '$stage' -type f)\""
+# The decision alone (nothing installed): a directory the loader searches gets ldconfig
+# when root, once; LDCONFIG= turns it off; a user who is not root is told to run it.
+if [ "$(id -u)" -eq 0 ]; then
+  check "ldconfig runs, once, for a system directory (/usr/local/lib) as root" \
+    bash -c "LDCONFIG='$recorder' scripts/ldconfig-after-install.sh /usr/local/lib | grep -q '^ldconfig: ran' && [ \$(cat '$tmp/ldconfig.calls' | wc -l) -eq 1 ]"
+  rm -f "$tmp/ldconfig.calls"
+  if command -v setpriv >/dev/null 2>&1; then
+    check "not root: ldconfig not run, and the output says to run it" \
+      bash -c "setpriv --reuid=65534 --regid=65534 --clear-groups env LDCONFIG='$recorder' bash scripts/ldconfig-after-install.sh /usr/local/lib | grep -qF 'not run (not root)' && [ ! -e '$tmp/ldconfig.calls' ]"
+  fi
+else
+  check "not root: ldconfig not run, and the output says to run it" \
+    bash -c "LDCONFIG='$recorder' scripts/ldconfig-after-install.sh /usr/local/lib | grep -qF 'not run (not root)' && [ ! -e '$tmp/ldconfig.calls' ]"
+fi
+check "LDCONFIG= turns it off" bash -c "LDCONFIG= scripts/ldconfig-after-install.sh /usr/local/lib | grep -qxF 'ldconfig: not run (LDCONFIG is empty)' && [ ! -e '$tmp/ldconfig.calls' ]"
 echo "install: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -22,7 +22,8 @@ finish() {
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/netcore-ncurl.XXXXXX")
 source Tests/Support/mock-server.sh
 mock_pid=""
-trap 'mock_stop; [[ -n $mock_pid ]] && kill "$mock_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+tls_pid=""
+trap 'mock_stop; [[ -n $mock_pid ]] && kill "$mock_pid" 2>/dev/null; [[ -n $tls_pid ]] && kill "$tls_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 [[ -x $NCURL ]] || { fail "$NCURL exists" "run 'make examples' first"; finish; }
 mock_start || { fail "the mock server starts"; finish; }
@@ -154,6 +155,64 @@ expect "an unreadable configuration file: exit 66" 66 "" \
 run --config "$tmp/app.json" --env staging GET /x
 expect "an unknown environment: exit 64" 64 "" "ncurl: no such environment in the configuration: staging"
 mock_stop
+
+# The CA bundle named by the environment (CURL_CA_BUNDLE, else SSL_CERT_FILE), read by
+# nc_client_new when "tls" names no CA: a C program on the public API, run with the
+# variables set, against the HTTPS servers of Tests/Support/tls_server.py (a test CA
+# made at start-up; the server exits when its stdin, a pipe this script holds, closes).
+mkfifo "$tmp/tls.in"
+python3 Tests/Support/tls_server.py --exit-on-stdin-eof <"$tmp/tls.in" >"$tmp/tls.out" 2>"$tmp/tls.err" &
+tls_pid=$!
+exec {tls_in}>"$tmp/tls.in"
+for _ in $(seq 150); do [[ -s $tmp/tls.out ]] && break; sleep 0.1; done
+# tls_field SECTION NAME: a member of the server's JSON line ("ports" / "files").
+tls_field() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]][sys.argv[3]])' "$tmp/tls.out" "$1" "$2"; }
+if port=$(tls_field ports good 2>/dev/null); then
+  good="https://127.0.0.1:$port/ca-env"
+  ca=$(tls_field files ca) other_ca=$(tls_field files other_ca) missing=$(tls_field files missing)
+  noenv() { env -u CURL_CA_BUNDLE -u SSL_CERT_FILE "$@"; }
+  echo "{\"tls\": {\"ca_file\": \"$other_ca\"}}" >"$tmp/other-ca.json"
+  served='"path": "/ca-env"'
+  noenv SSL_CERT_FILE="$ca" "$NCURL" --raw GET "$good" >"$tmp/out" 2>"$tmp/err" {tls_in}>&-
+  rc=$?
+  if [[ $rc -eq 0 && $(cat "$tmp/out") == *"$served"* ]]; then
+    pass "SSL_CERT_FILE names the test CA: the https request is trusted"
+  else
+    fail "SSL_CERT_FILE names the test CA: the https request is trusted" "exit $rc: $(cat "$tmp/out" "$tmp/err")"
+  fi
+  noenv CURL_CA_BUNDLE="$ca" SSL_CERT_FILE="$other_ca" "$NCURL" --raw GET "$good" >"$tmp/out" 2>"$tmp/err" {tls_in}>&-
+  rc=$?
+  if [[ $rc -eq 0 && $(cat "$tmp/out") == *"$served"* ]]; then
+    pass "CURL_CA_BUNDLE wins over SSL_CERT_FILE"
+  else
+    fail "CURL_CA_BUNDLE wins over SSL_CERT_FILE" "exit $rc: $(cat "$tmp/out" "$tmp/err")"
+  fi
+  noenv SSL_CERT_FILE="$ca" "$NCURL" --raw -c "$tmp/other-ca.json" GET "$good" >"$tmp/out" 2>"$tmp/err" {tls_in}>&-
+  rc=$?
+  if [[ $rc -eq 2 && ! -s $tmp/out && $(cat "$tmp/err") == "ncurl: TRANSPORT 60: "* ]]; then
+    pass "tls.ca_file naming another CA wins over SSL_CERT_FILE: TRANSPORT 60, exit 2"
+  else
+    fail "tls.ca_file naming another CA wins over SSL_CERT_FILE: TRANSPORT 60, exit 2" "exit $rc: $(cat "$tmp/out" "$tmp/err")"
+  fi
+  noenv "$NCURL" --raw GET "$good" >"$tmp/out" 2>"$tmp/err" {tls_in}>&-
+  rc=$?
+  if [[ $rc -eq 2 && $(cat "$tmp/err") == "ncurl: TRANSPORT 60: "* ]]; then
+    pass "without the variables the test CA is unknown: TRANSPORT 60"
+  else
+    fail "without the variables the test CA is unknown: TRANSPORT 60" "exit $rc: $(cat "$tmp/out" "$tmp/err")"
+  fi
+  noenv SSL_CERT_FILE="$missing" "$NCURL" --raw GET "$good" >"$tmp/out" 2>"$tmp/err" {tls_in}>&-
+  rc=$?
+  if [[ $rc -eq 2 && $(cat "$tmp/err") == "ncurl: TRANSPORT 77: "*"CURL_CA_BUNDLE or SSL_CERT_FILE"* ]]; then
+    pass "SSL_CERT_FILE naming a missing file: TRANSPORT 77 naming the variables"
+  else
+    fail "SSL_CERT_FILE naming a missing file: TRANSPORT 77 naming the variables" "exit $rc: $(cat "$tmp/out" "$tmp/err")"
+  fi
+else
+  fail "the TLS test server starts" "$(cat "$tmp/tls.out" "$tmp/tls.err")"
+fi
+exec {tls_in}>&-
+wait "$tls_pid" 2>/dev/null
 
 # make mock: prints the URL of a mock API that answers, stops on SIGTERM.
 MOCK_PORT=0 scripts/mock.sh >"$tmp/mock.out" 2>"$tmp/mock.err" &

@@ -338,7 +338,7 @@ def test_get_and_post_with_params_and_json(base):
             seen = (await c.post("/echo", params=[("p", 1)], json={"a": [1, {"b": None}]},
                                  headers={"X-Trace": "t1"}, timeout=5)).data
             assert (seen["method"], seen["query"], seen["json"], seen["headers"]["x-trace"]) == (
-                "POST", {"p": ["1"]}, {"a": [1, {}]}, "t1")
+                "POST", {"p": ["1"]}, {"a": [1, {"b": None}]}, "t1")
             assert (await c.options("/echo")).data["method"] == "OPTIONS"
             r = await c.request("POST", "/login", json={"username": "ada", "password": "secret"})
             assert r.data == {"token": "tok-ada", "expires_in": 3600}

@@ -97,11 +97,49 @@ def test_params_with_body_methods(client):
 
 
 def test_json_dict_body(client):
-    seen = echo(client, "POST", json={"name": "ada", "n": 1, "nested": {"drop": None, "keep": [1]},
-                                      "gone": None})
+    seen = echo(client, "POST", json={"name": "ada", "n": 1, "nested": {"kept": None, "keep": [1]},
+                                      "cleared": None})
     assert seen["content_type"] == "application/json"
-    assert seen["json"] == {"name": "ada", "n": 1, "nested": {"keep": [1]}}  # nulls dropped
+    # None is null, as requests sends it: a PATCH that clears a field is not a no-op.
+    assert seen["json"] == {"name": "ada", "n": 1, "nested": {"kept": None, "keep": [1]}, "cleared": None}
+    assert seen["body"] == '{"name":"ada","n":1,"nested":{"kept":null,"keep":[1]},"cleared":null}'
     assert seen["method"] == "POST"
+
+
+NULLS = {"nickname": None, "profile": {"address": {"city": None, "zip": "75001"}, "tags": [None, "a", None]},
+         "list": [None, [None], {"x": None}], "keep": 0}
+NULLS_TEXT = ('{"nickname":null,"profile":{"address":{"city":null,"zip":"75001"},"tags":[null,"a",null]},'
+              '"list":[null,[null],{"x":null}],"keep":0}')
+
+
+@pytest.mark.parametrize("method", ["PATCH", "PUT", "POST"])
+def test_json_keeps_none_at_every_depth_and_in_arrays(client, method):
+    seen = echo(client, method, json=NULLS)
+    assert (seen["method"], seen["content_type"]) == (method, "application/json")
+    assert seen["body"] == NULLS_TEXT  # depth 1 and 3, array items, as written
+    assert seen["json"] == NULLS
+
+
+def test_query_and_form_leave_none_out(client):
+    # params= (query): None is left out, as requests does; a list's None too.
+    seen = echo(client, params={"a": None, "b": 1, "t": [None, "x"]})
+    assert seen["raw_path"].endswith("/echo?b=1&t=x")
+    # data= (form): None at the top is left out by the library, as requests does,
+    # and nested ones too (a form cannot write a null).
+    seen = echo(client, "POST", data={"a": None, "b": "1", "u": {"p": {"q": None, "r": 2}}})
+    assert seen["content_type"] == "application/x-www-form-urlencoded"
+    assert seen["body"] == "b=1&u%5Bp%5D%5Br%5D=2"
+
+
+def test_endpoint_json_encoding_keeps_none(base):
+    with netcore.Client({"base_url": base, "envelope": {},
+                         "endpoints": {"user.patch": {"method": "PATCH", "path": "/echo",
+                                                      "encoding": "json"},
+                                       "user.find": {"method": "GET", "path": "/echo"}}}) as c:
+        seen = c.call("user.patch", nickname=None, profile={"address": {"city": None}}).data
+        assert seen["body"] == '{"nickname":null,"profile":{"address":{"city":null}}}'
+        seen = c.call("user.find", nickname=None, page=2).data
+        assert seen["raw_path"].endswith("/echo?page=2")
 
 
 def test_json_non_object_body(client):

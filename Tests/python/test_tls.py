@@ -77,6 +77,86 @@ def test_a_missing_file_is_refused_naming_the_key(tls):
     assert "'tls.client_key'" in e.value.message
 
 
+# -- the CA bundle of the environment (CURL_CA_BUNDLE, SSL_CERT_FILE) --------------
+# The variables are process-wide and read when a client is made: each case runs in
+# a process of its own, with exactly the variables it names.
+
+CA_ENV_SCRIPT = r"""
+import json, os, sys
+import netcore
+url, config, late = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
+def outcome(client):
+    try:
+        return {"status": client.get(url).status}
+    except netcore.Error as e:
+        return {"domain": e.domain, "code": e.code, "message": e.message}
+with netcore.Client(config) as c:
+    before = outcome(c)
+    # The environment as it is now reaches clients made from now on, not this one.
+    for name, value in late.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    with netcore.Client(config) as later:
+        print(json.dumps({"first": before, "again": outcome(c), "later": outcome(later)}))
+"""
+
+
+def with_ca_env(tls, libpath, env, config=None, late=None, profile="good"):
+    """Runs CA_ENV_SCRIPT with only the CA variables of ``env`` (others removed)."""
+    child = {k: v for k, v in os.environ.items() if k not in ("CURL_CA_BUNDLE", "SSL_CERT_FILE")}
+    child.update(env, NETCORE_LIBRARY=libpath)
+    child["PYTHONPATH"] = os.pathsep.join([os.path.join(ROOT, "bindings", "python"), child.get("PYTHONPATH", "")])
+    p = subprocess.run([sys.executable, "-c", CA_ENV_SCRIPT, tls["url"](profile), json.dumps(config or {}),
+                        json.dumps(late or {})], env=child, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+@pytest.mark.parametrize("name", ["SSL_CERT_FILE", "CURL_CA_BUNDLE"])
+def test_a_ca_bundle_named_by_the_environment_is_trusted(tls, libpath, name):
+    seen = with_ca_env(tls, libpath, {name: tls["files"]["ca"]})
+    assert seen["first"] == seen["again"] == seen["later"] == {"status": 200}
+    # It replaces the system store: another server's CA is not trusted.
+    seen = with_ca_env(tls, libpath, {name: tls["files"]["ca"]}, profile="untrusted")
+    assert (seen["first"]["domain"], seen["first"]["code"]) == ("NCTransportErrorDomain", 60)
+    assert "CURL_CA_BUNDLE or SSL_CERT_FILE" in seen["first"]["message"]
+
+
+def test_curl_ca_bundle_wins_and_an_empty_variable_is_unset(tls, libpath):
+    both = with_ca_env(tls, libpath, {"CURL_CA_BUNDLE": tls["files"]["ca"], "SSL_CERT_FILE": tls["files"]["other_ca"]})
+    assert both["first"] == {"status": 200}
+    empty = with_ca_env(tls, libpath, {"CURL_CA_BUNDLE": "", "SSL_CERT_FILE": tls["files"]["ca"]})
+    assert empty["first"] == {"status": 200}
+    other = with_ca_env(tls, libpath, {"CURL_CA_BUNDLE": tls["files"]["other_ca"], "SSL_CERT_FILE": tls["files"]["ca"]})
+    assert other["first"]["code"] == 60
+
+
+def test_the_configured_ca_wins_over_the_environment(tls, libpath):
+    env = {"SSL_CERT_FILE": tls["files"]["ca"]}
+    seen = with_ca_env(tls, libpath, env, config={"tls": {"ca_file": tls["files"]["other_ca"]}})
+    assert (seen["first"]["domain"], seen["first"]["code"]) == ("NCTransportErrorDomain", 60)
+    seen = with_ca_env(tls, libpath, {"SSL_CERT_FILE": tls["files"]["other_ca"]},
+                       config={"tls": {"ca_path": tls["files"]["ca_dir"]}})
+    assert seen["first"] == {"status": 200}
+
+
+def test_the_environment_is_read_when_the_client_is_made(tls, libpath):
+    # Set after the first client was made: only the later client trusts the CA.
+    seen = with_ca_env(tls, libpath, {}, late={"SSL_CERT_FILE": tls["files"]["ca"]})
+    assert (seen["first"]["code"], seen["again"]["code"], seen["later"]) == (60, 60, {"status": 200})
+    # Unset after: the first client keeps it.
+    seen = with_ca_env(tls, libpath, {"SSL_CERT_FILE": tls["files"]["ca"]}, late={"SSL_CERT_FILE": None})
+    assert (seen["first"], seen["again"], seen["later"]["code"]) == ({"status": 200}, {"status": 200}, 60)
+
+
+def test_a_missing_bundle_fails_https_with_77_naming_the_variables(tls, libpath):
+    seen = with_ca_env(tls, libpath, {"SSL_CERT_FILE": tls["files"]["missing"]})
+    assert (seen["first"]["domain"], seen["first"]["code"]) == ("NCTransportErrorDomain", 77)
+    assert "CURL_CA_BUNDLE or SSL_CERT_FILE" in seen["first"]["message"]
+
+
 def test_client_certificate_as_pair_or_one_file(tls):
     files = tls["files"]
     with netcore.Client({}, verify=files["ca"], cert=(files["client_cert"], files["client_key"])) as c:

@@ -36,4 +36,8 @@ CURLMcode ncshim_multi_setopt_long(CURLM *multi, CURLMoption option, long value)
 /* CURLMsg.data is a union; Swift reads it through these. */
 CURLcode ncshim_msg_result(const CURLMsg *msg);
 
+/* curl_version_info(CURLVERSION_NOW) of the libcurl loaded: its version text
+   ("7.88.1", static) and, in `features`, its CURL_VERSION_* bits. */
+const char *ncshim_curl_version(int *features);
+
 #endif

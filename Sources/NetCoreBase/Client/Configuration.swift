@@ -8,7 +8,9 @@ public struct Configuration: Sendable {
     public var environments: [String: String] = [:]
     /// The selected environment's name. Default none.
     public var environment: String? = nil
-    /// Headers sent with every request (a request's own header wins). Default none.
+    /// Headers sent with every request (a request's own header wins). Default none;
+    /// without a `User-Agent` here or on the request, `HeaderFields.defaultUserAgent`
+    /// is sent.
     public var headers = HeaderFields()
     /// Extra header names treated as credentials: like Authorization, Cookie and
     /// Proxy-Authorization (always), dropped on a redirect to another origin. Default [].
@@ -29,8 +31,10 @@ public struct Configuration: Sendable {
     public var deadlineMs: Int64 = ConfigKey.deadlineMs.defaultInteger
     /// The retry policy ("retry", RetryPolicy.swift); nil = one attempt. Default nil.
     public var retry: RetryPolicy? = nil
-    /// Ask for compressed responses ("Accept-Encoding: gzip, deflate") and
-    /// decompress them. A request's own Accept-Encoding header wins. Default true.
+    /// Ask for compressed responses — Accept-Encoding lists every encoding the
+    /// libcurl loaded decodes: "gzip, deflate", then "br" and "zstd" when it is built
+    /// with them — and decompress them. A request's own Accept-Encoding header wins.
+    /// Default true.
     public var compression: Bool = ConfigKey.compression.defaultBoolean
     /// Identical GET/HEAD requests in flight at once share one transfer, each
     /// caller getting its own completion (NetClient+Coalescing.swift); off per

@@ -92,7 +92,7 @@ enum ConfigKey: String, CaseIterable, Sendable {
             return .init(
                 .headerNames, .list([]), "credentialHeaders", "extra headers dropped on a redirect to another origin")
         case .compression:
-            return .init(.boolean, .boolean(true), "compression", "ask for gzip/deflate and decompress")
+            return .init(.boolean, .boolean(true), "compression", "ask for every encoding libcurl decodes and decompress")
         case .coalesce:
             return .init(
                 .boolean, .boolean(true), "coalesce", "identical GET/HEAD requests in flight share one transfer")

@@ -24,8 +24,10 @@ public final class NetClient: @unchecked Sendable {
 
     /// Creates a client and starts its transfer thread. The configuration is checked
     /// as the JSON form is (`Configuration.validate()`): a bad value throws
-    /// NC_CLIENT_INVALID_CONFIG naming it. The environment's proxy variables are read
-    /// here, once (ProxyEnvironment.swift).
+    /// NC_CLIENT_INVALID_CONFIG naming it. The environment's proxy variables and CA
+    /// bundle (`CURL_CA_BUNDLE`, else `SSL_CERT_FILE`, trusted when `tls` names no
+    /// `caFile`/`caPath`) are read here, once (ProxyEnvironment.swift,
+    /// CABundleEnvironment.swift).
     public init(configuration: Configuration) throws(NetError) {
         try configuration.validate()
         let jar = configuration.cookies.enabled ? try CookieJar(file: configuration.cookies.file) : nil
@@ -62,7 +64,8 @@ public final class NetClient: @unchecked Sendable {
         self.coalescing = CoalescingRegistry(loop: loop)
         let registry = adapterRegistry
         self.tokenRefresher = TokenRefresher(currentAuthorization: { registry.snapshot().authorization })
-        self.settings = ClientSettings(config: configuration)
+        // CURL_CA_BUNDLE / SSL_CERT_FILE, read here once (CABundleEnvironment.swift).
+        self.settings = ClientSettings(config: configuration, environmentCA: CABundleEnvironment.read())
         // The refresher installs a token through the objects setToken changes, not
         // through the client it belongs to: a weak reference to the client would give
         // it a side table, and every retain of it (one a send) would take the Swift
@@ -259,15 +262,23 @@ final class ClientSettings: Sendable {
     /// the endpoints that change the TLS options, by name.
     let connection: ConnectionSettings
     let endpointConnections: [String: ConnectionSettings]
+    /// The CA bundle the environment named when the client was made
+    /// (CABundleEnvironment.swift), kept by every later snapshot.
+    let environmentCA: CABundleEnvironment?
 
     /// `previous`: the snapshot this one replaces, whose connection options are
-    /// kept when they did not change (pooled handles then set nothing again).
+    /// kept when they did not change (pooled handles then set nothing again), and
+    /// whose `environmentCA` is kept (`environmentCA` is the first snapshot's).
     init(
         config: Configuration, monitor: (any EventMonitor)? = nil, policy: (any TransferPolicy)? = nil,
-        retryHandler: RetryHandler? = nil, previous: ClientSettings? = nil
+        retryHandler: RetryHandler? = nil, previous: ClientSettings? = nil,
+        environmentCA: CABundleEnvironment? = nil
     ) {
         self.config = config
-        (connection, endpointConnections) = ConnectionSettings.make(for: config, reusing: previous)
+        let environmentCA = previous.map(\.environmentCA) ?? environmentCA
+        self.environmentCA = environmentCA
+        (connection, endpointConnections) = ConnectionSettings.make(
+            for: config, environmentCA: environmentCA, reusing: previous)
         envelope = config.envelope.map(CompiledEnvelope.init)
         baseURL = config.activeBaseURL
         credentialHeaderNames = config.credentialHeaderNames

@@ -53,6 +53,13 @@ public struct HeaderFields: Sendable, Sequence {
     /// No header is set.
     public var isEmpty: Bool { entries.isEmpty }
 
+    /// The `User-Agent` a request sends when neither the client's headers nor its
+    /// own set one: `netcore/<version> libcurl/<version>` ("netcore/0.3.0
+    /// libcurl/7.88.1"), worked out once per process. To identify an app, set its
+    /// own (`configuration.headers["User-Agent"] = "shop/2.3 " +
+    /// HeaderFields.defaultUserAgent`, as Alamofire's `HTTPHeader.defaultUserAgent`).
+    public static var defaultUserAgent: String { DefaultHeaders.userAgent }
+
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
         entries.makeIterator()
     }

@@ -3,9 +3,12 @@ import CJansson
 /// Turns a params object into query/form pairs or a JSON body.
 ///
 /// Query and form: strings as-is, numbers as JSON writes them, booleans as
-/// "true"/"false", nulls dropped, arrays as repeated keys (`a=1&a=2`, like
-/// requests), nested objects with brackets (`user[name]=x`, like Alamofire).
-/// JSON: the object with null members dropped at every depth.
+/// "true"/"false", arrays as repeated keys (`a=1&a=2`, like requests), nested
+/// objects with brackets (`user[name]=x`, like Alamofire). Neither can write a
+/// null: a null is left out wherever it is (a member `a: null` at the top or at
+/// any depth, an array item), as requests does with `params={"a": None}`.
+/// JSON: the object as written, every null kept (a PATCH that clears a field
+/// sends `"field": null`).
 enum ParameterEncoder {
     static func pairs(_ object: JSONValue) -> [(String, String)] {
         var out: [(String, String)] = []
@@ -44,23 +47,7 @@ enum ParameterEncoder {
         return out
     }
 
-    /// Compact JSON text of the object with null members removed at every depth.
-    static func jsonBody(_ object: JSONValue) -> String {
-        guard let copy = object.deepCopy() else { return "{}" }
-        dropNulls(copy.raw)
-        return copy.text
-    }
-
-    private static func dropNulls(_ v: UnsafeMutablePointer<json_t>) {
-        switch v.pointee.type {
-        case JSON_OBJECT:
-            for (k, child) in JSON.members(v) {
-                if child.pointee.type == JSON_NULL { json_object_del(v, k) } else { dropNulls(child) }
-            }
-        case JSON_ARRAY:
-            for i in 0..<json_array_size(v) { if let c = json_array_get(v, i) { dropNulls(c) } }
-        default:
-            break
-        }
-    }
+    /// Compact JSON text of the object, nulls included at every depth. The params
+    /// are the request's own copy, never changed: written as they are.
+    static func jsonBody(_ object: JSONValue) -> String { object.text }
 }

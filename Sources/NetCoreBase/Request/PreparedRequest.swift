@@ -168,7 +168,7 @@ final class PreparedRequest: @unchecked Sendable {
     /// their lines are made, in front of this request's list, which is shared
     /// rather than copied (bench/RESULTS.md, "Figures that justified code choices").
     /// A name that decides one of the lines `init` adds itself (Accept-Encoding,
-    /// Expect, Content-Type) rebuilds the whole list.
+    /// User-Agent, Expect, Content-Type) rebuilds the whole list.
     func adapted(headers: HeaderFields, appendedFrom: Int? = nil) -> PreparedRequest {
         let root = adaptedFrom ?? self
         if let first = appendedFrom, first <= headers.entries.count {
@@ -239,7 +239,7 @@ final class PreparedRequest: @unchecked Sendable {
     /// Names whose presence changes the lines `buildLines` adds of itself.
     private static func decidesOwnLines(_ name: String) -> Bool {
         HeaderFields.same(name, "Accept-Encoding") || HeaderFields.same(name, "Expect")
-            || HeaderFields.same(name, "Content-Type")
+            || HeaderFields.same(name, "Content-Type") || HeaderFields.same(name, "User-Agent")
     }
 
     /// Appends the line "Name: value", or "Name;" (libcurl's way to send a header
@@ -285,10 +285,17 @@ final class PreparedRequest: @unchecked Sendable {
         func add(_ line: String) {
             if let appended = curl_slist_append(list, line) { list = appended }
         }
-        // Our own line rather than CURLOPT_ACCEPT_ENCODING's: libcurl 7.88 formats
-        // that one with aprintf on every request (bench/RESULTS.md, "Figures that
+        func add(_ line: CString) {
+            if let appended = curl_slist_append(list, line.pointer) { list = appended }
+        }
+        // Our own lines, made once per process (DefaultHeaders.swift), rather than
+        // CURLOPT_ACCEPT_ENCODING's and CURLOPT_USERAGENT's: libcurl 7.88 formats
+        // those with aprintf on every request (bench/RESULTS.md, "Figures that
         // justified code choices").
-        if compression && !headers.contains("Accept-Encoding") { add("Accept-Encoding: gzip, deflate") }
+        if compression && !headers.contains("Accept-Encoding"), let line = DefaultHeaders.acceptEncodingLine {
+            add(line)
+        }
+        if !headers.contains("User-Agent") { add(DefaultHeaders.userAgentLine) }
         for (name, value) in headers {
             if let appended = appending(list, name, value) { list = appended }
         }

@@ -85,7 +85,8 @@ public struct Request: Sendable {
     public var headers: HeaderFields { storage.headers }
     /// Query parameters in order; names may repeat.
     public var query: [(name: String, value: String)] { storage.query }
-    /// Parameters (a JSON object, nulls dropped when encoded).
+    /// Parameters (a JSON object). A JSON body (`.json`) sends every null as written,
+    /// at every depth; the query and a form leave nulls out, as they cannot write one.
     public var params: JSONValue? { storage.params }
     /// How params are encoded (`.default`: query for GET/HEAD/DELETE/OPTIONS, form otherwise).
     public var encoding: ParameterEncoding {
@@ -217,6 +218,12 @@ public struct Request: Sendable {
     }
 
     /// Sets params from a JSON object (copied). Clears a raw body.
+    ///
+    /// A `null` member is data: a JSON body sends it as written, at every depth
+    /// (`{"nickname": null}` clears a field in a PATCH); the query and a form
+    /// leave it out. Params are JSON, not an `Encodable`: a Swift optional that
+    /// should be absent rather than null is simply not written into the object
+    /// (as `Encodable`'s synthesized `encodeIfPresent` leaves a nil out).
     public mutating func setParams(_ object: JSONValue) throws(NetError) {
         guard object.isObject else { throw NetError.invalidArgument("params must be a JSON object") }
         guard object.depth(limit: Request.maxParamsDepth) <= Request.maxParamsDepth else {
@@ -279,8 +286,11 @@ public struct Request: Sendable {
 public enum ParameterEncoding: Int32, Sendable, CaseIterable {
     /// Query for GET, HEAD, DELETE and OPTIONS; form for the others.
     case `default` = 0
+    /// Appended to the URL's query; nulls are left out (a query cannot write one).
     case query = 1
+    /// An `application/x-www-form-urlencoded` body; nulls are left out.
     case form = 2
+    /// An `application/json` body: the object as written, nulls included.
     case json = 3
 }
 

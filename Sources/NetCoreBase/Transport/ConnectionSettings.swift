@@ -15,21 +15,37 @@ import CCurlShim
 final class ConnectionSettings: Sendable {
     let options: TLSOptions
     let httpVersion: Configuration.HTTPVersion
-    private let caFile: CString?
-    private let caPath: CString?
+    let caFile: CString?
+    let caPath: CString?
     private let clientCert: CString?
     private let clientKey: CString?
     /// "sha256//a;sha256//b" (libcurl's list form); nil: no pinning.
     private let pins: CString?
 
-    init(_ options: TLSOptions, httpVersion: Configuration.HTTPVersion) {
+    /// The environment's CA bundle (CABundleEnvironment.swift) when it is the one
+    /// trusted: `options` name no CA file or directory.
+    let environmentCA: CABundleEnvironment?
+
+    /// `environmentCA`: the bundle the environment named when the client was made;
+    /// used only when `options` name no CA file or directory.
+    init(
+        _ options: TLSOptions, httpVersion: Configuration.HTTPVersion, environmentCA: CABundleEnvironment? = nil
+    ) {
         self.options = options
         self.httpVersion = httpVersion
-        if options.caFile == nil && options.caPath == nil {
+        if options.caFile == nil && options.caPath == nil, let environmentCA {
+            // CURL_CA_BUNDLE / SSL_CERT_FILE: that bundle alone, as a configured
+            // ca_file would be.
+            self.environmentCA = environmentCA
+            caFile = CString(environmentCA.path)
+            caPath = nil
+        } else if options.caFile == nil && options.caPath == nil {
             // The system store, as libcurl was built to find it.
+            self.environmentCA = nil
             caFile = CurlGlobal.defaultCAFile
             caPath = CurlGlobal.defaultCAPath
         } else {
+            self.environmentCA = nil
             // Only what the caller named: a private CA narrows trust to itself
             // rather than adding to the system store.
             caFile = options.caFile.map(CString.init)
@@ -42,7 +58,7 @@ final class ConnectionSettings: Sendable {
 
     /// True when `other` sets the same options.
     func sameOptions(as other: ConnectionSettings) -> Bool {
-        options == other.options && httpVersion == other.httpVersion
+        options == other.options && httpVersion == other.httpVersion && environmentCA == other.environmentCA
     }
 
     /// Sets every option on `h` (libcurl copies the strings).
@@ -77,12 +93,16 @@ extension ConnectionSettings {
     /// The client's options and those of each endpoint with its own "tls", for a
     /// new settings snapshot; a value of `previous` is kept when its options are
     /// the same, so that pooled handles need not set them again.
+    /// `environmentCA`: the client's (read when it was made), for options that
+    /// name no CA file or directory.
     static func make(
-        for config: Configuration, reusing previous: ClientSettings?
+        for config: Configuration, environmentCA: CABundleEnvironment?, reusing previous: ClientSettings?
     ) -> (ConnectionSettings, [String: ConnectionSettings]) {
         func reuse(_ options: TLSOptions, _ old: ConnectionSettings?) -> ConnectionSettings {
-            if let old, old.options == options, old.httpVersion == config.httpVersion { return old }
-            return ConnectionSettings(options, httpVersion: config.httpVersion)
+            let made = { ConnectionSettings(options, httpVersion: config.httpVersion, environmentCA: environmentCA) }
+            guard let old, old.options == options, old.httpVersion == config.httpVersion else { return made() }
+            let usesEnvironment = options.caFile == nil && options.caPath == nil ? environmentCA : nil
+            return old.environmentCA == usesEnvironment ? old : made()
         }
         let client = reuse(config.tls, previous?.connection)
         var endpoints: [String: ConnectionSettings] = [:]

@@ -20,9 +20,10 @@ extension TransportErrors {
                     "The server's certificate is for another host name: use the host name it names in the URL, or fix the server's certificate. Verification cannot be turned off."
             }
             return
-                "The server's certificate is not signed by a CA this client trusts. For a private CA, or a self-signed development server, name that CA's certificate (or the self-signed certificate) in tls.ca_file (docs/tls.md); verification cannot be turned off."
+                "The server's certificate is not signed by a CA this client trusts. For a private CA, or a self-signed development server, name that CA's certificate (or the self-signed certificate) in tls.ca_file (docs/tls.md); when tls names no CA, a bundle named by CURL_CA_BUNDLE or SSL_CERT_FILE is trusted instead of the system store. Verification cannot be turned off."
         case CURLE_SSL_CACERT_BADFILE:
-            return "The CA file or directory (tls.ca_file / tls.ca_path) could not be read or holds no PEM certificate."
+            return
+                "The CA file or directory (tls.ca_file / tls.ca_path, or when tls names none the CURL_CA_BUNDLE or SSL_CERT_FILE environment variable) could not be read or holds no PEM certificate."
         case CURLE_SSL_CERTPROBLEM:
             return
                 "The client certificate or key (tls.client_cert / tls.client_key) could not be used: both must be PEM, and the key must belong to the certificate."

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import logging as _logging
 
-from ._capi import C as _C, LIBRARY_PATH
+from ._capi import C as _C, LIBRARY_PATH, libcurl_version as _libcurl_version
 from ._adapters import Outgoing
 from .aio import AsyncClient
 from ._retry import Retry
@@ -99,6 +99,17 @@ def library_version_number() -> int:
     return int(_C.nc_version_number())
 
 
+def default_user_agent() -> str:
+    """The ``User-Agent`` every request sends unless the client's headers or the
+    request's set one (the name in any case): ``"netcore/<library version>
+    libcurl/<libcurl version>"``, e.g. ``"netcore/0.3.0 libcurl/7.88.1"`` — the
+    libcurl the library loaded, as ``curl_version_info`` reports it. As
+    ``requests.utils.default_user_agent()``, for an app that names itself and keeps
+    it: ``Client({"headers": {"User-Agent": f"shop/2.3 {netcore.default_user_agent()}"}})``.
+    """
+    return f"netcore/{library_version()} libcurl/{_libcurl_version()}"
+
+
 __all__ = [
     "AsyncClient", "Client", "Task", "Callback", "Response", "Headers", "Redirect", "Outgoing",
     "Error", "ClientError", "Cancelled", "Unreachable", "InvalidRequest", "InvalidConfig",
@@ -107,5 +118,5 @@ __all__ = [
     "TransportError", "Timeout", "HTTPError", "APIError", "ParseError",
     "StatusError", "InvalidArgument", "InvalidState", "NoMemory", "Failed",
     "Domain", "ClientCode", "ParseCode", "Status",
-    "library_path", "library_version", "library_version_number", "__version__",
+    "library_path", "library_version", "library_version_number", "default_user_agent", "__version__",
 ]

@@ -44,7 +44,7 @@ from typing import Any, Callable, Optional, Sequence, Tuple
 from ._library import load_library
 
 __all__ = [
-    "C", "COMPLETE_FN", "EVENT_FN", "ADAPTER_FN", "RETRY_FN", "OutgoingHandle", "LIBRARY_PATH", "TABLE", "EXPECTED_MAJOR", "NC_OK",
+    "C", "libcurl_version", "COMPLETE_FN", "EVENT_FN", "ADAPTER_FN", "RETRY_FN", "OutgoingHandle", "LIBRARY_PATH", "TABLE", "EXPECTED_MAJOR", "NC_OK",
     "NC_REQUEST_SKIP_ERROR_HANDLER", "NC_LOG_OFF", "NC_LOG_ERROR", "NC_LOG_WARN", "NC_LOG_INFO", "NC_LOG_DEBUG",
     "ClientHandle", "RequestHandle", "ResponseHandle", "ErrorHandle", "TaskHandle", "JsonRef",
     "bind", "check_version", "sized_bytes",
@@ -386,4 +386,20 @@ def _load() -> Tuple[SimpleNamespace, str]:
 
 
 C, LIBRARY_PATH = _load()
+
+
+class _CurlVersionInfo(ctypes.Structure):
+    # The first members of libcurl's curl_version_info_data, fixed since its first version.
+    _fields_ = [("age", ctypes.c_int), ("version", ctypes.c_char_p)]
+
+
+def libcurl_version() -> str:
+    """The version text of the libcurl the library loaded (``curl_version_info``),
+    e.g. ``"7.88.1"``: the symbol is looked up through the library's own handle,
+    which searches the libraries it depends on. ``"unknown"`` if it cannot be read."""
+    fn = ctypes.CDLL(LIBRARY_PATH).curl_version_info
+    fn.argtypes, fn.restype = [ctypes.c_int], ctypes.POINTER(_CurlVersionInfo)
+    info = fn(10)  # CURLVERSION_ELEVENTH (libcurl 7.88's CURLVERSION_NOW); any age answers
+    version = info.contents.version if info else None
+    return version.decode("ascii", "replace") if version else "unknown"
 

@@ -160,7 +160,10 @@ class Client:
             (``nc_client_set_event_mask``): a handler that wants each request's end
             pays for one event a request, not three. ``event_hooks`` alone ask only
             for the kinds they use.
-        verify: ``True`` (default): the system CA store. A path: the CA bundle file
+        verify: ``True`` (default): the system CA store, or the bundle named by the
+            environment's ``CURL_CA_BUNDLE``, else ``SSL_CERT_FILE``, read when the
+            client is made (as requests' and httpx's ``trust_env``). A path (which
+            wins over those variables): the CA bundle file
             (``tls.ca_file``) or ``openssl rehash`` directory (``tls.ca_path``) to
             trust instead, e.g. a private CA or a development server's self-signed
             certificate. ``False`` is refused (:class:`~netcore.InvalidConfig`):
@@ -369,10 +372,11 @@ class Client:
                 values are str, int, float, bool (``true``/``false``) or a list of
                 them (repeated name); ``None`` values are dropped.
             json: a dict is sent as a JSON body through the library's JSON encoding
-                (``null`` members are dropped at every depth, as the library does);
+                (``None`` is sent as ``null`` at every depth, as requests does);
                 any other JSON value is sent as is with ``application/json``.
             data: a dict (or pairs) is sent as a form body
-                (``application/x-www-form-urlencoded``); bytes or str are sent as the
+                (``application/x-www-form-urlencoded``; ``None`` values are left
+                out, as requests does); bytes or str are sent as the
                 raw body, with the Content-Type from ``headers``, else
                 ``application/octet-stream`` (bytes) or ``text/plain; charset=utf-8``
                 (str, encoded as UTF-8). A file object is the body: a real file
@@ -637,7 +641,8 @@ class Client:
 
         The params are ``params`` (for names that are not identifiers) updated with
         the keyword arguments; ``{placeholders}`` of the endpoint's path take theirs,
-        the rest are encoded per the endpoint. ``skip_error_handler=True`` (not a
+        the rest are encoded per the endpoint (a ``None`` is ``null`` in a JSON
+        body and left out of a query or form). ``skip_error_handler=True`` (not a
         param: pass a param of that name in ``params``) keeps the call from the
         client's ``on_error`` hook, as in :meth:`request`.
 
