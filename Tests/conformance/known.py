@@ -13,13 +13,7 @@ its parameters (``redirect_post[307-relative]``); a name without parameters cove
 all of them.
 """
 
-PENDING = {
-    "json_nulls": "JSON nulls are dropped from a json= body until the nulls fix lands "
-                  "(they should be sent as written)",
-    "user_agent_default": "no User-Agent is sent until `netcore/<v> libcurl/<v>` becomes the default",
-    "accept_encoding": "Accept-Encoding says `gzip, deflate` until it lists everything libcurl "
-                       "decodes (br, zstd)",
-}
+PENDING: dict = {}
 
 BY_DESIGN = {
     "status_codes": "raw mode: a status >= 400 raises netcore.HTTPError carrying the response "
