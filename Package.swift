@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "NetCore", targets: ["NetCore"]),
         // The examples' stories in Swift (examples/swift; run by Tests/C/run.sh).
         .executable(name: "netcore-examples", targets: ["NetCoreExamples"]),
+        // One request through the Swift API, as JSON in and out (the conformance suite's Swift caller).
+        .executable(name: "netcore-call", targets: ["NetCoreCall"]),
     ],
     targets: [
         .systemLibrary(name: "CNetCore", path: "include"),
@@ -26,6 +28,7 @@ let package = Package(
         .target(name: "NetCore", dependencies: ["NetCoreBase"]),
         .target(name: "CNetAPI", dependencies: ["NetCoreBase", "CNetCore"]),
         .executableTarget(name: "NetCoreExamples", dependencies: ["NetCore"], path: "examples/swift"),
+        .executableTarget(name: "NetCoreCall", dependencies: ["NetCore"], path: "tools/swift-call"),
         // Starts Tests/Support/mock_server.py for the Swift test suites.
         .target(name: "MockServerSupport", path: "Tests/Support/Swift"),
         .testTarget(name: "NetCoreTests", dependencies: ["NetCore", "NetCoreBase", "MockServerSupport"]),

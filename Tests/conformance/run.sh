@@ -73,6 +73,12 @@ if [ "$(cat "$VENV/.netcore-stamp" 2>/dev/null)" != "$stamp" ] \
   echo "$stamp" >"$VENV/.netcore-stamp"
 fi
 
+# The Swift caller (tools/swift-call: one request through `try await send`), for
+# test_swift.py; a debug build, incremental after the Swift test suites.
+if command -v swift >/dev/null 2>&1; then
+  swift build -q --product netcore-call || { echo "conformance: netcore-call did not build" >&2; exit 1; }
+fi
+
 # 3. The checks. The servers write their pid files into $tmp: whatever is left there
 #    when this script ends (a crash, Ctrl-C) is stopped here.
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/netcore-conformance.XXXXXX")
