@@ -31,6 +31,28 @@
  * builder used by one thread at a time. nc_response and nc_error handles are
  * immutable and may be read from any thread.
  */
+
+/*
+ * Contents: the declarations are grouped by object, in this order (each section
+ * starts with a banner of the same name).
+ *   1. Versions
+ *   2. Status codes and errors
+ *   3. Client
+ *   4. Request builder
+ *   5. Endpoint catalog
+ *   6. Sending and tasks
+ *   7. Responses
+ *   8. Hooks: error handler, auth expired, events, logging
+ *   9. Hooks: request adapters (nc_outgoing)
+ *  10. Hooks: retry policy and retry handler
+ *  11. Token refresh
+ *  12. Cancellation groups
+ *  13. Batches
+ *  14. Reachability
+ *  15. Response cache
+ *  16. Cookies
+ *  17. Event-loop integration ("callbacks": "queue")
+ */
 #ifndef NETCORE_H
 #define NETCORE_H
 
@@ -65,7 +87,7 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------------- */
-/* Versions                                                                   */
+/* 1. Versions                                                               */
 /* ------------------------------------------------------------------------- */
 
 #define NC_VERSION_MAJOR 0
@@ -97,7 +119,7 @@ NC_API const char *nc_version(void);
 NC_API uint32_t nc_version_number(void);
 
 /* ------------------------------------------------------------------------- */
-/* Status codes (what a call itself returns)                                  */
+/* 2. Status codes and errors                                                */
 /* ------------------------------------------------------------------------- */
 
 typedef int32_t nc_status;
@@ -117,10 +139,6 @@ typedef int32_t nc_status;
  * Since:     0.1
  */
 NC_API const char *nc_status_str(nc_status status);
-
-/* ------------------------------------------------------------------------- */
-/* Errors (what a request's result can be)                                    */
-/* ------------------------------------------------------------------------- */
 
 typedef struct nc_error nc_error;
 typedef int32_t nc_domain;
@@ -336,7 +354,7 @@ NC_API nc_error *nc_error_copy(const nc_error *error);
 NC_API void nc_error_free(nc_error *error);
 
 /* ------------------------------------------------------------------------- */
-/* Client                                                                      */
+/* 3. Client                                                                 */
 /* ------------------------------------------------------------------------- */
 
 typedef struct nc_client nc_client;
@@ -413,9 +431,41 @@ NC_API nc_status nc_client_set_environment(nc_client *client, const char *name);
  */
 NC_API nc_status nc_client_set_header(nc_client *client, const char *name, const char *value);
 
+/**
+ * Sets (NULL: clears) the bearer token: every attempt sent from now on carries
+ * `Authorization: Bearer <token>`, unless the request has an Authorization header
+ * of its own. Read at each attempt, so a retry sends the current token. Wins over
+ * nc_client_set_basic_auth(). The token is a credential: never logged, never in an
+ * error message, dropped on a redirect to another origin.
+ *
+ * Ownership: `token` (UTF-8) is copied.
+ * Thread:    any thread, including callbacks and adapters.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client, empty token, invalid
+ *   UTF-8, or CR/LF/control characters) and the token is unchanged.
+ * Since: 0.3
+ */
+NC_API nc_status nc_client_set_token(nc_client *client, const char *token);
+
+/**
+ * Sets (NULL `user`: clears) basic credentials: every attempt carries
+ * `Authorization: Basic base64(user:password)` unless the request has its own
+ * Authorization header or a token is set. A credential: never logged, dropped on
+ * a redirect to another origin.
+ *
+ * Ownership: `user` and `password` (UTF-8; NULL password: empty) are copied.
+ * Thread:    any thread.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client, a user containing ':',
+ *   invalid UTF-8 or control characters) and nothing is changed.
+ * Since: 0.3
+ */
+NC_API nc_status nc_client_set_basic_auth(nc_client *client, const char *user, const char *password);
+
 /* ------------------------------------------------------------------------- */
-/* Requests (builders)                                                         */
+/* 4. Request builder                                                        */
 /* ------------------------------------------------------------------------- */
+/* Every nc_request_* function, but nc_request_new_endpoint (under "Endpoint catalog")
+ * and nc_request_set_cached_callback (under "Response cache": its nc_complete_fn type
+ * is declared under "Sending and tasks"). */
 
 typedef struct nc_request nc_request;
 
@@ -524,6 +574,93 @@ NC_API nc_status nc_request_set_body(nc_request *request, const void *bytes, siz
                                      const char *content_type);
 
 /**
+ * Sends the file at `path` as the request's body, streamed as libcurl sends it
+ * (never loaded into memory), with `content_type` as its Content-Type (NULL: no
+ * Content-Type header unless one was set). Replaces params, a raw body or parts set
+ * earlier; a later nc_request_set_body(), nc_request_set_params() or part replaces
+ * it. The file is opened when each attempt starts, not now: a missing or unreadable
+ * file (or one that is not a regular file) completes the request with
+ * NC_DOMAIN_CLIENT / NC_CLIENT_INVALID_REQUEST naming the path, that attempt not
+ * sent (attempts counts the earlier ones: 0 on the first). Content-Length is the
+ * file's size when the attempt starts (a retry sends the file as it is then); a
+ * file that becomes shorter while it is sent fails with NC_DOMAIN_TRANSPORT 26
+ * (CURLE_READ_ERROR) naming it — a wrong length is never sent silently. An
+ * idempotent request (PUT, …) retried by the retry policy sends the whole file
+ * again; a non-idempotent one (POST, …) is never resent by libcurl on its own
+ * (docs/uploads.md). With "signing" configured, each attempt hashes the file as it
+ * is when the attempt starts (read through once more: docs/signing.md).
+ *
+ * Ownership: `request` is borrowed; `path` and `content_type` (UTF-8) are copied.
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request or path, empty path,
+ *   invalid UTF-8, CR/LF/control characters in content_type) and the request is
+ *   unchanged.
+ * Since:     0.3
+ */
+NC_API nc_status nc_request_set_body_file(nc_request *request, const char *path,
+                                          const char *content_type);
+
+/**
+ * Appends a part to the request's multipart/form-data body: a form field `name`
+ * whose value is `len` bytes at `bytes`, or, with `filename`, an uploaded file of
+ * those bytes. libcurl's MIME API writes the body, its boundary and the
+ * Content-Type header; names and file names are escaped as browsers do (HTML5:
+ * `"`, CR and LF percent-encoded, other bytes as they are). `content_type` NULL: a
+ * field has none, bytes with a `filename` get one from its extension, else
+ * application/octet-stream. The first part replaces params, a raw body or a
+ * body file; parts keep the order they were added in. A non-idempotent multipart
+ * request (POST) goes on a connection of its own, so libcurl never resends it by
+ * itself. A multipart body cannot be signed (libcurl chooses its boundary while it
+ * sends): with "signing" configured the request completes with NC_DOMAIN_CLIENT /
+ * NC_CLIENT_INVALID_REQUEST saying so, nothing sent (docs/signing.md).
+ *
+ * Ownership: `request` is borrowed; `name`, `bytes`, `filename` and `content_type`
+ *   are copied.
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request or name, empty name,
+ *   NULL bytes with len > 0, invalid UTF-8, CR/LF/control characters in
+ *   content_type) and the request is unchanged.
+ * Since:     0.3
+ */
+NC_API nc_status nc_request_add_part(nc_request *request, const char *name, const void *bytes,
+                                     size_t len, const char *filename, const char *content_type);
+
+/**
+ * Appends a file part to the request's multipart/form-data body: the file at
+ * `path`, streamed by libcurl as the part's content, sent as `filename` (NULL: the
+ * path's last component) with `content_type` (NULL: from the file name's
+ * extension, else application/octet-stream). The file is checked when each
+ * attempt starts: missing or unreadable, the request completes with NC_DOMAIN_CLIENT /
+ * NC_CLIENT_INVALID_REQUEST naming it and that attempt is not sent. Its size is taken
+ * then (a retry sends the file as it is then: the multipart body is built again);
+ * a file that becomes shorter while it is sent fails with NC_DOMAIN_TRANSPORT 26
+ * naming it (never a body shorter than its Content-Length). Otherwise as
+ * nc_request_add_part().
+ *
+ * Ownership: `request` is borrowed; `name`, `path`, `filename` and `content_type`
+ *   are copied.
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, name or path, empty
+ *   name or path, invalid UTF-8, CR/LF/control characters in content_type) and the
+ *   request is unchanged.
+ * Since:     0.3
+ */
+NC_API nc_status nc_request_add_file_part(nc_request *request, const char *name, const char *path,
+                                          const char *filename, const char *content_type);
+
+/**
+ * Turns envelope validation on (1) or off (0 = raw mode) for this request,
+ * overriding the client. Turning it on needs a client with an "envelope" config;
+ * otherwise the request completes as raw.
+ *
+ * Ownership: `request` is borrowed.
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, value other than 0/1).
+ * Since:     0.1
+ */
+NC_API nc_status nc_request_set_envelope(nc_request *request, int enabled);
+
+/**
  * Sets this request's total timeout in milliseconds (0 = no limit), overriding
  * the client's timeout_ms (default 0 since 0.4: no total limit; a stall is caught
  * by the idle timeout, nc_request_set_idle_timeout_ms). It bounds all redirect hops together (TRANSPORT 28
@@ -538,16 +675,136 @@ NC_API nc_status nc_request_set_body(nc_request *request, const void *bytes, siz
 NC_API nc_status nc_request_set_timeout_ms(nc_request *request, int64_t ms);
 
 /**
- * Turns envelope validation on (1) or off (0 = raw mode) for this request,
- * overriding the client. Turning it on needs a client with an "envelope" config;
- * otherwise the request completes as raw.
+ * Sets the time this request may take to connect (TCP and TLS), in milliseconds,
+ * overriding the client's connect_timeout_ms (default 10000); 0 = libcurl's default (300 s). When
+ * it runs out: NC_DOMAIN_TRANSPORT 28 with "timeout": "connect".
  *
  * Ownership: `request` is borrowed.
  * Thread:    the thread that uses the builder.
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, value other than 0/1).
- * Since:     0.1
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, value outside
+ *   0…2147483647) and the request is unchanged.
+ * Since: 0.3
  */
-NC_API nc_status nc_request_set_envelope(nc_request *request, int enabled);
+NC_API nc_status nc_request_set_connect_timeout_ms(nc_request *request, int64_t ms);
+
+/**
+ * Sets how long this request may go without receiving or sending a byte, in
+ * milliseconds, overriding the client's idle_timeout_ms (default 15000); 0 = no
+ * limit. Inactivity, waiting for the first byte of the answer included, once the
+ * connection is ready (connect_timeout_ms rules before). Since 0.4 libnetcore
+ * measures it itself in milliseconds (libcurl's low-speed check is not used): a
+ * stall ends between 1x and 1.25x the limit after the last byte moved, and a body
+ * arriving a byte at a time lives as long as it moves. When it fires:
+ * NC_DOMAIN_TRANSPORT 28 with "timeout": "idle", the message saying how far the
+ * body got ("after 100 of 3000 bytes of the body").
+ *
+ * Ownership: `request` is borrowed.
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, value outside
+ *   0…2147483647) and the request is unchanged.
+ * Since: 0.3
+ */
+NC_API nc_status nc_request_set_idle_timeout_ms(nc_request *request, int64_t ms);
+
+/**
+ * Sets this request's deadline in milliseconds, overriding the client's
+ * deadline_ms: all its attempts and the waits between them end within it,
+ * counted from the start of its first attempt (a wait for the network or for a
+ * token refresh before it included). Each attempt's total timeout is cut to what
+ * is left; a request that runs out completes with NC_CLIENT_DEADLINE_EXCEEDED
+ * ("timeout": "deadline" in nc_error_json), a retry's wait that would end past it
+ * is not begun, and a wait for the network (wait_for_network_ms) or for a token
+ * refresh ends when it runs out. 0 = no deadline.
+ *
+ * Ownership: `request` is borrowed.
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, value outside
+ *   0…2147483647) and the request is unchanged.
+ * Since: 0.3
+ */
+NC_API nc_status nc_request_set_deadline_ms(nc_request *request, int64_t ms);
+
+/**
+ * Sets this request's retry policy over the client's: `json` is a "retry" object
+ * (docs/configuration.md) whose keys replace the client's and whose absent keys
+ * keep the client's (the defaults when the client has no "retry"), `false` (one
+ * attempt), or `null` (back to the client's policy). An endpoint's "retry" applies
+ * first, then this. NC_REQUEST_NO_RETRY wins over all of them.
+ *
+ * Ownership: `json` is borrowed (`len` bytes, need not be NUL-terminated).
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request or json, not JSON, not
+ *   an object/false/null, an unknown key or a value out of range) and the request
+ *   is unchanged.
+ * Since: 0.3
+ */
+NC_API nc_status nc_request_set_retry_json(nc_request *request, const char *json, size_t len);
+
+/**
+ * Sets how many redirects this request follows, overriding the client's
+ * limits.max_redirects; -1 goes back to the client's. With 0 no redirect is
+ * followed and a 3xx is the response: in raw mode a success; in envelope mode a
+ * body that is an envelope is classified as usual, an empty body is a success
+ * with data JSON null, any other body a success with the body as data (as raw
+ * mode) — never a PARSE error.
+ *
+ * Ownership: `request` is borrowed.
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, or `max` outside
+ *   -1…100) and the request is unchanged.
+ * Since: 0.3
+ */
+NC_API nc_status nc_request_set_max_redirects(nc_request *request, int32_t max);
+
+/* Flags of nc_request_set_flags(). */
+#define NC_REQUEST_SKIP_ERROR_HANDLER 1 /* the client's error handler is not called for it */
+#define NC_REQUEST_NO_COALESCE        2 /* never shares a transfer with identical requests in flight */
+#define NC_REQUEST_NO_RETRY           4 /* one attempt, whatever the retry policy */
+#define NC_REQUEST_IDEMPOTENT         8 /* may be retried whatever its method (see "Retry") */
+#define NC_REQUEST_SKIP_AUTH          16 /* neither held by nor triggering a token refresh (the refresh call) */
+
+/**
+ * Sets the request's flags (a bitwise OR of NC_REQUEST_*; 0 clears them).
+ * Every flag acts: SKIP_ERROR_HANDLER, NO_COALESCE (this request is its own
+ * transfer even when "coalesce" is on, see nc_client_send()), NO_RETRY and
+ * IDEMPOTENT (see "Retry"), SKIP_AUTH (see "Token refresh").
+ *
+ * Ownership: `request` is borrowed.
+ * Thread:    the thread that owns the builder (one at a time).
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, or a bit that is not
+ *   one of the NC_REQUEST_* flags — then nothing changes).
+ * Since:     0.3
+ */
+NC_API nc_status nc_request_set_flags(nc_request *request, uint32_t flags);
+
+/**
+ * Puts the request in cancellation group `group` (NULL: none; an endpoint's
+ * group then applies). Requests sent from this builder afterwards carry it.
+ *
+ * Ownership: `request` is borrowed; `group` (UTF-8) is copied.
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, an empty name, invalid
+ *   UTF-8 or control characters) and the request is unchanged.
+ * Since:     0.3
+ */
+NC_API nc_status nc_request_set_group(nc_request *request, const char *group);
+
+/**
+ * Sets how this request uses the client's cache (NC_CACHE_*; default: the
+ * endpoint's "cache" policy, else NC_CACHE_NETWORK_ONLY). The policies that read
+ * the cache revalidate a stale stored answer that has a validator (If-None-Match
+ * / If-Modified-Since); a 304 then completes with the stored body and
+ * nc_response_not_modified() == 1. A request whose answer comes from the cache
+ * never shares a coalesced transfer. Without a cache configured every policy
+ * sends, except NC_CACHE_ONLY, which completes with NC_CLIENT_NOT_CACHED.
+ *
+ * Ownership: `request` is borrowed.
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, unknown policy; the
+ *   request is unchanged).
+ * Since:     0.3
+ */
+NC_API nc_status nc_request_set_cache_policy(nc_request *request, int32_t policy);
 
 /**
  * Downloads the body of a 2xx response into the file at `path` instead of memory
@@ -644,7 +901,7 @@ typedef int (*nc_body_fn)(const void *chunk, size_t len, void *userdata);
 NC_API nc_status nc_request_set_body_callback(nc_request *request, nc_body_fn fn, void *userdata);
 
 /* ------------------------------------------------------------------------- */
-/* Endpoint catalog                                                            */
+/* 5. Endpoint catalog                                                       */
 /* ------------------------------------------------------------------------- */
 
 /*
@@ -764,7 +1021,478 @@ NC_API nc_status nc_client_call_sync(nc_client *client, const char *endpoint, co
                                      nc_error **error_out);
 
 /* ------------------------------------------------------------------------- */
-/* Adapters, token, signing                                                    */
+/* 6. Sending and tasks                                                      */
+/* ------------------------------------------------------------------------- */
+
+typedef struct nc_task nc_task;
+typedef struct nc_response nc_response;
+
+/**
+ * Completion callback: called exactly once per successful nc_client_send().
+ * `error` is NULL on success. On NC_DOMAIN_HTTP / NC_DOMAIN_API errors (and
+ * NC_DOMAIN_PARSE errors of a received body) `response` is passed too; otherwise
+ * it is NULL. Both are BORROWED for the duration of the call.
+ *
+ * Runs on the client's transfer thread, or, with "callbacks":"queue", inside
+ * nc_client_dispatch(). It may call nc_client_send() and nc_task_cancel(); it
+ * must not call nc_client_free() or nc_client_send_sync() on the same client.
+ */
+typedef void (*nc_complete_fn)(const nc_response *response, const nc_error *error, void *userdata);
+
+/**
+ * Starts sending `request` on `client`; `fn` is called exactly once when it ends.
+ *
+ * Ownership: `request` is copied, so it may be changed or freed as soon as this
+ *   returns. `userdata` is passed to `fn` untouched. If `task_out` is not NULL it
+ *   receives a new reference, released with nc_task_free(); pass NULL to fire and
+ *   forget.
+ * Thread:    any thread, including from inside a completion callback.
+ * Returns:   NC_OK, or NC_ERR_INVALID_ARGUMENT (NULL client/request/fn) and
+ *   NC_ERR_INVALID_STATE (client shutting down) — then `fn` is never called and
+ *   *task_out is not written. A request that cannot be built (e.g. a relative path
+ *   without base_url) is accepted and completes with NC_CLIENT_INVALID_REQUEST.
+ *
+ * Coalescing ("coalesce": true, the default): a GET or HEAD without a body or an
+ * output file that is identical to one in flight on this client — same method,
+ * final URL, header lines as resolved now (client defaults and the request's,
+ * Authorization included), envelope/raw mode, total/connect/idle timeouts,
+ * retry policy, deadline, max_redirects and TLS options — shares its transfer
+ * instead of sending again (a later caller shares the first one's deadline, which
+ * ends no later than its own). Each caller still has
+ * its own task and exactly one call of its own `fn`, with the same response and
+ * error, in the order the callers were sent, on the same thread. Headers added per
+ * attempt (nc_client_set_token, basic auth, signing, adapters) are the first
+ * caller's: they run on the shared transfer. nc_task_cancel() of one caller
+ * completes that caller at once with NC_CLIENT_CANCELLED; the transfer is
+ * cancelled only when every caller has cancelled. Callers of one transfer share
+ * its nc_task_id() and its events. A request sent after the transfer's completion
+ * was delivered starts a new one. NC_REQUEST_NO_COALESCE, "coalesce": false and
+ * nc_client_send_sync() never share.
+ * Since:     0.1
+ */
+NC_API nc_status nc_client_send(nc_client *client, const nc_request *request, nc_complete_fn fn,
+                                void *userdata, nc_task **task_out);
+
+/**
+ * Sends `request` and blocks until it ends. The transfer runs on the calling
+ * thread (no hand-off to the transfer thread), on a connection the client keeps
+ * alive for later synchronous sends: threads sending at the same time each use a
+ * connection of their own, which max_connections_per_host does not count. It is
+ * never coalesced with requests in flight (see nc_client_send()).
+ * nc_client_free() from another thread ends a send in progress with
+ * NC_CLIENT_SHUTDOWN.
+ *
+ * Ownership: `request` is borrowed. *response_out receives a new response
+ *   (release with nc_response_free()) whenever one was received: on success and on
+ *   HTTP/API/PARSE errors of a received body. *error_out receives a new error
+ *   (release with nc_error_free()) on failure. Either out-pointer may be NULL.
+ * Thread:    any thread except this client's callbacks (refused there: it would
+ *   wait for itself).
+ * Returns:   NC_OK on success; NC_ERR_FAILED when the request failed (see
+ *   *error_out); NC_ERR_INVALID_ARGUMENT (NULL client/request);
+ *   NC_ERR_INVALID_STATE (client shutting down, or called from a callback).
+ * Since:     0.1
+ */
+NC_API nc_status nc_client_send_sync(nc_client *client, const nc_request *request,
+                                     nc_response **response_out, nc_error **error_out);
+
+/**
+ * Cancels a request. When it returns, the callback has returned: with its real
+ * result if it had already begun, else with NC_CLIENT_CANCELLED. Idempotent;
+ * cancelling a finished task does nothing. Takes effect within milliseconds.
+ * Inside a callback of the same client it does not wait for the callback that is
+ * running. In "callbacks":"queue" mode it returns without waiting: the
+ * cancelled completion runs at the next nc_client_dispatch(). The task of a batch
+ * (nc_batch_send) cancels every member still running; the batch's callback runs once.
+ * A caller of a coalesced transfer (nc_client_send()) is cancelled alone; the
+ * shared transfer is cancelled when its last caller is. From a hook of the
+ * request itself (its request_start, attempt_end or retry event, an adapter, the
+ * retry handler) it returns at once, and the request completes with
+ * NC_CLIENT_CANCELLED when the hook has returned, before anything more is sent
+ * (an attempt that already decided the outcome keeps it).
+ *
+ * Ownership: `task` is borrowed. NULL is a no-op.
+ * Thread:    any thread, including from inside a completion callback.
+ * Returns:   nothing.
+ * Since:     0.1
+ */
+NC_API void nc_task_cancel(nc_task *task);
+
+/**
+ * Drops the caller's reference to a task. Does not cancel it: the request goes on
+ * and its callback still runs.
+ *
+ * Ownership: consumes `task`. NULL is a no-op.
+ * Thread:    any thread.
+ * Returns:   nothing.
+ * Since:     0.1
+ */
+NC_API void nc_task_free(nc_task *task);
+
+/**
+ * Returns the request's number among its client's: the "id" of its events.
+ *
+ * Ownership: `task` is borrowed.
+ * Thread:    any thread.
+ * Returns:   the id (from 1); 0 if `task` is NULL.
+ * Since:     0.3
+ */
+NC_API uint64_t nc_task_id(const nc_task *task);
+
+/* ------------------------------------------------------------------------- */
+/* 7. Responses                                                              */
+/* ------------------------------------------------------------------------- */
+
+/**
+ * Returns the HTTP status code of the final response (after redirects).
+ *
+ * Ownership: `response` is borrowed.
+ * Thread:    any thread.
+ * Returns:   0 if `response` is NULL.
+ * Since:     0.1
+ */
+NC_API int32_t nc_response_status(const nc_response *response);
+
+/**
+ * Returns the value of the first response header called `name` (compared
+ * case-insensitively, by ASCII rules whatever the process's locale), with
+ * surrounding white space removed.
+ *
+ * Ownership: `name` borrowed; the result is borrowed from `response`.
+ * Thread:    any thread.
+ * Returns:   NULL if absent or an argument is NULL.
+ * Since:     0.1
+ */
+NC_API const char *nc_response_header(const nc_response *response, const char *name);
+
+/**
+ * Returns how many header lines the final response had.
+ *
+ * Ownership: `response` is borrowed.
+ * Thread:    any thread.
+ * Returns:   0 if `response` is NULL.
+ * Since:     0.1
+ */
+NC_API size_t nc_response_header_count(const nc_response *response);
+
+/**
+ * Reads header line `index` (0-based, in the order received).
+ *
+ * Ownership: *name_out and *value_out are borrowed from `response`; written only
+ *   on NC_OK; either may be NULL.
+ * Thread:    any thread.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL response, index out of range).
+ * Since:     0.1
+ */
+NC_API nc_status nc_response_header_at(const nc_response *response, size_t index, const char **name_out,
+                                       const char **value_out);
+
+/**
+ * Returns the body bytes (decompressed if the server used gzip/deflate). The
+ * buffer is followed by a NUL byte that is not counted, so text bodies can be
+ * used as C strings.
+ *
+ * Ownership: borrowed from `response`. `len_out` (may be NULL) receives the length.
+ * Thread:    any thread.
+ * Returns:   a non-NULL pointer (length 0 for an empty body); NULL if `response` is NULL.
+ * Since:     0.1
+ */
+NC_API const void *nc_response_body(const nc_response *response, size_t *len_out);
+
+/**
+ * Returns the whole body parsed as JSON (any JSON value), parsed once on first use.
+ *
+ * Ownership: BORROWED reference, lives as long as `response`; do not modify it.
+ * Thread:    any thread.
+ * Returns:   NULL if the body is not JSON or `response` is NULL.
+ * Since:     0.1
+ */
+NC_API json_t *nc_response_json(const nc_response *response);
+
+/**
+ * Returns the business data: the envelope's data field in envelope mode (JSON null
+ * when absent or for 204/empty bodies), the whole parsed body in raw mode.
+ *
+ * Ownership: BORROWED reference, lives as long as `response`; do not modify it.
+ * Thread:    any thread.
+ * Returns:   NULL in raw mode when the body is not JSON, or if `response` is NULL.
+ * Since:     0.1
+ */
+NC_API json_t *nc_response_data(const nc_response *response);
+
+/**
+ * The same value as nc_response_data(), as compact JSON text ("null" for JSON null).
+ *
+ * Ownership: borrowed from `response`. `len_out` (may be NULL) receives the length.
+ * Thread:    any thread.
+ * Returns:   NULL when nc_response_data() would return NULL.
+ * Since:     0.1
+ */
+NC_API const char *nc_response_data_json(const nc_response *response, size_t *len_out);
+
+/**
+ * Returns 1 if the response was served from the client's cache (a stored answer,
+ * a 304 answered with the stored body, a failure answered from the cache, or the
+ * cached callback's copy), else 0. See "Response cache".
+ *
+ * Ownership: `response` is borrowed.
+ * Thread:    any thread.
+ * Returns:   0 if `response` is NULL.
+ * Since:     0.1
+ */
+NC_API int nc_response_from_cache(const nc_response *response);
+
+/**
+ * Returns 1 if the server answered 304 Not Modified to the cache's revalidation
+ * and the stored body is served (nc_response_from_cache() is 1 too): what was
+ * shown from the cache need not be redrawn. Else 0.
+ *
+ * Ownership: `response` is borrowed.
+ * Thread:    any thread.
+ * Returns:   0 if `response` is NULL.
+ * Since:     0.3
+ */
+NC_API int nc_response_not_modified(const nc_response *response);
+
+struct nc_response;
+
+/**
+ * The URL that answered: the request's URL, or the last one of the redirects
+ * followed.
+ *
+ * Ownership: borrowed from `response`, valid as long as it.
+ * Thread:    any thread.
+ * Returns:   the URL; NULL if `response` is NULL.
+ * Since: 0.3
+ */
+NC_API const char *nc_response_url(const struct nc_response *response);
+
+/**
+ * The HTTP version the answer came in, as negotiated (CURLINFO_HTTP_VERSION):
+ * "HTTP/1.0", "HTTP/1.1", "HTTP/2" or "HTTP/3" (httpx's spelling). With
+ * "http_version": "2" an https server that does not offer HTTP/2 answers in
+ * "HTTP/1.1": this says which it was. Also in nc_response_metrics_json() as
+ * "http_version".
+ *
+ * Ownership: a static string; never freed by the caller.
+ * Thread:    any thread.
+ * Returns:   the version; NULL if `response` is NULL or the answer came from the
+ *   cache without a network exchange (a revalidated 304 says the version of the
+ *   exchange).
+ * Since: 0.4
+ */
+NC_API const char *nc_response_http_version(const struct nc_response *response);
+
+/**
+ * Returns how the response was obtained, as compact JSON:
+ *   {"attempts":N, "redirects":N (followed by the last attempt), "total_us":N
+ *    (first attempt's start to completion), "url":"<effective URL, redacted as in
+ *    events>", "attempt_log":[{"attempt","status","domain","code",
+ *    "timings":{dns,connect,tls,first_byte,total}, "bytes"}…],
+ *    "history":[{"status":302,"url":"<URL that answered with it, redacted>"}…]}
+ * "attempt_log" is filled only when an event handler, or a log handler at
+ * NC_LOG_DEBUG or NC_LOG_TRACE, was installed when the request was sent (timings
+ * are read only then: a log at WARN or INFO writes none); otherwise it is [].
+ * "history" lists the redirects the last attempt followed, in order (always
+ * recorded; [] when none).
+ *
+ * Ownership: borrowed from `response`, lives as long as it.
+ * Thread:    any thread.
+ * Returns:   NULL if `response` is NULL.
+ * Since:     0.3
+ */
+NC_API const char *nc_response_metrics_json(const nc_response *response);
+
+/**
+ * Returns a new reference to the same (immutable) response, to keep one passed to
+ * a callback.
+ *
+ * Ownership: `response` is borrowed; the result is new, release with nc_response_free().
+ * Thread:    any thread.
+ * Returns:   NULL if `response` is NULL.
+ * Since:     0.1
+ */
+NC_API nc_response *nc_response_retain(const nc_response *response);
+
+/**
+ * Releases a response reference from nc_response_retain() or
+ * nc_client_send_sync(). Never free the response passed to a callback.
+ *
+ * Ownership: consumes `response`. NULL is a no-op.
+ * Thread:    any thread.
+ * Returns:   nothing.
+ * Since:     0.1
+ */
+NC_API void nc_response_free(nc_response *response);
+
+/* ------------------------------------------------------------------------- */
+/* 8. Hooks: error handler, auth expired, events, logging                    */
+/* ------------------------------------------------------------------------- */
+
+/*
+ * Every hook below runs with no lock held, on the thread that completes the
+ * request: the client's transfer thread; inside nc_client_dispatch() in
+ * "callbacks": "queue" mode (every hook: a request's events and log lines are
+ * queued with its completion and run before it, in order, on the dispatching
+ * thread); or the caller's own thread for a request sent with
+ * nc_client_send_sync(). From inside any hook
+ * the library may be called: nc_client_send, nc_task_cancel,
+ * nc_client_set_header / _set_environment and the nc_client_set_*_handler
+ * functions work; nc_client_send_sync returns NC_ERR_INVALID_STATE and
+ * nc_client_free returns without freeing (both would wait for the hook itself).
+ * A hook is installed for the requests sent after it; replacing or removing it
+ * takes effect for every later call (one already running on another thread may
+ * still finish). `userdata` must stay valid while its hook is installed and
+ * until nc_client_free() returns.
+ */
+
+/**
+ * Installs the client's error handler: `fn` is called for every failed request
+ * sent from now on — except cancellations (NC_CLIENT_CANCELLED) and requests
+ * with NC_REQUEST_SKIP_ERROR_HANDLER — just before that request's own
+ * completion, on the same thread, with the same response (HTTP/API errors; else
+ * NULL) and error. For nc_client_send_sync it runs on the caller's thread before
+ * the call returns. Failures of requests that complete without a hook installed
+ * (before it, or after it was removed) are not reported.
+ *
+ * Ownership: `response` and `error` passed to `fn` are borrowed for the call
+ *   (nc_response_retain / nc_error_copy keep them). `userdata` is passed through
+ *   and never freed. `fn` NULL removes the handler.
+ * Thread:    any thread, including from inside a hook or completion. `fn` runs as
+ *   described at the top of this section and may call what is listed there.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_set_error_handler(nc_client *client, nc_complete_fn fn, void *userdata);
+
+/**
+ * Installs the auth-expired handler: `fn` is called once per expiry of the
+ * credentials — for the first failure whose business code is one of the
+ * envelope's "auth_expired_codes" (nc_error_is_auth_expired) or whose HTTP status
+ * is 401, among the requests sent with the current Authorization header or token.
+ * 20 concurrent requests failing that way call it once. It re-arms when the
+ * credentials change: nc_client_set_header() of "Authorization", nc_client_set_token() or
+ * nc_client_set_basic_auth() (set or cleared); failures of requests sent with the older credentials
+ * then report nothing. It runs before the error handler, and each request still
+ * completes with its own error.
+ *
+ * Ownership: as nc_client_set_error_handler(); `fn` NULL removes it.
+ * Thread:    as nc_client_set_error_handler(). Calling nc_client_set_header()
+ *   with a new Authorization from inside `fn` is the expected use.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_set_auth_expired_handler(nc_client *client, nc_complete_fn fn,
+                                                    void *userdata);
+
+/**
+ * The function of nc_client_set_event_handler() and nc_client_set_log_handler():
+ * receives one event as JSON text, or one log line, `len` bytes followed by a NUL.
+ */
+typedef void (*nc_event_fn)(const char *event_json, size_t len, void *userdata);
+
+/**
+ * Installs the event handler: `fn` receives each event of every request sent from
+ * now on, as one compact JSON object:
+ *   {"event":"request_start"|"attempt_end"|"retry"|"cache_hit"|"request_end",
+ *    "id":<nc_task_id>, "method", "url", "attempt", "status", "domain", "code",
+ *    "delay_ms", "reason", "timings":{"dns","connect","tls","first_byte","total"} and
+ *    "bytes" (µs and body bytes received, attempt_end; "timings" is null for a
+ *    request sent while only a log at WARN or INFO was installed, which reads
+ *    none), "from_cache" (cache_hit,
+ *    request_end), "not_modified" (cache_hit: a 304 served the stored body),
+ *    "cache" (cache_hit: the counters of nc_client_cache_stats_json(), else null),
+ *    "elapsed_us" (request_end)}
+ * A "cache_hit" event comes whenever an answer comes from the response cache
+ * (since 0.3: before the completion, or before the cached callback of
+ * NC_CACHE_THEN_NETWORK).
+ * Every key is present (null when it does not apply); "domain" is the error
+ * domain's name and "code" its numeric code (null on success). "url" never holds
+ * credentials: userinfo and fragment are removed and the values of query
+ * parameters with secret-looking names (token, access_token, refresh_token,
+ * id_token, key, api_key, apikey, secret, client_secret, password, passwd, pwd,
+ * signature, sig, auth, authorization, credential(s), session, sessionid, and
+ * names ending in _token/-token/_key/-key/_secret/-secret or containing
+ * "password", and nested names one of whose parts is such a name: auth[token],
+ * client[api_key], session.key) read REDACTED, as does a value that is itself a
+ * URL with userinfo (pairs are split on '&' and ';', names percent-decoded). No
+ * header value or body is ever in an event.
+ *
+ * Ownership: `event_json` is borrowed for the call. `fn` NULL removes it.
+ * Thread:    any thread. `fn` runs on the thread driving the request (the
+ *   transfer thread; inside nc_client_dispatch() in queue mode, before the
+ *   request's completion; the nc_client_send_sync caller's for a synchronous
+ *   send); keep it short, it delays the client's other transfers. It may call
+ *   what is listed at the top of this section.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_set_event_handler(nc_client *client, nc_event_fn fn, void *userdata);
+
+/* Event kinds, for nc_client_set_event_mask(): bits to or together. */
+#define NC_EVENT_REQUEST_START 0x01u /* "request_start" */
+#define NC_EVENT_ATTEMPT_END   0x02u /* "attempt_end" */
+#define NC_EVENT_RETRY         0x04u /* "retry" */
+#define NC_EVENT_CACHE_HIT     0x08u /* "cache_hit" */
+#define NC_EVENT_REQUEST_END   0x10u /* "request_end" */
+#define NC_EVENT_ALL           0x1fu /* every kind: the default */
+
+/**
+ * Chooses which kinds of events the event handler (nc_client_set_event_handler())
+ * receives: an or of NC_EVENT_* bits; NC_EVENT_ALL (the default) for every kind,
+ * 0 for none (the handler stays installed but receives nothing). An event of a
+ * kind left out is not built at all: a handler that only wants each
+ * request's end (NC_EVENT_REQUEST_END) pays for one event a request instead of
+ * three. The log handler is not affected: it receives what its level asks for.
+ * Applies to events emitted after the call returns, and stays when the handler
+ * is replaced or removed.
+ *
+ * Ownership: `client` is borrowed.
+ * Thread:    any thread, including from inside a hook.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client, or a bit outside
+ *   NC_EVENT_ALL: the mask is then unchanged).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_set_event_mask(nc_client *client, uint32_t mask);
+
+/* Levels of nc_client_set_log_handler(). */
+#define NC_LOG_OFF   0
+#define NC_LOG_ERROR 1
+#define NC_LOG_WARN  2
+#define NC_LOG_INFO  3
+#define NC_LOG_DEBUG 4
+#define NC_LOG_TRACE 5
+
+/**
+ * Installs the log handler: lines of `level` and more severe go to `fn` (NULL:
+ * to standard error, prefixed "netcore "). Each line starts with its level's
+ * word: "ERROR", "WARN", "INFO", "DEBUG" or "TRACE", then a space and the text:
+ *   INFO  GET http://127.0.0.1:8080/path => 200 (12.3 ms)      one per request
+ *   WARN  GET http://…/path => NCTransportErrorDomain 7: <message> (1.0 ms)
+ *   INFO  GET http://…/path: retry 2 in 200 ms (<reason>)
+ *   DEBUG each start and each attempt's end with libcurl's timings
+ * Lines never contain a token, a credential header value (Authorization, Cookie,
+ * Proxy-Authorization, the configured "credential_headers"), the signing secret,
+ * userinfo, secret query values (as in events) or a body. Each line is one line:
+ * its control characters (a server's message may hold any) are written as
+ * escapes, "\r", "\n", "\xHH" for the other C0/C1 controls and DEL, "\u2028" and
+ * "\u2029" (a tab stays), so a response cannot forge a line. Built on the same event
+ * seam as nc_client_set_event_handler(): with both installed, both receive. Only
+ * the events the level writes lines for are built (WARN: a failed request's end).
+ * The configuration's "log": {"level": …} installs the standard-error form when
+ * the client is made; this call replaces it.
+ *
+ * Ownership: the line is borrowed for the call.
+ * Thread:    as nc_client_set_event_handler().
+ * Returns:   NC_OK (level NC_LOG_OFF removes the handler); NC_ERR_INVALID_ARGUMENT
+ *   (NULL client, level outside NC_LOG_OFF…NC_LOG_TRACE).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_set_log_handler(nc_client *client, int32_t level, nc_event_fn fn,
+                                           void *userdata);
+
+/* ------------------------------------------------------------------------- */
+/* 9. Hooks: request adapters (nc_outgoing)                                  */
 /* ------------------------------------------------------------------------- */
 
 /*
@@ -887,533 +1615,141 @@ NC_API nc_status nc_outgoing_set_header(nc_outgoing *out, const char *name, cons
  */
 NC_API nc_status nc_outgoing_fail(nc_outgoing *out, const char *message);
 
-/**
- * Sets (NULL: clears) the bearer token: every attempt sent from now on carries
- * `Authorization: Bearer <token>`, unless the request has an Authorization header
- * of its own. Read at each attempt, so a retry sends the current token. Wins over
- * nc_client_set_basic_auth(). The token is a credential: never logged, never in an
- * error message, dropped on a redirect to another origin.
- *
- * Ownership: `token` (UTF-8) is copied.
- * Thread:    any thread, including callbacks and adapters.
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client, empty token, invalid
- *   UTF-8, or CR/LF/control characters) and the token is unchanged.
- * Since: 0.3
- */
-NC_API nc_status nc_client_set_token(nc_client *client, const char *token);
-
-/**
- * Sets (NULL `user`: clears) basic credentials: every attempt carries
- * `Authorization: Basic base64(user:password)` unless the request has its own
- * Authorization header or a token is set. A credential: never logged, dropped on
- * a redirect to another origin.
- *
- * Ownership: `user` and `password` (UTF-8; NULL password: empty) are copied.
- * Thread:    any thread.
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client, a user containing ':',
- *   invalid UTF-8 or control characters) and nothing is changed.
- * Since: 0.3
- */
-NC_API nc_status nc_client_set_basic_auth(nc_client *client, const char *user, const char *password);
-
-/**
- * Sets how many redirects this request follows, overriding the client's
- * limits.max_redirects; -1 goes back to the client's. With 0 no redirect is
- * followed and a 3xx is the response: in raw mode a success; in envelope mode a
- * body that is an envelope is classified as usual, an empty body is a success
- * with data JSON null, any other body a success with the body as data (as raw
- * mode) — never a PARSE error.
- *
- * Ownership: `request` is borrowed.
- * Thread:    the thread that uses the builder.
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, or `max` outside
- *   -1…100) and the request is unchanged.
- * Since: 0.3
- */
-NC_API nc_status nc_request_set_max_redirects(nc_request *request, int32_t max);
-
-struct nc_response;
-
-/**
- * The URL that answered: the request's URL, or the last one of the redirects
- * followed.
- *
- * Ownership: borrowed from `response`, valid as long as it.
- * Thread:    any thread.
- * Returns:   the URL; NULL if `response` is NULL.
- * Since: 0.3
- */
-NC_API const char *nc_response_url(const struct nc_response *response);
-
-/**
- * The HTTP version the answer came in, as negotiated (CURLINFO_HTTP_VERSION):
- * "HTTP/1.0", "HTTP/1.1", "HTTP/2" or "HTTP/3" (httpx's spelling). With
- * "http_version": "2" an https server that does not offer HTTP/2 answers in
- * "HTTP/1.1": this says which it was. Also in nc_response_metrics_json() as
- * "http_version".
- *
- * Ownership: a static string; never freed by the caller.
- * Thread:    any thread.
- * Returns:   the version; NULL if `response` is NULL or the answer came from the
- *   cache without a network exchange (a revalidated 304 says the version of the
- *   exchange).
- * Since: 0.4
- */
-NC_API const char *nc_response_http_version(const struct nc_response *response);
-
 /* ------------------------------------------------------------------------- */
-/* Sending                                                                     */
+/* 10. Hooks: retry policy and retry handler                                 */
 /* ------------------------------------------------------------------------- */
 
-typedef struct nc_task nc_task;
-typedef struct nc_response nc_response;
-
-/**
- * Completion callback: called exactly once per successful nc_client_send().
- * `error` is NULL on success. On NC_DOMAIN_HTTP / NC_DOMAIN_API errors (and
- * NC_DOMAIN_PARSE errors of a received body) `response` is passed too; otherwise
- * it is NULL. Both are BORROWED for the duration of the call.
- *
- * Runs on the client's transfer thread, or, with "callbacks":"queue", inside
- * nc_client_dispatch(). It may call nc_client_send() and nc_task_cancel(); it
- * must not call nc_client_free() or nc_client_send_sync() on the same client.
- */
-typedef void (*nc_complete_fn)(const nc_response *response, const nc_error *error, void *userdata);
-
-/**
- * Starts sending `request` on `client`; `fn` is called exactly once when it ends.
- *
- * Ownership: `request` is copied, so it may be changed or freed as soon as this
- *   returns. `userdata` is passed to `fn` untouched. If `task_out` is not NULL it
- *   receives a new reference, released with nc_task_free(); pass NULL to fire and
- *   forget.
- * Thread:    any thread, including from inside a completion callback.
- * Returns:   NC_OK, or NC_ERR_INVALID_ARGUMENT (NULL client/request/fn) and
- *   NC_ERR_INVALID_STATE (client shutting down) — then `fn` is never called and
- *   *task_out is not written. A request that cannot be built (e.g. a relative path
- *   without base_url) is accepted and completes with NC_CLIENT_INVALID_REQUEST.
- *
- * Coalescing ("coalesce": true, the default): a GET or HEAD without a body or an
- * output file that is identical to one in flight on this client — same method,
- * final URL, header lines as resolved now (client defaults and the request's,
- * Authorization included), envelope/raw mode, total/connect/idle timeouts,
- * retry policy, deadline, max_redirects and TLS options — shares its transfer
- * instead of sending again (a later caller shares the first one's deadline, which
- * ends no later than its own). Each caller still has
- * its own task and exactly one call of its own `fn`, with the same response and
- * error, in the order the callers were sent, on the same thread. Headers added per
- * attempt (nc_client_set_token, basic auth, signing, adapters) are the first
- * caller's: they run on the shared transfer. nc_task_cancel() of one caller
- * completes that caller at once with NC_CLIENT_CANCELLED; the transfer is
- * cancelled only when every caller has cancelled. Callers of one transfer share
- * its nc_task_id() and its events. A request sent after the transfer's completion
- * was delivered starts a new one. NC_REQUEST_NO_COALESCE, "coalesce": false and
- * nc_client_send_sync() never share.
- * Since:     0.1
- */
-NC_API nc_status nc_client_send(nc_client *client, const nc_request *request, nc_complete_fn fn,
-                                void *userdata, nc_task **task_out);
-
-/**
- * Sends `request` and blocks until it ends. The transfer runs on the calling
- * thread (no hand-off to the transfer thread), on a connection the client keeps
- * alive for later synchronous sends: threads sending at the same time each use a
- * connection of their own, which max_connections_per_host does not count. It is
- * never coalesced with requests in flight (see nc_client_send()).
- * nc_client_free() from another thread ends a send in progress with
- * NC_CLIENT_SHUTDOWN.
- *
- * Ownership: `request` is borrowed. *response_out receives a new response
- *   (release with nc_response_free()) whenever one was received: on success and on
- *   HTTP/API/PARSE errors of a received body. *error_out receives a new error
- *   (release with nc_error_free()) on failure. Either out-pointer may be NULL.
- * Thread:    any thread except this client's callbacks (refused there: it would
- *   wait for itself).
- * Returns:   NC_OK on success; NC_ERR_FAILED when the request failed (see
- *   *error_out); NC_ERR_INVALID_ARGUMENT (NULL client/request);
- *   NC_ERR_INVALID_STATE (client shutting down, or called from a callback).
- * Since:     0.1
- */
-NC_API nc_status nc_client_send_sync(nc_client *client, const nc_request *request,
-                                     nc_response **response_out, nc_error **error_out);
-
-/**
- * Cancels a request. When it returns, the callback has returned: with its real
- * result if it had already begun, else with NC_CLIENT_CANCELLED. Idempotent;
- * cancelling a finished task does nothing. Takes effect within milliseconds.
- * Inside a callback of the same client it does not wait for the callback that is
- * running. In "callbacks":"queue" mode it returns without waiting: the
- * cancelled completion runs at the next nc_client_dispatch(). The task of a batch
- * (nc_batch_send) cancels every member still running; the batch's callback runs once.
- * A caller of a coalesced transfer (nc_client_send()) is cancelled alone; the
- * shared transfer is cancelled when its last caller is. From a hook of the
- * request itself (its request_start, attempt_end or retry event, an adapter, the
- * retry handler) it returns at once, and the request completes with
- * NC_CLIENT_CANCELLED when the hook has returned, before anything more is sent
- * (an attempt that already decided the outcome keeps it).
- *
- * Ownership: `task` is borrowed. NULL is a no-op.
- * Thread:    any thread, including from inside a completion callback.
- * Returns:   nothing.
- * Since:     0.1
- */
-NC_API void nc_task_cancel(nc_task *task);
-
-/**
- * Drops the caller's reference to a task. Does not cancel it: the request goes on
- * and its callback still runs.
- *
- * Ownership: consumes `task`. NULL is a no-op.
- * Thread:    any thread.
- * Returns:   nothing.
- * Since:     0.1
- */
-NC_API void nc_task_free(nc_task *task);
-
-/* ------------------------------------------------------------------------- */
-/* Responses                                                                   */
-/* ------------------------------------------------------------------------- */
-
-/**
- * Returns the HTTP status code of the final response (after redirects).
- *
- * Ownership: `response` is borrowed.
- * Thread:    any thread.
- * Returns:   0 if `response` is NULL.
- * Since:     0.1
- */
-NC_API int32_t nc_response_status(const nc_response *response);
-
-/**
- * Returns the value of the first response header called `name` (compared
- * case-insensitively, by ASCII rules whatever the process's locale), with
- * surrounding white space removed.
- *
- * Ownership: `name` borrowed; the result is borrowed from `response`.
- * Thread:    any thread.
- * Returns:   NULL if absent or an argument is NULL.
- * Since:     0.1
- */
-NC_API const char *nc_response_header(const nc_response *response, const char *name);
-
-/**
- * Returns how many header lines the final response had.
- *
- * Ownership: `response` is borrowed.
- * Thread:    any thread.
- * Returns:   0 if `response` is NULL.
- * Since:     0.1
- */
-NC_API size_t nc_response_header_count(const nc_response *response);
-
-/**
- * Reads header line `index` (0-based, in the order received).
- *
- * Ownership: *name_out and *value_out are borrowed from `response`; written only
- *   on NC_OK; either may be NULL.
- * Thread:    any thread.
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL response, index out of range).
- * Since:     0.1
- */
-NC_API nc_status nc_response_header_at(const nc_response *response, size_t index, const char **name_out,
-                                       const char **value_out);
-
-/**
- * Returns the body bytes (decompressed if the server used gzip/deflate). The
- * buffer is followed by a NUL byte that is not counted, so text bodies can be
- * used as C strings.
- *
- * Ownership: borrowed from `response`. `len_out` (may be NULL) receives the length.
- * Thread:    any thread.
- * Returns:   a non-NULL pointer (length 0 for an empty body); NULL if `response` is NULL.
- * Since:     0.1
- */
-NC_API const void *nc_response_body(const nc_response *response, size_t *len_out);
-
-/**
- * Returns the whole body parsed as JSON (any JSON value), parsed once on first use.
- *
- * Ownership: BORROWED reference, lives as long as `response`; do not modify it.
- * Thread:    any thread.
- * Returns:   NULL if the body is not JSON or `response` is NULL.
- * Since:     0.1
- */
-NC_API json_t *nc_response_json(const nc_response *response);
-
-/**
- * Returns the business data: the envelope's data field in envelope mode (JSON null
- * when absent or for 204/empty bodies), the whole parsed body in raw mode.
- *
- * Ownership: BORROWED reference, lives as long as `response`; do not modify it.
- * Thread:    any thread.
- * Returns:   NULL in raw mode when the body is not JSON, or if `response` is NULL.
- * Since:     0.1
- */
-NC_API json_t *nc_response_data(const nc_response *response);
-
-/**
- * The same value as nc_response_data(), as compact JSON text ("null" for JSON null).
- *
- * Ownership: borrowed from `response`. `len_out` (may be NULL) receives the length.
- * Thread:    any thread.
- * Returns:   NULL when nc_response_data() would return NULL.
- * Since:     0.1
- */
-NC_API const char *nc_response_data_json(const nc_response *response, size_t *len_out);
-
-/**
- * Returns 1 if the response was served from the client's cache (a stored answer,
- * a 304 answered with the stored body, a failure answered from the cache, or the
- * cached callback's copy), else 0. See "Response cache".
- *
- * Ownership: `response` is borrowed.
- * Thread:    any thread.
- * Returns:   0 if `response` is NULL.
- * Since:     0.1
- */
-NC_API int nc_response_from_cache(const nc_response *response);
-
-/**
- * Returns a new reference to the same (immutable) response, to keep one passed to
- * a callback.
- *
- * Ownership: `response` is borrowed; the result is new, release with nc_response_free().
- * Thread:    any thread.
- * Returns:   NULL if `response` is NULL.
- * Since:     0.1
- */
-NC_API nc_response *nc_response_retain(const nc_response *response);
-
-/**
- * Releases a response reference from nc_response_retain() or
- * nc_client_send_sync(). Never free the response passed to a callback.
- *
- * Ownership: consumes `response`. NULL is a no-op.
- * Thread:    any thread.
- * Returns:   nothing.
- * Since:     0.1
- */
-NC_API void nc_response_free(nc_response *response);
-
-/* ------------------------------------------------------------------------- */
-/* Hooks: error handler, auth expired, events, logging                         */
-/* ------------------------------------------------------------------------- */
 /*
- * Every hook below runs with no lock held, on the thread that completes the
- * request: the client's transfer thread; inside nc_client_dispatch() in
- * "callbacks": "queue" mode (every hook: a request's events and log lines are
- * queued with its completion and run before it, in order, on the dispatching
- * thread); or the caller's own thread for a request sent with
- * nc_client_send_sync(). From inside any hook
- * the library may be called: nc_client_send, nc_task_cancel,
- * nc_client_set_header / _set_environment and the nc_client_set_*_handler
- * functions work; nc_client_send_sync returns NC_ERR_INVALID_STATE and
- * nc_client_free returns without freeing (both would wait for the hook itself).
- * A hook is installed for the requests sent after it; replacing or removing it
- * takes effect for every later call (one already running on another thread may
- * still finish). `userdata` must stay valid while its hook is installed and
- * until nc_client_free() returns.
+ * Retry is off unless configured: without a "retry" key (docs/configuration.md)
+ * a request is sent once. With one, a failed attempt is sent again, after a wait,
+ * when all of these hold:
+ *   - fewer than "max_attempts" attempts were made (default 3, the first included);
+ *   - the error is retried: NC_DOMAIN_TRANSPORT DNS (6), connect (7), timeout (28),
+ *     TLS handshake (35), nothing received (52), connection reset or cut (18, 55,
+ *     56, 65), HTTP/2 (16, 92); NC_DOMAIN_HTTP with a status in "statuses" (default
+ *     408, 429, 500, 502, 503, 504). Never NC_DOMAIN_API, NC_DOMAIN_PARSE or
+ *     NC_DOMAIN_CLIENT errors, unless the retry handler says so;
+ *   - the method is in "methods" (default GET, HEAD, PUT, DELETE, OPTIONS), or the
+ *     request opted in: NC_REQUEST_IDEMPOTENT, or an "Idempotency-Key" header;
+ *   - the request did not set NC_REQUEST_NO_RETRY or a "retry" of false;
+ *   - the wait ends before the deadline (deadline_ms), if there is one; when it
+ *     would not, the request completes at once with NC_CLIENT_DEADLINE_EXCEEDED,
+ *     whose message names the last attempt's error.
+ * The wait: "backoff" "immediate" (0), "constant" ("initial_ms") or "exponential"
+ * (initial_ms * multiplier^(n-1) before retry n), at most "max_delay_ms", drawn
+ * uniformly from 0 up to it when "jitter" is true; a response's Retry-After
+ * (seconds or an HTTP-date) replaces it when "respect_retry_after" is true, capped
+ * by max_delay_ms. Each attempt ends with an "attempt_end" event and each retry
+ * is announced by a "retry" event with "delay_ms" and "reason"
+ * (nc_client_set_event_handler); nc_error_attempts() counts the attempts. Adapters,
+ * the token and signing run again before every attempt. nc_task_cancel() during
+ * a wait completes the request at once with NC_CLIENT_CANCELLED.
+ *
+ * libcurl itself never resends a non-idempotent request: a POST (or any method not
+ * listed above as idempotent) whose kept-alive connection closes without an answer
+ * fails with NC_DOMAIN_TRANSPORT 65 instead of being resent silently by libcurl (the
+ * server may have acted on it); the retry policy resends it only if it opted in. An
+ * idempotent request that finds its kept-alive connection already closed, before any
+ * byte of answer, is sent once more on a new connection by libcurl itself (as
+ * browsers do, RFC 9110 §9.2.2): within the same attempt, so no event shows it and
+ * nc_error_attempts() does not count it.
  */
 
-/* Flags of nc_request_set_flags(). */
-#define NC_REQUEST_SKIP_ERROR_HANDLER 1 /* the client's error handler is not called for it */
-#define NC_REQUEST_NO_COALESCE        2 /* never shares a transfer with identical requests in flight */
-#define NC_REQUEST_NO_RETRY           4 /* one attempt, whatever the retry policy */
-#define NC_REQUEST_IDEMPOTENT         8 /* may be retried whatever its method (see "Retry") */
-#define NC_REQUEST_SKIP_AUTH          16 /* neither held by nor triggering a token refresh (the refresh call) */
-
-/* Levels of nc_client_set_log_handler(). */
-#define NC_LOG_OFF   0
-#define NC_LOG_ERROR 1
-#define NC_LOG_WARN  2
-#define NC_LOG_INFO  3
-#define NC_LOG_DEBUG 4
-#define NC_LOG_TRACE 5
-
 /**
- * Sets the request's flags (a bitwise OR of NC_REQUEST_*; 0 clears them).
- * Every flag acts: SKIP_ERROR_HANDLER, NO_COALESCE (this request is its own
- * transfer even when "coalesce" is on, see nc_client_send()), NO_RETRY and
- * IDEMPOTENT (see "Retry"), SKIP_AUTH (see "Token refresh").
- *
- * Ownership: `request` is borrowed.
- * Thread:    the thread that owns the builder (one at a time).
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, or a bit that is not
- *   one of the NC_REQUEST_* flags — then nothing changes).
- * Since:     0.3
+ * The function of nc_client_set_retry_handler(): given a failed attempt's
+ * response (HTTP and API errors; else NULL), its error and its number (from 1),
+ * returns the wait in milliseconds before sending the request again (>= 0), -1 to
+ * stop (the request completes with this error), or -2 for the retry policy's own
+ * decision. Other negative values stop.
  */
-NC_API nc_status nc_request_set_flags(nc_request *request, uint32_t flags);
+typedef int64_t (*nc_retry_fn)(const nc_response *response, const nc_error *error, int32_t attempt,
+                               void *userdata);
 
 /**
- * Installs the client's error handler: `fn` is called for every failed request
- * sent from now on — except cancellations (NC_CLIENT_CANCELLED) and requests
- * with NC_REQUEST_SKIP_ERROR_HANDLER — just before that request's own
- * completion, on the same thread, with the same response (HTTP/API errors; else
- * NULL) and error. For nc_client_send_sync it runs on the caller's thread before
- * the call returns. Failures of requests that complete without a hook installed
- * (before it, or after it was removed) are not reported.
+ * Installs the client's retry handler, asked first after every failed attempt of
+ * a request sent from now on that max_attempts allows to be followed by another
+ * (and that did not turn retry off). Its wait retries any error of any method
+ * (API and PARSE errors included); the deadline still applies. Installing one
+ * turns retry on for the client: its -2 answer uses the configured "retry", or the
+ * defaults when none is configured. The retry event's "reason" of a wait it chose
+ * starts with "retry handler".
  *
- * Ownership: `response` and `error` passed to `fn` are borrowed for the call
- *   (nc_response_retain / nc_error_copy keep them). `userdata` is passed through
- *   and never freed. `fn` NULL removes the handler.
- * Thread:    any thread, including from inside a hook or completion. `fn` runs as
- *   described at the top of this section and may call what is listed there.
+ * Ownership: `response` and `error` passed to `fn` are borrowed for the call.
+ *   `userdata` is passed through and never freed. `fn` NULL removes the handler.
+ * Thread:    any thread. `fn` runs on the thread driving the request (the transfer
+ *   thread, or the nc_client_send_sync caller's), as the hooks above do, and may
+ *   call what they may; keep it short.
  * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client).
- * Since:     0.3
+ * Since: 0.3
  */
-NC_API nc_status nc_client_set_error_handler(nc_client *client, nc_complete_fn fn, void *userdata);
-
-/**
- * Installs the auth-expired handler: `fn` is called once per expiry of the
- * credentials — for the first failure whose business code is one of the
- * envelope's "auth_expired_codes" (nc_error_is_auth_expired) or whose HTTP status
- * is 401, among the requests sent with the current Authorization header or token.
- * 20 concurrent requests failing that way call it once. It re-arms when the
- * credentials change: nc_client_set_header() of "Authorization", nc_client_set_token() or
- * nc_client_set_basic_auth() (set or cleared); failures of requests sent with the older credentials
- * then report nothing. It runs before the error handler, and each request still
- * completes with its own error.
- *
- * Ownership: as nc_client_set_error_handler(); `fn` NULL removes it.
- * Thread:    as nc_client_set_error_handler(). Calling nc_client_set_header()
- *   with a new Authorization from inside `fn` is the expected use.
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client).
- * Since:     0.3
- */
-NC_API nc_status nc_client_set_auth_expired_handler(nc_client *client, nc_complete_fn fn,
-                                                    void *userdata);
-
-/**
- * The function of nc_client_set_event_handler() and nc_client_set_log_handler():
- * receives one event as JSON text, or one log line, `len` bytes followed by a NUL.
- */
-typedef void (*nc_event_fn)(const char *event_json, size_t len, void *userdata);
-
-/**
- * Installs the event handler: `fn` receives each event of every request sent from
- * now on, as one compact JSON object:
- *   {"event":"request_start"|"attempt_end"|"retry"|"cache_hit"|"request_end",
- *    "id":<nc_task_id>, "method", "url", "attempt", "status", "domain", "code",
- *    "delay_ms", "reason", "timings":{"dns","connect","tls","first_byte","total"} and
- *    "bytes" (µs and body bytes received, attempt_end; "timings" is null for a
- *    request sent while only a log at WARN or INFO was installed, which reads
- *    none), "from_cache" (cache_hit,
- *    request_end), "not_modified" (cache_hit: a 304 served the stored body),
- *    "cache" (cache_hit: the counters of nc_client_cache_stats_json(), else null),
- *    "elapsed_us" (request_end)}
- * A "cache_hit" event comes whenever an answer comes from the response cache
- * (since 0.3: before the completion, or before the cached callback of
- * NC_CACHE_THEN_NETWORK).
- * Every key is present (null when it does not apply); "domain" is the error
- * domain's name and "code" its numeric code (null on success). "url" never holds
- * credentials: userinfo and fragment are removed and the values of query
- * parameters with secret-looking names (token, access_token, refresh_token,
- * id_token, key, api_key, apikey, secret, client_secret, password, passwd, pwd,
- * signature, sig, auth, authorization, credential(s), session, sessionid, and
- * names ending in _token/-token/_key/-key/_secret/-secret or containing
- * "password", and nested names one of whose parts is such a name: auth[token],
- * client[api_key], session.key) read REDACTED, as does a value that is itself a
- * URL with userinfo (pairs are split on '&' and ';', names percent-decoded). No
- * header value or body is ever in an event.
- *
- * Ownership: `event_json` is borrowed for the call. `fn` NULL removes it.
- * Thread:    any thread. `fn` runs on the thread driving the request (the
- *   transfer thread; inside nc_client_dispatch() in queue mode, before the
- *   request's completion; the nc_client_send_sync caller's for a synchronous
- *   send); keep it short, it delays the client's other transfers. It may call
- *   what is listed at the top of this section.
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client).
- * Since:     0.3
- */
-NC_API nc_status nc_client_set_event_handler(nc_client *client, nc_event_fn fn, void *userdata);
-
-/* Event kinds, for nc_client_set_event_mask(): bits to or together. */
-#define NC_EVENT_REQUEST_START 0x01u /* "request_start" */
-#define NC_EVENT_ATTEMPT_END   0x02u /* "attempt_end" */
-#define NC_EVENT_RETRY         0x04u /* "retry" */
-#define NC_EVENT_CACHE_HIT     0x08u /* "cache_hit" */
-#define NC_EVENT_REQUEST_END   0x10u /* "request_end" */
-#define NC_EVENT_ALL           0x1fu /* every kind: the default */
-
-/**
- * Chooses which kinds of events the event handler (nc_client_set_event_handler())
- * receives: an or of NC_EVENT_* bits; NC_EVENT_ALL (the default) for every kind,
- * 0 for none (the handler stays installed but receives nothing). An event of a
- * kind left out is not built at all: a handler that only wants each
- * request's end (NC_EVENT_REQUEST_END) pays for one event a request instead of
- * three. The log handler is not affected: it receives what its level asks for.
- * Applies to events emitted after the call returns, and stays when the handler
- * is replaced or removed.
- *
- * Ownership: `client` is borrowed.
- * Thread:    any thread, including from inside a hook.
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client, or a bit outside
- *   NC_EVENT_ALL: the mask is then unchanged).
- * Since:     0.3
- */
-NC_API nc_status nc_client_set_event_mask(nc_client *client, uint32_t mask);
-
-/**
- * Installs the log handler: lines of `level` and more severe go to `fn` (NULL:
- * to standard error, prefixed "netcore "). Each line starts with its level's
- * word: "ERROR", "WARN", "INFO", "DEBUG" or "TRACE", then a space and the text:
- *   INFO  GET http://127.0.0.1:8080/path => 200 (12.3 ms)      one per request
- *   WARN  GET http://…/path => NCTransportErrorDomain 7: <message> (1.0 ms)
- *   INFO  GET http://…/path: retry 2 in 200 ms (<reason>)
- *   DEBUG each start and each attempt's end with libcurl's timings
- * Lines never contain a token, a credential header value (Authorization, Cookie,
- * Proxy-Authorization, the configured "credential_headers"), the signing secret,
- * userinfo, secret query values (as in events) or a body. Each line is one line:
- * its control characters (a server's message may hold any) are written as
- * escapes, "\r", "\n", "\xHH" for the other C0/C1 controls and DEL, "\u2028" and
- * "\u2029" (a tab stays), so a response cannot forge a line. Built on the same event
- * seam as nc_client_set_event_handler(): with both installed, both receive. Only
- * the events the level writes lines for are built (WARN: a failed request's end).
- * The configuration's "log": {"level": …} installs the standard-error form when
- * the client is made; this call replaces it.
- *
- * Ownership: the line is borrowed for the call.
- * Thread:    as nc_client_set_event_handler().
- * Returns:   NC_OK (level NC_LOG_OFF removes the handler); NC_ERR_INVALID_ARGUMENT
- *   (NULL client, level outside NC_LOG_OFF…NC_LOG_TRACE).
- * Since:     0.3
- */
-NC_API nc_status nc_client_set_log_handler(nc_client *client, int32_t level, nc_event_fn fn,
-                                           void *userdata);
-
-/**
- * Returns the request's number among its client's: the "id" of its events.
- *
- * Ownership: `task` is borrowed.
- * Thread:    any thread.
- * Returns:   the id (from 1); 0 if `task` is NULL.
- * Since:     0.3
- */
-NC_API uint64_t nc_task_id(const nc_task *task);
-
-/**
- * Returns how the response was obtained, as compact JSON:
- *   {"attempts":N, "redirects":N (followed by the last attempt), "total_us":N
- *    (first attempt's start to completion), "url":"<effective URL, redacted as in
- *    events>", "attempt_log":[{"attempt","status","domain","code",
- *    "timings":{dns,connect,tls,first_byte,total}, "bytes"}…],
- *    "history":[{"status":302,"url":"<URL that answered with it, redacted>"}…]}
- * "attempt_log" is filled only when an event handler, or a log handler at
- * NC_LOG_DEBUG or NC_LOG_TRACE, was installed when the request was sent (timings
- * are read only then: a log at WARN or INFO writes none); otherwise it is [].
- * "history" lists the redirects the last attempt followed, in order (always
- * recorded; [] when none).
- *
- * Ownership: borrowed from `response`, lives as long as it.
- * Thread:    any thread.
- * Returns:   NULL if `response` is NULL.
- * Since:     0.3
- */
-NC_API const char *nc_response_metrics_json(const nc_response *response);
+NC_API nc_status nc_client_set_retry_handler(nc_client *client, nc_retry_fn fn, void *userdata);
 
 /* ------------------------------------------------------------------------- */
-/* Cancellation groups                                                         */
+/* 11. Token refresh                                                         */
 /* ------------------------------------------------------------------------- */
+
+/*
+ * Single flight: when requests fail because the login expired (a code of
+ * envelope.auth_expired_codes, or HTTP 401), the refresher runs once however many
+ * failed. While it runs, the expired requests and every request about to be sent
+ * wait (nothing goes out with the old token); nc_client_refresh_done() with a new
+ * token installs it (as nc_client_set_token) and sends each waiting request again,
+ * once — a request that expires again after that replay completes with its error.
+ * nc_client_refresh_done(c, NULL, message) ends them all with NC_DOMAIN_CLIENT /
+ * NC_CLIENT_AUTH_REFRESH_FAILED and the message, and the auth-expired handler fires
+ * (once). A request that carried an older token than the one in use when it
+ * expired is sent again at once, without a refresh. "auth":
+ * {"max_refreshes_per_minute": N} (default 3) bounds refresh storms: past it an
+ * expiry completes with its own error. Requests flagged NC_REQUEST_SKIP_AUTH (the
+ * refresh call itself) neither wait nor trigger a refresh. With a refresher set,
+ * the auth-expired handler fires only for expiries no refresh answers (a failed
+ * refresh, the rate limit, a second expiry after a replay). Waiting requests end
+ * at once on nc_task_cancel(), a group cancel, their deadline or nc_client_free();
+ * they wait for the answer otherwise (there is no refresh timeout: answer with a
+ * failure when your refresh call fails).
+ */
+
+/**
+ * The refresher: asked to get a new token because `error` (borrowed for the call)
+ * expired a request. Answer with nc_client_refresh_done(), from inside the call or
+ * later, from any thread — typically from the completion of a refresh request sent
+ * with NC_REQUEST_SKIP_AUTH. It runs on the thread that saw the expiry (the transfer
+ * thread; inside nc_client_dispatch() in queue mode; a synchronous caller's thread):
+ * it must not block.
+ */
+typedef void (*nc_refresh_fn)(nc_client *client, const nc_error *error, void *userdata);
+
+/**
+ * Installs the token refresher (NULL removes it: expired requests then complete
+ * with their error). Requests sent from now on use it.
+ *
+ * Ownership: `client` is borrowed; `userdata` is passed back as is.
+ * Thread:    any thread, callbacks included.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_set_token_refresher(nc_client *client, nc_refresh_fn fn, void *userdata);
+
+/**
+ * Answers the running refresh: `token` (UTF-8, copied) is the new bearer token and
+ * every waiting request is sent again with it; NULL: the refresh failed and every
+ * waiting request completes with NC_CLIENT_AUTH_REFRESH_FAILED and `message`
+ * (copied; NULL: a generic one).
+ *
+ * Ownership: `client` is borrowed; `token` and `message` are read during the call.
+ * Thread:    any thread, callbacks included (also inside the refresher).
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client, a token that is empty or
+ *   has control characters, invalid UTF-8) and nothing changes;
+ *   NC_ERR_INVALID_STATE when no refresh is running (nothing asked for one, or it
+ *   was answered already).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_refresh_done(nc_client *client, const char *token, const char *message);
+
+/* ------------------------------------------------------------------------- */
+/* 12. Cancellation groups                                                   */
+/* ------------------------------------------------------------------------- */
+
 /*
  * A request may name a group (nc_request_set_group, or its endpoint's "group");
  * one call cancels every request of the group that was sent with nc_client_send /
@@ -1424,18 +1760,6 @@ NC_API const char *nc_response_metrics_json(const nc_response *response);
  * cancelled by a group. A request already cancelled, or whose completion is
  * already decided (queued for nc_client_dispatch, say), is not counted.
  */
-
-/**
- * Puts the request in cancellation group `group` (NULL: none; an endpoint's
- * group then applies). Requests sent from this builder afterwards carry it.
- *
- * Ownership: `request` is borrowed; `group` (UTF-8) is copied.
- * Thread:    the thread that uses the builder.
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, an empty name, invalid
- *   UTF-8 or control characters) and the request is unchanged.
- * Since:     0.3
- */
-NC_API nc_status nc_request_set_group(nc_request *request, const char *group);
 
 /**
  * Cancels every request of `group` (see above) and writes how many this call
@@ -1471,227 +1795,9 @@ NC_API nc_status nc_client_cancel_group(nc_client *client, const char *group, si
 NC_API nc_status nc_client_cancel_all(nc_client *client, size_t *cancelled_out);
 
 /* ------------------------------------------------------------------------- */
-/* Reachability                                                                */
-/* ------------------------------------------------------------------------- */
-/*
- * Before each attempt (also before each retry) the client asks whether the
- * network is there, so a request fails at once with NC_DOMAIN_CLIENT /
- * NC_CLIENT_UNREACHABLE instead of waiting for DNS or a connect timeout:
- *   NC_REACH_AUTO     (default) the kernel's routing table decides, read once and
- *                     then watched over netlink by one thread per process (never
- *                     re-read per request). A request to a host other than
- *                     loopback fails while no route leaves the machine: no unicast
- *                     route outside the "local" table to a destination that is not
- *                     loopback, link-local or multicast, through an interface that
- *                     is up and running. Hosts are names and none is resolved
- *                     first, so any such route (default or not) counts as online.
- *                     Loopback hosts (localhost, 127.0.0.0/8, ::1) are never
- *                     blocked. Without netlink the state is unknown: never blocks.
- *   NC_REACH_ONLINE   forced: every request is sent; nothing is checked.
- *   NC_REACH_OFFLINE  forced: no request is sent, loopback included.
- * With "reachability": {"wait_for_network_ms": N} (N > 0) an unreachable request
- * waits up to N ms for a route to appear (AUTO) or for the mode to change, then is
- * sent at once; after N ms it fails with NC_CLIENT_UNREACHABLE. nc_task_cancel()
- * and nc_client_free() end a waiting request at once (CANCELLED / SHUTDOWN), as
- * for any request in flight. The same holds for nc_client_send_sync (which waits
- * on the calling thread) and in "callbacks": "queue" mode.
- */
-
-#define NC_REACH_AUTO    0 /* the routing table decides; loopback is never blocked */
-#define NC_REACH_ONLINE  1 /* forced online: nothing is checked */
-#define NC_REACH_OFFLINE 2 /* forced offline: every request fails (or waits), loopback included */
-
-/**
- * Sets the reachability mode (NC_REACH_AUTO, NC_REACH_ONLINE or NC_REACH_OFFLINE)
- * for attempts begun from now on; the configuration's "reachability"."mode" is
- * the initial one. Requests waiting for the network ask again at once, so
- * switching to NC_REACH_ONLINE sends them now.
- *
- * Ownership: `client` is borrowed.
- * Thread:    any thread, including from inside a callback.
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client, unknown mode; nothing
- *   changes).
- * Since:     0.3
- */
-NC_API nc_status nc_client_set_reachability(nc_client *client, int32_t mode);
-
-/**
- * Returns the state now for a host other than loopback: 1 (online: forced
- * ONLINE, or AUTO with a route off the machine, or routes that cannot be read)
- * or 2 (offline: forced OFFLINE, or AUTO without such a route).
- *
- * Ownership: `client` is borrowed.
- * Thread:    any thread.
- * Returns:   1 or 2; 0 if `client` is NULL.
- * Since:     0.3
- */
-NC_API int32_t nc_client_reachability(const nc_client *client);
-
-/* ------------------------------------------------------------------------- */
-/* Response cache                                                              */
+/* 13. Batches                                                               */
 /* ------------------------------------------------------------------------- */
 
-/*
- * With "cache" in the configuration (docs/caching.md) every cacheable GET/HEAD
- * answer is stored — status 200, no redirect followed, not Cache-Control:
- * no-store nor Vary: *, its body not sent to a body callback or an output file
- * (such a request is sent as NC_CACHE_NETWORK_ONLY; its callbacks run as without
- * a cache). Since 0.4 an answer to a request carrying credentials (Authorization,
- * Cookie, Proxy-Authorization, credential_headers, a token, basic credentials,
- * the cookie jar's cookies, a client certificate) is stored too, in the
- * partition of a SHA-256 of those values, or in the partition the app names
- * ("cache"."partition", nc_client_set_cache_partition()): answers never cross
- * from one partition to another, in memory or on disk. "cache"."shared": true
- * applies shared-cache rules instead: no partitions, no Cache-Control: private
- * answer, and an answer to a credentialed request only when it says public,
- * s-maxage or must-revalidate. The key is the partition, the method, the URL
- * with its query pairs sorted, and the request headers the answer's Vary names.
- * What is served is classified
- * again as the request reads it (envelope or raw), so a stored business error is
- * served as that error. Every answer from the cache has nc_response_from_cache()
- * == 1 and raises a "cache_hit" event. The policy decides when the cache is read:
- */
-#define NC_CACHE_NETWORK_ONLY       0 /* default: never read; unconditional requests */
-#define NC_CACHE_ELSE_NETWORK       1 /* fresh stored answer, else the network (stale: revalidated) */
-#define NC_CACHE_NETWORK_ELSE_CACHE 2 /* network; a transport failure or no route: the stored answer */
-#define NC_CACHE_THEN_NETWORK       3 /* stored answer to the cached callback, then the network's */
-#define NC_CACHE_ONLY               4 /* stored answer or NC_CLIENT_NOT_CACHED; nothing sent */
-
-/** A buffer of this many bytes always holds nc_client_cache_stats_json()'s text as
- * 0.3 wrote it (without "skipped"), and the whole text unless its counters are very
- * large: a smaller buffer that cannot hold the whole text gets the 0.3 members. */
-#define NC_CACHE_STATS_MAX 512
-/** A buffer of this many bytes always holds nc_client_cache_stats_json()'s whole
- * text, "skipped" included. Since 0.4. */
-#define NC_CACHE_STATS_FULL_MAX 1024
-
-/**
- * Sets how this request uses the client's cache (NC_CACHE_*; default: the
- * endpoint's "cache" policy, else NC_CACHE_NETWORK_ONLY). The policies that read
- * the cache revalidate a stale stored answer that has a validator (If-None-Match
- * / If-Modified-Since); a 304 then completes with the stored body and
- * nc_response_not_modified() == 1. A request whose answer comes from the cache
- * never shares a coalesced transfer. Without a cache configured every policy
- * sends, except NC_CACHE_ONLY, which completes with NC_CLIENT_NOT_CACHED.
- *
- * Ownership: `request` is borrowed.
- * Thread:    the thread that uses the builder.
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, unknown policy; the
- *   request is unchanged).
- * Since:     0.3
- */
-NC_API nc_status nc_request_set_cache_policy(nc_request *request, int32_t policy);
-
-/**
- * NC_CACHE_THEN_NETWORK: `fn` receives the stored answer (nc_response_from_cache()
- * == 1; `error` set when the stored answer is an error as the request reads it,
- * e.g. a business error) at most once, before the request's completion, on the
- * thread completions run on (the transfer thread; nc_client_dispatch() in queue
- * mode; the caller's thread for nc_client_send_sync()). Not called when nothing
- * usable is stored, for other policies, or for a request cancelled before it
- * started. The completion still runs exactly once, with the network's answer. `fn`
- * NULL removes it.
- *
- * Ownership: `request` is borrowed; `userdata` is passed through untouched; the
- *   response and error given to `fn` are borrowed for the call
- *   (nc_response_retain / nc_error_copy to keep them).
- * Thread:    the thread that uses the builder.
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request; unchanged).
- * Since:     0.3
- */
-NC_API nc_status nc_request_set_cached_callback(nc_request *request, nc_complete_fn fn, void *userdata);
-
-/**
- * Returns 1 if the server answered 304 Not Modified to the cache's revalidation
- * and the stored body is served (nc_response_from_cache() is 1 too): what was
- * shown from the cache need not be redrawn. Else 0.
- *
- * Ownership: `response` is borrowed.
- * Thread:    any thread.
- * Returns:   0 if `response` is NULL.
- * Since:     0.3
- */
-NC_API int nc_response_not_modified(const nc_response *response);
-
-/**
- * Removes every stored answer, in memory and in the "cache"."dir" directory.
- * Requests in flight are not affected (an answer they receive may be stored).
- *
- * Ownership: `client` is borrowed.
- * Thread:    any thread, including from inside a callback.
- * Returns:   NC_OK (also when no cache is configured: nothing is stored);
- *   NC_ERR_INVALID_ARGUMENT (NULL client).
- * Since:     0.3
- */
-NC_API nc_status nc_client_cache_clear(nc_client *client);
-
-/**
- * Removes the stored answers whose URL starts with `url_prefix`, in memory and
- * on disk. URLs are compared as stored: absolute, query pairs sorted, no fragment
- * ("http://host/api/users" removes "http://host/api/users?id=7" too).
- *
- * Ownership: `client` and `url_prefix` are borrowed.
- * Thread:    any thread, including from inside a callback.
- * Returns:   NC_OK (also when no cache is configured); NC_ERR_INVALID_ARGUMENT
- *   (NULL client or url_prefix, empty url_prefix; nothing removed).
- * Since:     0.3
- */
-NC_API nc_status nc_client_cache_remove(nc_client *client, const char *url_prefix);
-
-/**
- * Writes the cache's counters as JSON text (NUL-terminated) into `buf`:
- * {"hits","misses","stores","evictions","revalidations","not_modified","bytes",
- * "entries","disk_bytes","memory_limit","disk_limit","skipped"} — hits: answers
- * served from the cache (304s and cached callbacks included); misses: lookups by
- * a cache-reading policy that found nothing usable; evictions: entries the memory
- * store dropped to stay within memory_bytes; bytes/entries: the memory store now;
- * disk_bytes: this process's estimate of the directory's size; skipped (since
- * 0.4): answers not stored, by reason, every reason listed — "status" (not a 200,
- * or redirected), "no_store", "vary_star", "shared_private",
- * "shared_credentialed" (a shared cache), "credentials_changed" (the attempt sent
- * other credentials than the request was looked up with), "streamed" (a body
- * callback or an output file), "too_large", "disk_error". A log handler at
- * NC_LOG_DEBUG gets a line saying why each one was not stored.
- *
- * NC_CACHE_STATS_FULL_MAX bytes always hold the whole text; a buffer too small for
- * it but large enough for the members without "skipped" (NC_CACHE_STATS_MAX always
- * is: a program built against 0.3) receives those.
- *
- * Ownership: `client` is borrowed; `buf` (`cap` bytes) is the caller's; `len_out`
- *   (may be NULL) receives the text's length without the NUL.
- * Thread:    any thread, including from inside a callback.
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client or buf, `cap` too small
- *   even for the members without "skipped" — NC_CACHE_STATS_MAX always suffices;
- *   nothing written); NC_ERR_INVALID_STATE (no cache configured; nothing written).
- * Since:     0.3
- */
-NC_API nc_status nc_client_cache_stats_json(nc_client *client, char *buf, size_t cap, size_t *len_out);
-
-/**
- * Names the partition every answer is stored in and looked up in from now on,
- * as "cache": {"partition"} does; NULL goes back to the default, the partition
- * of the credentials each request carries (a SHA-256 of its Authorization,
- * Cookie, Proxy-Authorization and "credential_headers" values, the token or
- * basic credentials, the cookie jar's cookies for its host, the client
- * certificate). A name stays the same across a token refresh, so the entries
- * survive it: give each user their own (an account id, say), and set it again
- * when the user changes. Answers stored under one partition are never served
- * under another, in memory or on disk. Requests already sent keep theirs. See
- * docs/caching.md, "Partitions".
- *
- * Ownership: `client` and `partition` are borrowed (the name is copied).
- * Thread:    any thread, including from inside a callback.
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client, an empty name or one
- *   that is not UTF-8; nothing changed); NC_ERR_INVALID_STATE (no cache
- *   configured, or a shared one, "shared": true, which keeps no partitions;
- *   nothing changed); NC_ERR_NO_MEMORY (libcrypto could not hash the name).
- * Since:     0.4
- */
-NC_API nc_status nc_client_set_cache_partition(nc_client *client, const char *partition);
-
-/* ------------------------------------------------------------------------- */
-/* Batches                                                                     */
-/* ------------------------------------------------------------------------- */
 /*
  * A batch sends several requests with one completion when every one has ended,
  * the results in the order the requests were added (the "zip" of requests). Each
@@ -1816,281 +1922,200 @@ NC_API const nc_error *nc_batch_error(const nc_batch *batch, size_t index);
 NC_API void nc_batch_free(nc_batch *batch);
 
 /* ------------------------------------------------------------------------- */
-/* Retry and time limits                                                       */
+/* 14. Reachability                                                          */
 /* ------------------------------------------------------------------------- */
 
 /*
- * Retry is off unless configured: without a "retry" key (docs/configuration.md)
- * a request is sent once. With one, a failed attempt is sent again, after a wait,
- * when all of these hold:
- *   - fewer than "max_attempts" attempts were made (default 3, the first included);
- *   - the error is retried: NC_DOMAIN_TRANSPORT DNS (6), connect (7), timeout (28),
- *     TLS handshake (35), nothing received (52), connection reset or cut (18, 55,
- *     56, 65), HTTP/2 (16, 92); NC_DOMAIN_HTTP with a status in "statuses" (default
- *     408, 429, 500, 502, 503, 504). Never NC_DOMAIN_API, NC_DOMAIN_PARSE or
- *     NC_DOMAIN_CLIENT errors, unless the retry handler says so;
- *   - the method is in "methods" (default GET, HEAD, PUT, DELETE, OPTIONS), or the
- *     request opted in: NC_REQUEST_IDEMPOTENT, or an "Idempotency-Key" header;
- *   - the request did not set NC_REQUEST_NO_RETRY or a "retry" of false;
- *   - the wait ends before the deadline (deadline_ms), if there is one; when it
- *     would not, the request completes at once with NC_CLIENT_DEADLINE_EXCEEDED,
- *     whose message names the last attempt's error.
- * The wait: "backoff" "immediate" (0), "constant" ("initial_ms") or "exponential"
- * (initial_ms * multiplier^(n-1) before retry n), at most "max_delay_ms", drawn
- * uniformly from 0 up to it when "jitter" is true; a response's Retry-After
- * (seconds or an HTTP-date) replaces it when "respect_retry_after" is true, capped
- * by max_delay_ms. Each attempt ends with an "attempt_end" event and each retry
- * is announced by a "retry" event with "delay_ms" and "reason"
- * (nc_client_set_event_handler); nc_error_attempts() counts the attempts. Adapters,
- * the token and signing run again before every attempt. nc_task_cancel() during
- * a wait completes the request at once with NC_CLIENT_CANCELLED.
- *
- * libcurl itself never resends a non-idempotent request: a POST (or any method not
- * listed above as idempotent) whose kept-alive connection closes without an answer
- * fails with NC_DOMAIN_TRANSPORT 65 instead of being resent silently by libcurl (the
- * server may have acted on it); the retry policy resends it only if it opted in. An
- * idempotent request that finds its kept-alive connection already closed, before any
- * byte of answer, is sent once more on a new connection by libcurl itself (as
- * browsers do, RFC 9110 §9.2.2): within the same attempt, so no event shows it and
- * nc_error_attempts() does not count it.
+ * Before each attempt (also before each retry) the client asks whether the
+ * network is there, so a request fails at once with NC_DOMAIN_CLIENT /
+ * NC_CLIENT_UNREACHABLE instead of waiting for DNS or a connect timeout:
+ *   NC_REACH_AUTO     (default) the kernel's routing table decides, read once and
+ *                     then watched over netlink by one thread per process (never
+ *                     re-read per request). A request to a host other than
+ *                     loopback fails while no route leaves the machine: no unicast
+ *                     route outside the "local" table to a destination that is not
+ *                     loopback, link-local or multicast, through an interface that
+ *                     is up and running. Hosts are names and none is resolved
+ *                     first, so any such route (default or not) counts as online.
+ *                     Loopback hosts (localhost, 127.0.0.0/8, ::1) are never
+ *                     blocked. Without netlink the state is unknown: never blocks.
+ *   NC_REACH_ONLINE   forced: every request is sent; nothing is checked.
+ *   NC_REACH_OFFLINE  forced: no request is sent, loopback included.
+ * With "reachability": {"wait_for_network_ms": N} (N > 0) an unreachable request
+ * waits up to N ms for a route to appear (AUTO) or for the mode to change, then is
+ * sent at once; after N ms it fails with NC_CLIENT_UNREACHABLE. nc_task_cancel()
+ * and nc_client_free() end a waiting request at once (CANCELLED / SHUTDOWN), as
+ * for any request in flight. The same holds for nc_client_send_sync (which waits
+ * on the calling thread) and in "callbacks": "queue" mode.
  */
 
-/**
- * Sets this request's retry policy over the client's: `json` is a "retry" object
- * (docs/configuration.md) whose keys replace the client's and whose absent keys
- * keep the client's (the defaults when the client has no "retry"), `false` (one
- * attempt), or `null` (back to the client's policy). An endpoint's "retry" applies
- * first, then this. NC_REQUEST_NO_RETRY wins over all of them.
- *
- * Ownership: `json` is borrowed (`len` bytes, need not be NUL-terminated).
- * Thread:    the thread that uses the builder.
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request or json, not JSON, not
- *   an object/false/null, an unknown key or a value out of range) and the request
- *   is unchanged.
- * Since: 0.3
- */
-NC_API nc_status nc_request_set_retry_json(nc_request *request, const char *json, size_t len);
+#define NC_REACH_AUTO    0 /* the routing table decides; loopback is never blocked */
+#define NC_REACH_ONLINE  1 /* forced online: nothing is checked */
+#define NC_REACH_OFFLINE 2 /* forced offline: every request fails (or waits), loopback included */
 
 /**
- * Sets this request's deadline in milliseconds, overriding the client's
- * deadline_ms: all its attempts and the waits between them end within it,
- * counted from the start of its first attempt (a wait for the network or for a
- * token refresh before it included). Each attempt's total timeout is cut to what
- * is left; a request that runs out completes with NC_CLIENT_DEADLINE_EXCEEDED
- * ("timeout": "deadline" in nc_error_json), a retry's wait that would end past it
- * is not begun, and a wait for the network (wait_for_network_ms) or for a token
- * refresh ends when it runs out. 0 = no deadline.
+ * Sets the reachability mode (NC_REACH_AUTO, NC_REACH_ONLINE or NC_REACH_OFFLINE)
+ * for attempts begun from now on; the configuration's "reachability"."mode" is
+ * the initial one. Requests waiting for the network ask again at once, so
+ * switching to NC_REACH_ONLINE sends them now.
  *
- * Ownership: `request` is borrowed.
- * Thread:    the thread that uses the builder.
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, value outside
- *   0…2147483647) and the request is unchanged.
- * Since: 0.3
+ * Ownership: `client` is borrowed.
+ * Thread:    any thread, including from inside a callback.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client, unknown mode; nothing
+ *   changes).
+ * Since:     0.3
  */
-NC_API nc_status nc_request_set_deadline_ms(nc_request *request, int64_t ms);
+NC_API nc_status nc_client_set_reachability(nc_client *client, int32_t mode);
 
 /**
- * Sets the time this request may take to connect (TCP and TLS), in milliseconds,
- * overriding the client's connect_timeout_ms (default 10000); 0 = libcurl's default (300 s). When
- * it runs out: NC_DOMAIN_TRANSPORT 28 with "timeout": "connect".
+ * Returns the state now for a host other than loopback: 1 (online: forced
+ * ONLINE, or AUTO with a route off the machine, or routes that cannot be read)
+ * or 2 (offline: forced OFFLINE, or AUTO without such a route).
  *
- * Ownership: `request` is borrowed.
- * Thread:    the thread that uses the builder.
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, value outside
- *   0…2147483647) and the request is unchanged.
- * Since: 0.3
+ * Ownership: `client` is borrowed.
+ * Thread:    any thread.
+ * Returns:   1 or 2; 0 if `client` is NULL.
+ * Since:     0.3
  */
-NC_API nc_status nc_request_set_connect_timeout_ms(nc_request *request, int64_t ms);
-
-/**
- * Sets how long this request may go without receiving or sending a byte, in
- * milliseconds, overriding the client's idle_timeout_ms (default 15000); 0 = no
- * limit. Inactivity, waiting for the first byte of the answer included, once the
- * connection is ready (connect_timeout_ms rules before). Since 0.4 libnetcore
- * measures it itself in milliseconds (libcurl's low-speed check is not used): a
- * stall ends between 1x and 1.25x the limit after the last byte moved, and a body
- * arriving a byte at a time lives as long as it moves. When it fires:
- * NC_DOMAIN_TRANSPORT 28 with "timeout": "idle", the message saying how far the
- * body got ("after 100 of 3000 bytes of the body").
- *
- * Ownership: `request` is borrowed.
- * Thread:    the thread that uses the builder.
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, value outside
- *   0…2147483647) and the request is unchanged.
- * Since: 0.3
- */
-NC_API nc_status nc_request_set_idle_timeout_ms(nc_request *request, int64_t ms);
-
-/**
- * The function of nc_client_set_retry_handler(): given a failed attempt's
- * response (HTTP and API errors; else NULL), its error and its number (from 1),
- * returns the wait in milliseconds before sending the request again (>= 0), -1 to
- * stop (the request completes with this error), or -2 for the retry policy's own
- * decision. Other negative values stop.
- */
-typedef int64_t (*nc_retry_fn)(const nc_response *response, const nc_error *error, int32_t attempt,
-                               void *userdata);
-
-/**
- * Installs the client's retry handler, asked first after every failed attempt of
- * a request sent from now on that max_attempts allows to be followed by another
- * (and that did not turn retry off). Its wait retries any error of any method
- * (API and PARSE errors included); the deadline still applies. Installing one
- * turns retry on for the client: its -2 answer uses the configured "retry", or the
- * defaults when none is configured. The retry event's "reason" of a wait it chose
- * starts with "retry handler".
- *
- * Ownership: `response` and `error` passed to `fn` are borrowed for the call.
- *   `userdata` is passed through and never freed. `fn` NULL removes the handler.
- * Thread:    any thread. `fn` runs on the thread driving the request (the transfer
- *   thread, or the nc_client_send_sync caller's), as the hooks above do, and may
- *   call what they may; keep it short.
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client).
- * Since: 0.3
- */
-NC_API nc_status nc_client_set_retry_handler(nc_client *client, nc_retry_fn fn, void *userdata);
+NC_API int32_t nc_client_reachability(const nc_client *client);
 
 /* ------------------------------------------------------------------------- */
-/* Token refresh                                                               */
+/* 15. Response cache                                                        */
 /* ------------------------------------------------------------------------- */
+
 /*
- * Single flight: when requests fail because the login expired (a code of
- * envelope.auth_expired_codes, or HTTP 401), the refresher runs once however many
- * failed. While it runs, the expired requests and every request about to be sent
- * wait (nothing goes out with the old token); nc_client_refresh_done() with a new
- * token installs it (as nc_client_set_token) and sends each waiting request again,
- * once — a request that expires again after that replay completes with its error.
- * nc_client_refresh_done(c, NULL, message) ends them all with NC_DOMAIN_CLIENT /
- * NC_CLIENT_AUTH_REFRESH_FAILED and the message, and the auth-expired handler fires
- * (once). A request that carried an older token than the one in use when it
- * expired is sent again at once, without a refresh. "auth":
- * {"max_refreshes_per_minute": N} (default 3) bounds refresh storms: past it an
- * expiry completes with its own error. Requests flagged NC_REQUEST_SKIP_AUTH (the
- * refresh call itself) neither wait nor trigger a refresh. With a refresher set,
- * the auth-expired handler fires only for expiries no refresh answers (a failed
- * refresh, the rate limit, a second expiry after a replay). Waiting requests end
- * at once on nc_task_cancel(), a group cancel, their deadline or nc_client_free();
- * they wait for the answer otherwise (there is no refresh timeout: answer with a
- * failure when your refresh call fails).
+ * With "cache" in the configuration (docs/caching.md) every cacheable GET/HEAD
+ * answer is stored — status 200, no redirect followed, not Cache-Control:
+ * no-store nor Vary: *, its body not sent to a body callback or an output file
+ * (such a request is sent as NC_CACHE_NETWORK_ONLY; its callbacks run as without
+ * a cache). Since 0.4 an answer to a request carrying credentials (Authorization,
+ * Cookie, Proxy-Authorization, credential_headers, a token, basic credentials,
+ * the cookie jar's cookies, a client certificate) is stored too, in the
+ * partition of a SHA-256 of those values, or in the partition the app names
+ * ("cache"."partition", nc_client_set_cache_partition()): answers never cross
+ * from one partition to another, in memory or on disk. "cache"."shared": true
+ * applies shared-cache rules instead: no partitions, no Cache-Control: private
+ * answer, and an answer to a credentialed request only when it says public,
+ * s-maxage or must-revalidate. The key is the partition, the method, the URL
+ * with its query pairs sorted, and the request headers the answer's Vary names.
+ * What is served is classified
+ * again as the request reads it (envelope or raw), so a stored business error is
+ * served as that error. Every answer from the cache has nc_response_from_cache()
+ * == 1 and raises a "cache_hit" event. The policy decides when the cache is read:
  */
+#define NC_CACHE_NETWORK_ONLY       0 /* default: never read; unconditional requests */
+#define NC_CACHE_ELSE_NETWORK       1 /* fresh stored answer, else the network (stale: revalidated) */
+#define NC_CACHE_NETWORK_ELSE_CACHE 2 /* network; a transport failure or no route: the stored answer */
+#define NC_CACHE_THEN_NETWORK       3 /* stored answer to the cached callback, then the network's */
+#define NC_CACHE_ONLY               4 /* stored answer or NC_CLIENT_NOT_CACHED; nothing sent */
+
+/** A buffer of this many bytes always holds nc_client_cache_stats_json()'s text as
+ * 0.3 wrote it (without "skipped"), and the whole text unless its counters are very
+ * large: a smaller buffer that cannot hold the whole text gets the 0.3 members. */
+#define NC_CACHE_STATS_MAX 512
+/** A buffer of this many bytes always holds nc_client_cache_stats_json()'s whole
+ * text, "skipped" included. Since 0.4. */
+#define NC_CACHE_STATS_FULL_MAX 1024
 
 /**
- * The refresher: asked to get a new token because `error` (borrowed for the call)
- * expired a request. Answer with nc_client_refresh_done(), from inside the call or
- * later, from any thread — typically from the completion of a refresh request sent
- * with NC_REQUEST_SKIP_AUTH. It runs on the thread that saw the expiry (the transfer
- * thread; inside nc_client_dispatch() in queue mode; a synchronous caller's thread):
- * it must not block.
- */
-typedef void (*nc_refresh_fn)(nc_client *client, const nc_error *error, void *userdata);
-
-/**
- * Installs the token refresher (NULL removes it: expired requests then complete
- * with their error). Requests sent from now on use it.
+ * NC_CACHE_THEN_NETWORK: `fn` receives the stored answer (nc_response_from_cache()
+ * == 1; `error` set when the stored answer is an error as the request reads it,
+ * e.g. a business error) at most once, before the request's completion, on the
+ * thread completions run on (the transfer thread; nc_client_dispatch() in queue
+ * mode; the caller's thread for nc_client_send_sync()). Not called when nothing
+ * usable is stored, for other policies, or for a request cancelled before it
+ * started. The completion still runs exactly once, with the network's answer. `fn`
+ * NULL removes it.
  *
- * Ownership: `client` is borrowed; `userdata` is passed back as is.
- * Thread:    any thread, callbacks included.
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client).
+ * Ownership: `request` is borrowed; `userdata` is passed through untouched; the
+ *   response and error given to `fn` are borrowed for the call
+ *   (nc_response_retain / nc_error_copy to keep them).
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request; unchanged).
  * Since:     0.3
  */
-NC_API nc_status nc_client_set_token_refresher(nc_client *client, nc_refresh_fn fn, void *userdata);
+NC_API nc_status nc_request_set_cached_callback(nc_request *request, nc_complete_fn fn, void *userdata);
 
 /**
- * Answers the running refresh: `token` (UTF-8, copied) is the new bearer token and
- * every waiting request is sent again with it; NULL: the refresh failed and every
- * waiting request completes with NC_CLIENT_AUTH_REFRESH_FAILED and `message`
- * (copied; NULL: a generic one).
+ * Removes every stored answer, in memory and in the "cache"."dir" directory.
+ * Requests in flight are not affected (an answer they receive may be stored).
  *
- * Ownership: `client` is borrowed; `token` and `message` are read during the call.
- * Thread:    any thread, callbacks included (also inside the refresher).
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client, a token that is empty or
- *   has control characters, invalid UTF-8) and nothing changes;
- *   NC_ERR_INVALID_STATE when no refresh is running (nothing asked for one, or it
- *   was answered already).
+ * Ownership: `client` is borrowed.
+ * Thread:    any thread, including from inside a callback.
+ * Returns:   NC_OK (also when no cache is configured: nothing is stored);
+ *   NC_ERR_INVALID_ARGUMENT (NULL client).
  * Since:     0.3
  */
-NC_API nc_status nc_client_refresh_done(nc_client *client, const char *token, const char *message);
+NC_API nc_status nc_client_cache_clear(nc_client *client);
+
+/**
+ * Removes the stored answers whose URL starts with `url_prefix`, in memory and
+ * on disk. URLs are compared as stored: absolute, query pairs sorted, no fragment
+ * ("http://host/api/users" removes "http://host/api/users?id=7" too).
+ *
+ * Ownership: `client` and `url_prefix` are borrowed.
+ * Thread:    any thread, including from inside a callback.
+ * Returns:   NC_OK (also when no cache is configured); NC_ERR_INVALID_ARGUMENT
+ *   (NULL client or url_prefix, empty url_prefix; nothing removed).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_cache_remove(nc_client *client, const char *url_prefix);
+
+/**
+ * Writes the cache's counters as JSON text (NUL-terminated) into `buf`:
+ * {"hits","misses","stores","evictions","revalidations","not_modified","bytes",
+ * "entries","disk_bytes","memory_limit","disk_limit","skipped"} — hits: answers
+ * served from the cache (304s and cached callbacks included); misses: lookups by
+ * a cache-reading policy that found nothing usable; evictions: entries the memory
+ * store dropped to stay within memory_bytes; bytes/entries: the memory store now;
+ * disk_bytes: this process's estimate of the directory's size; skipped (since
+ * 0.4): answers not stored, by reason, every reason listed — "status" (not a 200,
+ * or redirected), "no_store", "vary_star", "shared_private",
+ * "shared_credentialed" (a shared cache), "credentials_changed" (the attempt sent
+ * other credentials than the request was looked up with), "streamed" (a body
+ * callback or an output file), "too_large", "disk_error". A log handler at
+ * NC_LOG_DEBUG gets a line saying why each one was not stored.
+ *
+ * NC_CACHE_STATS_FULL_MAX bytes always hold the whole text; a buffer too small for
+ * it but large enough for the members without "skipped" (NC_CACHE_STATS_MAX always
+ * is: a program built against 0.3) receives those.
+ *
+ * Ownership: `client` is borrowed; `buf` (`cap` bytes) is the caller's; `len_out`
+ *   (may be NULL) receives the text's length without the NUL.
+ * Thread:    any thread, including from inside a callback.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client or buf, `cap` too small
+ *   even for the members without "skipped" — NC_CACHE_STATS_MAX always suffices;
+ *   nothing written); NC_ERR_INVALID_STATE (no cache configured; nothing written).
+ * Since:     0.3
+ */
+NC_API nc_status nc_client_cache_stats_json(nc_client *client, char *buf, size_t cap, size_t *len_out);
+
+/**
+ * Names the partition every answer is stored in and looked up in from now on,
+ * as "cache": {"partition"} does; NULL goes back to the default, the partition
+ * of the credentials each request carries (a SHA-256 of its Authorization,
+ * Cookie, Proxy-Authorization and "credential_headers" values, the token or
+ * basic credentials, the cookie jar's cookies for its host, the client
+ * certificate). A name stays the same across a token refresh, so the entries
+ * survive it: give each user their own (an account id, say), and set it again
+ * when the user changes. Answers stored under one partition are never served
+ * under another, in memory or on disk. Requests already sent keep theirs. See
+ * docs/caching.md, "Partitions".
+ *
+ * Ownership: `client` and `partition` are borrowed (the name is copied).
+ * Thread:    any thread, including from inside a callback.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client, an empty name or one
+ *   that is not UTF-8; nothing changed); NC_ERR_INVALID_STATE (no cache
+ *   configured, or a shared one, "shared": true, which keeps no partitions;
+ *   nothing changed); NC_ERR_NO_MEMORY (libcrypto could not hash the name).
+ * Since:     0.4
+ */
+NC_API nc_status nc_client_set_cache_partition(nc_client *client, const char *partition);
 
 /* ------------------------------------------------------------------------- */
-/* Uploads                                                                     */
+/* 16. Cookies                                                               */
 /* ------------------------------------------------------------------------- */
 
-/**
- * Sends the file at `path` as the request's body, streamed as libcurl sends it
- * (never loaded into memory), with `content_type` as its Content-Type (NULL: no
- * Content-Type header unless one was set). Replaces params, a raw body or parts set
- * earlier; a later nc_request_set_body(), nc_request_set_params() or part replaces
- * it. The file is opened when each attempt starts, not now: a missing or unreadable
- * file (or one that is not a regular file) completes the request with
- * NC_DOMAIN_CLIENT / NC_CLIENT_INVALID_REQUEST naming the path, that attempt not
- * sent (attempts counts the earlier ones: 0 on the first). Content-Length is the
- * file's size when the attempt starts (a retry sends the file as it is then); a
- * file that becomes shorter while it is sent fails with NC_DOMAIN_TRANSPORT 26
- * (CURLE_READ_ERROR) naming it — a wrong length is never sent silently. An
- * idempotent request (PUT, …) retried by the retry policy sends the whole file
- * again; a non-idempotent one (POST, …) is never resent by libcurl on its own
- * (docs/uploads.md). With "signing" configured, each attempt hashes the file as it
- * is when the attempt starts (read through once more: docs/signing.md).
- *
- * Ownership: `request` is borrowed; `path` and `content_type` (UTF-8) are copied.
- * Thread:    the thread that uses the builder.
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request or path, empty path,
- *   invalid UTF-8, CR/LF/control characters in content_type) and the request is
- *   unchanged.
- * Since:     0.3
- */
-NC_API nc_status nc_request_set_body_file(nc_request *request, const char *path,
-                                          const char *content_type);
-
-/**
- * Appends a part to the request's multipart/form-data body: a form field `name`
- * whose value is `len` bytes at `bytes`, or, with `filename`, an uploaded file of
- * those bytes. libcurl's MIME API writes the body, its boundary and the
- * Content-Type header; names and file names are escaped as browsers do (HTML5:
- * `"`, CR and LF percent-encoded, other bytes as they are). `content_type` NULL: a
- * field has none, bytes with a `filename` get one from its extension, else
- * application/octet-stream. The first part replaces params, a raw body or a
- * body file; parts keep the order they were added in. A non-idempotent multipart
- * request (POST) goes on a connection of its own, so libcurl never resends it by
- * itself. A multipart body cannot be signed (libcurl chooses its boundary while it
- * sends): with "signing" configured the request completes with NC_DOMAIN_CLIENT /
- * NC_CLIENT_INVALID_REQUEST saying so, nothing sent (docs/signing.md).
- *
- * Ownership: `request` is borrowed; `name`, `bytes`, `filename` and `content_type`
- *   are copied.
- * Thread:    the thread that uses the builder.
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request or name, empty name,
- *   NULL bytes with len > 0, invalid UTF-8, CR/LF/control characters in
- *   content_type) and the request is unchanged.
- * Since:     0.3
- */
-NC_API nc_status nc_request_add_part(nc_request *request, const char *name, const void *bytes,
-                                     size_t len, const char *filename, const char *content_type);
-
-/**
- * Appends a file part to the request's multipart/form-data body: the file at
- * `path`, streamed by libcurl as the part's content, sent as `filename` (NULL: the
- * path's last component) with `content_type` (NULL: from the file name's
- * extension, else application/octet-stream). The file is checked when each
- * attempt starts: missing or unreadable, the request completes with NC_DOMAIN_CLIENT /
- * NC_CLIENT_INVALID_REQUEST naming it and that attempt is not sent. Its size is taken
- * then (a retry sends the file as it is then: the multipart body is built again);
- * a file that becomes shorter while it is sent fails with NC_DOMAIN_TRANSPORT 26
- * naming it (never a body shorter than its Content-Length). Otherwise as
- * nc_request_add_part().
- *
- * Ownership: `request` is borrowed; `name`, `path`, `filename` and `content_type`
- *   are copied.
- * Thread:    the thread that uses the builder.
- * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, name or path, empty
- *   name or path, invalid UTF-8, CR/LF/control characters in content_type) and the
- *   request is unchanged.
- * Since:     0.3
- */
-NC_API nc_status nc_request_add_file_part(nc_request *request, const char *name, const char *path,
-                                          const char *filename, const char *content_type);
-/* Cookies                                                                     */
-/* ------------------------------------------------------------------------- */
 /*
  * A client made with "cookies": {"enabled": true} keeps the cookies servers set
  * (libcurl's cookie engine, one jar shared by all of the client's requests and
@@ -2163,7 +2188,7 @@ NC_API nc_status nc_client_cookies_flush(nc_client *client, nc_error **error_out
 NC_API void nc_string_free(char *s);
 
 /* ------------------------------------------------------------------------- */
-/* Event-loop integration ("callbacks": "queue")                               */
+/* 17. Event-loop integration ("callbacks": "queue")                         */
 /* ------------------------------------------------------------------------- */
 
 /**

@@ -1,8 +1,8 @@
 import CNetCore
 import NetCoreBase
 
-// Adapters, token, signing (netcore.h section of the same name), and the response
-// details that came with them (max redirects, the effective URL).
+// netcore.h, "9. Hooks: request adapters (nc_outgoing)": nc_client_add_adapter and
+// the nc_outgoing_* functions an adapter calls (NetClient+Adapters.swift).
 
 /// A C adapter (nc_adapter_fn + userdata) as a NetCore RequestAdapter. The
 /// userdata belongs to the caller, who keeps it valid while the client lives.
@@ -127,62 +127,4 @@ public func nc_outgoing_fail(_ out: OpaquePointer?, _ message: UnsafePointer<CCh
     box.failed = true
     box.failMessage = m
     return NC_OK
-}
-
-@c @implementation
-public func nc_client_set_token(_ client: OpaquePointer?, _ token: UnsafePointer<CChar>?) -> nc_status {
-    guard let c = borrow(client, as: NetClient.self) else { return NC_ERR_INVALID_ARGUMENT }
-    var t: String? = nil
-    if let token {
-        guard let s = text(token) else { return NC_ERR_INVALID_ARGUMENT }
-        t = s
-    }
-    do throws(NetError) {
-        try c.setToken(t)
-        return NC_OK
-    } catch {
-        return NC_ERR_INVALID_ARGUMENT
-    }
-}
-
-@c @implementation
-public func nc_client_set_basic_auth(
-    _ client: OpaquePointer?, _ user: UnsafePointer<CChar>?,
-    _ password: UnsafePointer<CChar>?
-) -> nc_status {
-    guard let c = borrow(client, as: NetClient.self) else { return NC_ERR_INVALID_ARGUMENT }
-    var u: String? = nil
-    var p: String? = nil
-    if let user {
-        guard let s = text(user) else { return NC_ERR_INVALID_ARGUMENT }
-        u = s
-    }
-    if let password {
-        guard let s = text(password) else { return NC_ERR_INVALID_ARGUMENT }
-        p = s
-    }
-    do throws(NetError) {
-        try c.setBasicAuth(user: u, password: p)
-        return NC_OK
-    } catch {
-        return NC_ERR_INVALID_ARGUMENT
-    }
-}
-
-@c @implementation
-public func nc_request_set_max_redirects(_ request: OpaquePointer?, _ max: Int32) -> nc_status {
-    guard max == -1 || Configuration.Limits.maxRedirectsRange.contains(Int64(max)) else {
-        return NC_ERR_INVALID_ARGUMENT
-    }
-    return edit(request) { (r: inout Request) throws(NetError) in r.maxRedirects = max < 0 ? nil : Int(max) }
-}
-
-@c @implementation
-public func nc_response_url(_ response: OpaquePointer?) -> UnsafePointer<CChar>? {
-    borrow(response, as: Response.self)?.urlCString
-}
-
-@c @implementation
-public func nc_response_http_version(_ response: OpaquePointer?) -> UnsafePointer<CChar>? {
-    borrow(response, as: Response.self)?.httpVersion?.cString
 }

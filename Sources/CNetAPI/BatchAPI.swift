@@ -1,6 +1,8 @@
 import CNetCore
 import NetCoreBase
 
+// netcore.h, "13. Batches": the nc_batch_* functions.
+
 @c @implementation
 public func nc_batch_new(
     _ client: OpaquePointer?, _ policy: Int32, _ batch_out: UnsafeMutablePointer<OpaquePointer?>?

@@ -5,15 +5,10 @@ import NetCoreBase
 import Glibc
 #endif
 
-// The response cache: a request's policy and cached callback, a response's
-// not-modified mark, and the client's cache control and counters. Each converts
-// and forwards to Request+Cache.swift / NetClient+Cache.swift.
-
-@c @implementation
-public func nc_request_set_cache_policy(_ request: OpaquePointer?, _ policy: Int32) -> nc_status {
-    guard let p = CachePolicy(rawValue: policy) else { return NC_ERR_INVALID_ARGUMENT }
-    return edit(request) { (r: inout Request) throws(NetError) in r.cachePolicy = p }
-}
+// netcore.h, "15. Response cache": a request's cached callback and the client's cache
+// control, partition and counters (a request's policy is a builder function,
+// RequestAPI.swift; a response's not-modified mark is in ResponseAPI.swift). Each
+// converts and forwards to Request+Cache.swift / NetClient+Cache.swift.
 
 /// A C complete function and its userdata, carried by a Swift closure.
 private struct CCachedHook: @unchecked Sendable {
@@ -38,11 +33,6 @@ public func nc_request_set_cached_callback(
             }
         }
     }
-}
-
-@c @implementation
-public func nc_response_not_modified(_ response: OpaquePointer?) -> Int32 {
-    borrow(response, as: Response.self)?.notModified == true ? 1 : 0
 }
 
 @c @implementation

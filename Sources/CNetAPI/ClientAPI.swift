@@ -1,6 +1,9 @@
 import CNetCore
 import NetCoreBase
 
+// netcore.h, "3. Client": making and freeing a client, its environment, default
+// headers and credentials (token, basic auth).
+
 @c @implementation
 public func nc_client_new(
     _ config_json: UnsafePointer<CChar>?,
@@ -58,15 +61,41 @@ public func nc_client_set_header(
 }
 
 @c @implementation
-public func nc_client_fd(_ client: OpaquePointer?) -> Int32 {
-    borrow(client, as: NetClient.self)?.fd ?? -1
+public func nc_client_set_token(_ client: OpaquePointer?, _ token: UnsafePointer<CChar>?) -> nc_status {
+    guard let c = borrow(client, as: NetClient.self) else { return NC_ERR_INVALID_ARGUMENT }
+    var t: String? = nil
+    if let token {
+        guard let s = text(token) else { return NC_ERR_INVALID_ARGUMENT }
+        t = s
+    }
+    do throws(NetError) {
+        try c.setToken(t)
+        return NC_OK
+    } catch {
+        return NC_ERR_INVALID_ARGUMENT
+    }
 }
 
 @c @implementation
-public func nc_client_dispatch(_ client: OpaquePointer?) -> nc_status {
+public func nc_client_set_basic_auth(
+    _ client: OpaquePointer?, _ user: UnsafePointer<CChar>?,
+    _ password: UnsafePointer<CChar>?
+) -> nc_status {
     guard let c = borrow(client, as: NetClient.self) else { return NC_ERR_INVALID_ARGUMENT }
-    switch c.dispatch() {
-    case .ok: return NC_OK
-    case .wrongMode, .nested: return NC_ERR_INVALID_STATE
+    var u: String? = nil
+    var p: String? = nil
+    if let user {
+        guard let s = text(user) else { return NC_ERR_INVALID_ARGUMENT }
+        u = s
+    }
+    if let password {
+        guard let s = text(password) else { return NC_ERR_INVALID_ARGUMENT }
+        p = s
+    }
+    do throws(NetError) {
+        try c.setBasicAuth(user: u, password: p)
+        return NC_OK
+    } catch {
+        return NC_ERR_INVALID_ARGUMENT
     }
 }

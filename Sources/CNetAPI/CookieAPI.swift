@@ -5,8 +5,8 @@ import NetCoreBase
 import Glibc
 #endif
 
-// The cookie jar: nc_client_cookies_json, nc_client_cookies_clear,
-// nc_client_cookies_flush, nc_string_free (header section "Cookies").
+// netcore.h, "16. Cookies": nc_client_cookies_json, nc_client_cookies_clear,
+// nc_client_cookies_flush, nc_string_free.
 
 @c @implementation
 public func nc_client_cookies_json(

@@ -1,7 +1,7 @@
 import CNetCore
 import NetCoreBase
 
-// The endpoint catalog (netcore.h, "Endpoint catalog"): argument checks, one call
+// netcore.h, "5. Endpoint catalog": argument checks, one call
 // into NetCore (NetClient+Endpoints.swift, EndpointCatalog.swift), result conversion.
 
 @c @implementation

@@ -1,6 +1,8 @@
 import CNetCore
 import NetCoreBase
 
+// netcore.h, "2. Status codes and errors": nc_status_str and the nc_error_* readers.
+
 /// The object behind an `nc_error *`: a NetError plus the C strings handed out
 /// from it, made on first use and kept as long as the handle.
 final class ErrorBox: @unchecked Sendable {
@@ -18,6 +20,18 @@ final class ErrorBox: @unchecked Sendable {
         traceID = CStringCache()
         dataJSON = CStringCache()
         rendered = CStringCache()
+    }
+}
+
+@c @implementation
+public func nc_status_str(_ status: nc_status) -> UnsafePointer<CChar>? {
+    switch status {
+    case NC_OK: return staticC("NC_OK")
+    case NC_ERR_INVALID_ARGUMENT: return staticC("NC_ERR_INVALID_ARGUMENT")
+    case NC_ERR_INVALID_STATE: return staticC("NC_ERR_INVALID_STATE")
+    case NC_ERR_NO_MEMORY: return staticC("NC_ERR_NO_MEMORY")
+    case NC_ERR_FAILED: return staticC("NC_ERR_FAILED")
+    default: return staticC("NC_UNKNOWN_STATUS")
     }
 }
 

@@ -1,18 +1,8 @@
 import CNetCore
 import NetCoreBase
 
-// Cancellation groups: nc_request_set_group, nc_client_cancel_group,
-// nc_client_cancel_all (header section "Cancellation groups").
-
-@c @implementation
-public func nc_request_set_group(_ request: OpaquePointer?, _ group: UnsafePointer<CChar>?) -> nc_status {
-    var name: String? = nil
-    if let group {
-        guard let t = text(group) else { return NC_ERR_INVALID_ARGUMENT }
-        name = t
-    }
-    return edit(request) { (r: inout Request) throws(NetError) in try r.setGroup(name) }
-}
+// netcore.h, "12. Cancellation groups": nc_client_cancel_group, nc_client_cancel_all
+// (a request's group is nc_request_set_group, RequestAPI.swift).
 
 @c @implementation
 public func nc_client_cancel_group(

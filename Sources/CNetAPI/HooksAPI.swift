@@ -1,20 +1,14 @@
 import CNetCore
 import NetCoreBase
 
-// Hooks: request flags, error / auth-expired / event / log handlers, task ids and
-// response metrics. Each function converts and forwards to NetClient+Hooks.swift.
+// netcore.h, "8. Hooks: error handler, auth expired, events, logging": the error /
+// auth-expired / event / log handlers and the event mask. Each function converts
+// and forwards to NetClient+Hooks.swift.
 
 /// A C function pointer and its userdata, carried by a Swift closure.
 private struct CHook<F>: @unchecked Sendable {
     let fn: F
     let userdata: UnsafeMutableRawPointer?
-}
-
-@c @implementation
-public func nc_request_set_flags(_ request: OpaquePointer?, _ flags: UInt32) -> nc_status {
-    let value = RequestFlags(rawValue: flags)
-    guard RequestFlags.all.isSuperset(of: value) else { return NC_ERR_INVALID_ARGUMENT }
-    return edit(request) { (r: inout Request) throws(NetError) in r.flags = value }
 }
 
 /// A Swift failure handler calling `fn` with borrowed handles.
@@ -100,14 +94,4 @@ public func nc_client_set_log_handler(
     let hook = CHook(fn: fn, userdata: userdata)
     c.logHandler = LogHandler(level: level) { _, line in callEventFn(hook, line) }
     return NC_OK
-}
-
-@c @implementation
-public func nc_task_id(_ task: OpaquePointer?) -> UInt64 {
-    (taskObject(task) as? Transfer)?.id ?? 0   // a batch's task: 0
-}
-
-@c @implementation
-public func nc_response_metrics_json(_ response: OpaquePointer?) -> UnsafePointer<CChar>? {
-    borrow(response, as: Response.self)?.metricsJSON
 }

@@ -1,6 +1,8 @@
 import CNetCore
 import NetCoreBase
 
+// netcore.h, "14. Reachability": the client's reachability mode and state.
+
 @c @implementation
 public func nc_client_set_reachability(_ client: OpaquePointer?, _ mode: Int32) -> nc_status {
     guard let c = borrow(client, as: NetClient.self), let m = ReachabilityMode(rawValue: mode) else {

@@ -1,8 +1,8 @@
 import CNetCore
 import NetCoreBase
 
-// Single-flight token refresh: nc_client_set_token_refresher, nc_client_refresh_done
-// (header section "Token refresh").
+// netcore.h, "11. Token refresh": single-flight token refresh,
+// nc_client_set_token_refresher, nc_client_refresh_done.
 
 private struct RefreshHook: @unchecked Sendable {
     let fn: nc_refresh_fn

@@ -1,6 +1,9 @@
 import CNetCore
 import NetCoreBase
 
+// netcore.h, "7. Responses": the nc_response_* readers (status, headers, body, data,
+// cache marks, URL, HTTP version, metrics) and the response's references.
+
 @c @implementation
 public func nc_response_status(_ response: OpaquePointer?) -> Int32 {
     guard let response else { return 0 }
@@ -65,6 +68,26 @@ public func nc_response_data_json(_ response: OpaquePointer?, _ len_out: UnsafeM
 @c @implementation
 public func nc_response_from_cache(_ response: OpaquePointer?) -> Int32 {
     borrow(response, as: Response.self)?.fromCache == true ? 1 : 0
+}
+
+@c @implementation
+public func nc_response_not_modified(_ response: OpaquePointer?) -> Int32 {
+    borrow(response, as: Response.self)?.notModified == true ? 1 : 0
+}
+
+@c @implementation
+public func nc_response_url(_ response: OpaquePointer?) -> UnsafePointer<CChar>? {
+    borrow(response, as: Response.self)?.urlCString
+}
+
+@c @implementation
+public func nc_response_http_version(_ response: OpaquePointer?) -> UnsafePointer<CChar>? {
+    borrow(response, as: Response.self)?.httpVersion?.cString
+}
+
+@c @implementation
+public func nc_response_metrics_json(_ response: OpaquePointer?) -> UnsafePointer<CChar>? {
+    borrow(response, as: Response.self)?.metricsJSON
 }
 
 @c @implementation

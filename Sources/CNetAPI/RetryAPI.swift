@@ -1,33 +1,9 @@
 import CNetCore
 import NetCoreBase
 
-// Retry and time limits: the request's retry override, deadline, connect and idle
-// timeouts, and the client's retry handler. Each converts and forwards to
-// Request+Resilience.swift / NetClient+Retry.swift.
-
-@c @implementation
-public func nc_request_set_retry_json(_ request: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ len: Int)
-    -> nc_status
-{
-    guard let json, len >= 0 else { return NC_ERR_INVALID_ARGUMENT }
-    let bytes = UnsafeRawBufferPointer(start: json, count: len)
-    return edit(request) { (r: inout Request) throws(NetError) in try r.setRetry(json: bytes) }
-}
-
-@c @implementation
-public func nc_request_set_deadline_ms(_ request: OpaquePointer?, _ ms: Int64) -> nc_status {
-    edit(request) { (r: inout Request) throws(NetError) in try r.setDeadline(ms: ms) }
-}
-
-@c @implementation
-public func nc_request_set_connect_timeout_ms(_ request: OpaquePointer?, _ ms: Int64) -> nc_status {
-    edit(request) { (r: inout Request) throws(NetError) in try r.setConnectTimeout(ms: ms) }
-}
-
-@c @implementation
-public func nc_request_set_idle_timeout_ms(_ request: OpaquePointer?, _ ms: Int64) -> nc_status {
-    edit(request) { (r: inout Request) throws(NetError) in try r.setIdleTimeout(ms: ms) }
-}
+// netcore.h, "10. Hooks: retry policy and retry handler": the client's retry
+// handler; it converts and forwards to NetClient+Retry.swift. A request's retry
+// override and time limits are builder functions (RequestAPI.swift).
 
 /// A C retry function and its userdata, carried by a Swift closure.
 private struct CRetryHook: @unchecked Sendable {

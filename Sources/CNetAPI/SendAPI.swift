@@ -1,6 +1,8 @@
 import CNetCore
 import NetCoreBase
 
+// netcore.h, "6. Sending and tasks": nc_client_send(_sync) and the nc_task_* functions.
+
 @c @implementation
 public func nc_client_send(
     _ client: OpaquePointer?, _ request: OpaquePointer?, _ fn: nc_complete_fn?,
@@ -66,6 +68,11 @@ public func nc_task_cancel(_ task: OpaquePointer?) {
 @c @implementation
 public func nc_task_free(_ task: OpaquePointer?) {
     release(task, as: AnyObject.self)
+}
+
+@c @implementation
+public func nc_task_id(_ task: OpaquePointer?) -> UInt64 {
+    (taskObject(task) as? Transfer)?.id ?? 0   // a batch's task: 0
 }
 
 /// An nc_task is a Transfer (nc_client_send) or a Batch (nc_batch_send).

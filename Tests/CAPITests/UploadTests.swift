@@ -1,4 +1,4 @@
-// Uploads through the C API (include/netcore.h "Uploads", docs/uploads.md): a body
+// Uploads through the C API (include/netcore.h "Request builder", docs/uploads.md): a body
 // streamed from a file, multipart/form-data parsed by the server with Python's
 // standard library, files checked at send, retries that send the whole file again.
 import CNetCore
