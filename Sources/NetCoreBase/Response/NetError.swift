@@ -45,7 +45,7 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
         case connect
         /// timeout_ms: the attempt, its redirects included, took too long.
         case total
-        /// idle_timeout_ms: no byte moved for that long (libcurl's low-speed check).
+        /// idle_timeout_ms: no byte sent or received for that long (measured by the library, IdleWatch.swift).
         case idle
         /// deadline_ms: the request, across its attempts and waits, ran out of time.
         case deadline
