@@ -1,7 +1,10 @@
 """How the package is layered, read from its source: _capi is a leaf holding the
-one table of C functions, and errors.py is the one place exceptions are built."""
+one table of C functions, errors.py is the one place exceptions are built, the
+modules import each other without a cycle and only at module level, and Client
+and AsyncClient share BaseClient (_base.py) rather than each other's methods."""
 import ast
 import ctypes
+import inspect
 import os
 
 import pytest
@@ -21,6 +24,110 @@ def parse(module):
         for child in ast.iter_child_nodes(node):
             child.parent = node
     return tree
+
+
+def package_imports(module):
+    """The package modules ``module`` imports when it runs: its relative imports
+    (``from . import x``, ``from .x import y``) and ``netcore.x`` ones, wherever they
+    are, except under ``if TYPE_CHECKING:`` (read by type checkers only)."""
+    names = {m[:-3] for m in MODULES}
+    found = set()
+
+    def visit(node):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                for orelse in child.orelse:
+                    visit(orelse)
+                continue
+            if isinstance(child, ast.ImportFrom):
+                module = child.module or ""
+                if child.level == 1 or module == "netcore" or module.startswith("netcore."):
+                    base = module[len("netcore"):].lstrip(".") if child.level == 0 else module
+                    if base:
+                        found.add(base.split(".")[0])
+                    else:
+                        found.update(alias.name for alias in child.names)
+            elif isinstance(child, ast.Import):
+                found.update(alias.name.split(".")[1] for alias in child.names
+                             if alias.name.startswith("netcore."))
+            visit(child)
+
+    visit(parse(module))
+    return found & names
+
+
+def import_cycles(graph):
+    """Every cycle of ``graph`` (module -> imported modules), each once, as a path."""
+    cycles, done = [], set()
+
+    def walk(module, path):
+        if module in path:
+            cycle = path[path.index(module):]
+            start = cycle.index(min(cycle))
+            cycle = cycle[start:] + cycle[:start]
+            if cycle not in cycles:
+                cycles.append(cycle)
+            return
+        if module in done:
+            return
+        for imported in sorted(graph.get(module, ())):
+            walk(imported, path + [module])
+        done.add(module)
+
+    for module in sorted(graph):
+        walk(module, [])
+    return [" -> ".join(c + c[:1]) for c in cycles]
+
+
+def test_import_cycles_are_found():
+    assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a -> b -> c -> a"]
+    assert import_cycles({"a": {"a"}}) == ["a -> a"]
+    assert import_cycles({"a": {"b", "c"}, "b": {"c"}, "c": set()}) == []
+
+
+def test_no_import_cycle():
+    """The modules form layers: none imports, even indirectly, one that imports it."""
+    graph = {module[:-3]: package_imports(module) for module in MODULES}
+    assert import_cycles(graph) == []
+    # Both clients stand on _base, neither on the other.
+    assert {"_base"} <= graph["client"] & graph["aio"]
+    assert "client" not in graph["aio"] and "aio" not in graph["client"]
+
+
+def test_no_function_local_import():
+    """Every import is at module level: an import inside a function (or lambda) is
+    how a cycle hides, and it costs a lookup at each call."""
+    local = []
+    for module in MODULES:
+        for node in ast.walk(parse(module)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                body = node.body if isinstance(node.body, list) else [node.body]
+                for statement in body:
+                    local.extend(f"{module}:{inner.lineno} in {getattr(node, 'name', 'lambda')}"
+                                 for inner in ast.walk(statement)
+                                 if isinstance(inner, (ast.Import, ast.ImportFrom)))
+    assert sorted(set(local)) == []
+
+
+def test_clients_share_a_base_and_borrow_nothing():
+    """Client and AsyncClient subclass BaseClient; neither takes a method from the
+    other by assignment (``name = Client.name`` in a class body)."""
+    assert netcore.Client.__mro__[1] is netcore.AsyncClient.__mro__[1]
+    assert netcore.Client.__mro__[1].__name__ == "BaseClient"
+    borrowed = []
+    for module in MODULES:
+        for cls in ast.walk(parse(module)):
+            if isinstance(cls, ast.ClassDef):
+                borrowed.extend(f"{module}:{node.lineno} {cls.name}.{ast.unparse(node)}"
+                                for node in cls.body
+                                if isinstance(node, (ast.Assign, ast.AnnAssign))
+                                and isinstance(node.value, ast.Attribute))
+    assert borrowed == []
+    # The same constructor, and the same public names but the blocking/async pairs.
+    assert inspect.signature(netcore.AsyncClient) == inspect.signature(netcore.Client)
+    sync, asyn = ({n for n in dir(cls) if not n.startswith("_")}
+                  for cls in (netcore.Client, netcore.AsyncClient))
+    assert (sync - asyn, asyn - sync) == ({"fileno", "dispatch"}, {"aclose"})
 
 
 def c_functions(tree):

@@ -19,7 +19,8 @@ from typing import Any, Callable, Dict, List, Sequence, Tuple, Union
 
 from ._adapters import redirect_arg
 from ._capi import BATCH_FN, C, NC_OK, BatchHandle, RequestHandle, TaskHandle
-from ._core import ClientCore, convert, data_key, report
+from ._completion import convert, report
+from ._core import ClientCore, data_key
 from ._request import build_request
 from .errors import Error, Status, error_for
 from .response import Response

@@ -9,6 +9,7 @@ import logging
 from typing import Any, Callable, Dict, Optional
 
 from ._capi import C, COMPLETE_FN, NC_OK, ClientHandle, RequestHandle
+from ._completion import convert
 from .errors import check_call
 
 _log = logging.getLogger("netcore")
@@ -49,7 +50,6 @@ class CachedHook:
         self.c_fn = COMPLETE_FN(self._call)
 
     def _call(self, response: Optional[int], error: Optional[int], _ud: Optional[int]) -> None:
-        from ._core import convert
         try:
             resp, err = convert(response, error)
             self.fn(resp, err)

@@ -21,33 +21,20 @@ import contextlib
 import ctypes
 import itertools
 import json
-import logging
 import os
 import threading
-from typing import Any, Callable, Dict, Iterator, Optional, Tuple, Union, cast
+from typing import Any, Callable, Dict, Iterator, Optional, Union, cast
 
-from ._capi import (C, COMPLETE_FN, NC_OK, ClientHandle, ErrorHandle, RequestHandle,
-                    ResponseHandle, TaskHandle)
+from ._capi import C, COMPLETE_FN, NC_OK, ClientHandle, ErrorHandle, RequestHandle, TaskHandle
+from ._completion import report
 from ._request import cstr
 from .errors import Cancelled, Error, InvalidState, Status, StatusError, check_call, error_for
-from .response import LIBRARY, NO_DATA, RAW, Response
+from .response import LIBRARY, NO_DATA, RAW
 
-__all__ = ["ClientCore", "Config", "config_text", "logger", "report"]
-
-#: The logger that receives exceptions raised by callbacks and hooks.
-logger = logging.getLogger("netcore")
+__all__ = ["ClientCore", "Config", "Pending", "config_text", "data_key", "dispatch"]
 
 #: ``Client(config)``: a dict, JSON text (a str starting with ``{``), or a path.
 Config = Union[Dict[str, Any], str, bytes, "os.PathLike[str]"]
-
-
-def report(exc: BaseException, what: str) -> None:
-    """Log an exception that cannot propagate (raised in a callback or hook)."""
-    try:
-        logger.error("netcore: %s raised %s: %s", what, type(exc).__name__, exc,
-                     exc_info=(type(exc), exc, exc.__traceback__))
-    except BaseException:  # pragma: no cover - a broken logging setup must not unwind into C
-        pass
 
 
 def config_text(config: Config, force: Optional[Dict[str, Any]] = None) -> bytes:
@@ -92,7 +79,7 @@ class Pending:
     def complete(self, core: "ClientCore", response: Optional[int], error: Optional[int]) -> None:
         """Run the completion; ``response`` and ``error`` are the ``nc_response *``
         and ``nc_error *`` as ints (``None`` for NULL), borrowed for the call: pass
-        them to :func:`convert`."""
+        them to :func:`netcore._completion.convert`."""
         raise NotImplementedError
 
 
@@ -329,18 +316,6 @@ def data_key(core: "ClientCore", envelope: Optional[bool], output: Any) -> Any:
     if output is not None or envelope is False:
         return RAW
     return core.data_key
-
-
-def convert(response: Optional[int],
-            error: Optional[int]) -> Tuple[Optional[Response], Optional[Error]]:
-    """Python objects for a completion's borrowed pointers (ints, ``None`` for NULL):
-    the response is retained, the error copied into plain Python data
-    (:func:`netcore.errors.error_for`)."""
-    resp = Response._from_borrowed(ResponseHandle(response)) if response else None
-    err = (cast(Error, error_for(Status.FAILED, ErrorHandle(error), function="nc_client_send",
-                                 response=resp))
-           if error else None)
-    return resp, err
 
 
 def dispatch(core: ClientCore) -> None:

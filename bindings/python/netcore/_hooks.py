@@ -35,6 +35,7 @@ auth-expired handler of an AsyncClient).
 """
 from __future__ import annotations
 
+import ctypes
 import datetime
 import json
 import logging
@@ -42,6 +43,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
 from ._capi import (C, COMPLETE_FN, EVENT_FN, NC_LOG_DEBUG, NC_LOG_INFO, NC_LOG_OFF,
                     NC_LOG_WARN, ErrorHandle)
+from ._completion import report
 from .errors import Status, check_call, error_for
 
 logger = logging.getLogger("netcore")
@@ -88,7 +90,6 @@ class HookResponse:
 
 
 def _text(p: Optional[int], n: int) -> str:
-    import ctypes
     return ctypes.string_at(p, n).decode("utf-8", "replace") if p else ""
 
 
@@ -96,7 +97,6 @@ def _safe(fn: Callable[..., Any], *args: Any) -> None:
     try:
         fn(*args)
     except Exception as exc:
-        from ._core import report
         report(exc, f"hook {fn!r}")
 
 

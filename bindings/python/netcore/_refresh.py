@@ -22,6 +22,7 @@ import threading
 from typing import Any, Callable, List, Optional
 
 from ._capi import C, REFRESH_FN
+from ._completion import convert
 from .errors import Status, check_call
 
 logger = logging.getLogger("netcore")
@@ -50,8 +51,6 @@ def _done(core: Any, token: Any, message: Optional[str]) -> None:
 def install(core: Any, refresher: Optional[Callable[..., Any]], loop_getter: Optional[Callable[[], Any]] = None) -> None:
     """Install ``refresher`` (None removes it). ``loop_getter``: AsyncClient's event
     loop, for a coroutine function."""
-    from ._core import convert  # the completion's conversion of borrowed handles
-
     refs: List[Any] = getattr(core, "hook_refs", None) or []
     if refresher is None:
         with core.use() as h:

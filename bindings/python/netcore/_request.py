@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 from ._capi import NC_OK, NC_REQUEST_SKIP_ERROR_HANDLER, C, RequestHandle
+from . import _cache
+from ._retry import Retry, retry_json
 from .errors import Status, check_call, error_for
 
 __all__ = ["build_request", "plain_request", "cstr", "Params", "HeadersArg",
@@ -446,7 +448,6 @@ def endpoint_spec(*, method: str = "GET", path: str, encoding: Optional[str] = N
             raise error_for(Status.INVALID_ARGUMENT, function="define_endpoint",
                             message=f"timeout must be a non-negative number of seconds, got {timeout!r}")
         spec["timeout_ms"] = int(round(timeout * 1000))
-    from ._retry import Retry
     for key, value in (("envelope", envelope), ("retry", retry), ("cache", cache), ("group", group)):
         if value is not None:
             # A Retry becomes its "retry" object; anything else is the library's to check.
@@ -464,8 +465,6 @@ class RequestLimits:
     def __init__(self, retry: Any = None, deadline: Optional[float] = None,
                  connect_timeout: Optional[float] = None, idle_timeout: Optional[float] = None,
                  *, retry_given: bool = False, cache: Any = None, on_cached: Any = None) -> None:
-        from ._retry import retry_json
-        from . import _cache
         # False is "no retry"; None means "the client's", given explicitly or not.
         self.retry = _dumps(retry_json(retry)) if retry_given else None
         self.deadline_ms = _ms(deadline, "deadline")
@@ -489,7 +488,6 @@ class RequestLimits:
 
     def apply(self, handle: RequestHandle) -> None:
         if self.cache is not None or self.cached_hook is not None:
-            from . import _cache
             _cache.apply(handle, self.cache, self.cached_hook)
         if self.retry is not None:
             check_call(C.nc_request_set_retry_json, handle, self.retry, len(self.retry),

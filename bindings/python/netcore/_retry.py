@@ -14,6 +14,7 @@ import math
 from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
 from ._capi import C, RETRY_FN
+from ._completion import convert
 from .errors import check_call
 
 __all__ = ["Retry", "RetryArg", "retry_json", "install_handler"]
@@ -124,8 +125,6 @@ def install_handler(core: Any, fn: Optional[Callable[..., Any]]) -> None:
     ``fn(response, error, attempt)`` returning a number of seconds (retry after
     that wait), ``False`` (stop) or ``None`` (the policy decides). What it raises
     is logged and counts as ``None``."""
-    from ._core import convert  # the completion's conversion of borrowed handles
-
     if fn is None:
         with core.use() as h:
             check_call(C.nc_client_set_retry_handler, h, RETRY_FN(), None)

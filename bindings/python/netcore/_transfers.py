@@ -14,7 +14,8 @@ import queue
 from typing import Any, AsyncIterator, Callable, Iterator, Optional
 
 from ._capi import BODY_FN, C, PROGRESS_FN, RequestHandle
-from ._core import ClientCore, Pending, convert, report
+from ._completion import convert, report
+from ._core import ClientCore, Pending
 from .errors import check_call
 from .response import RAW, Response
 

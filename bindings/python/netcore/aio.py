@@ -22,18 +22,18 @@ import asyncio
 import functools
 import threading
 import weakref
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence
 
-from . import _batch, _hooks, _reach
+from . import _batch
+from ._adapters import redirect_arg
+from ._base import BaseClient, Callback
 from ._capi import C, TaskHandle
-from ._core import ClientCore, Config, Pending, config_text, convert, data_key, dispatch, report
-from ._tls import _UNSET, Cert, Verify, connection_keys, with_connection_keys
-from ._adapters import apply_auth, configured_redirects, redirect_arg, without_redirects
-from . import _refresh
-from ._retry import RetryArg, install_handler, retry_json
+from ._completion import convert, report
+from ._core import ClientCore, Pending, data_key, dispatch
+from ._request import (HeadersArg, Params, RequestLimits, TimeoutArg, build_request,
+                       endpoint_request, plain_request)
+from ._retry import RetryArg
 from ._transfers import AsyncStream, ProgressFn, apply_progress, progress_callback
-from ._request import RequestLimits, HeadersArg, Params, TimeoutArg, build_request, endpoint_request, plain_request
-from .client import Callback, Client
 from .errors import Error, Status, error_for
 from .response import LIBRARY, Response
 
@@ -132,7 +132,7 @@ def _finalize(core: ClientCore, fd: int) -> None:
             core.free_from_finalizer()
 
 
-class AsyncClient:
+class AsyncClient(BaseClient):
     """An asyncio libnetcore client.
 
     ``AsyncClient(config)`` takes the same configuration as
@@ -156,40 +156,19 @@ class AsyncClient:
     (``asyncio.wait_for``, ``task.cancel()``) cancels the request.
     """
 
-    def __init__(self, config: Config, *, on_error: Optional[Callable[[Error], Any]] = None,
-                 on_auth_expired: Optional[Callable[[Error], Any]] = None,
-                 on_event: Optional[Callable[[Dict[str, Any]], Any]] = None,
-                 event_kinds: Optional[Iterable[str]] = None,
-                 event_hooks: Optional[Dict[str, Sequence[Callable[[Any], Any]]]] = None,
-                 auth: Any = None, follow_redirects: bool = True, verify: Verify = True,
-                 cert: Optional[Cert] = None, proxy: Optional[str] = _UNSET,
-                 http2: Optional[bool] = None,
-                 reachability: Optional[str] = None, retry: RetryArg = None,
-                 retry_handler: Optional[Callable[..., Any]] = None, coalesce: Optional[bool] = None,
-                 refresher: Optional[Callable[..., Any]] = None) -> None:
-        force: Dict[str, Any] = {"callbacks": "queue"}
-        if retry is not None:
-            force["retry"] = retry_json(retry)
-        text = _reach.with_reachability(
-            with_connection_keys(config_text(config, force=force),
-                                 connection_keys(verify, cert, proxy, http2, coalesce)),
-            reachability)
-        self._core = ClientCore(text if follow_redirects else without_redirects(text), on_error)
-        self._core.reach_mode = _reach.configured_mode(text)
-        self._core.redirect_limit = -1 if follow_redirects else configured_redirects(text)
-        apply_auth(self._core, auth)
-        _hooks.install(self._core, on_auth_expired=on_auth_expired, on_event=on_event,
-                       event_kinds=event_kinds, event_hooks=event_hooks)
-        if retry_handler is not None:
-            install_handler(self._core, retry_handler)
-        if refresher is not None:
-            _refresh.install(self._core, refresher, (lambda core=self._core: core.loop))
-        self._fd = int(C.nc_client_fd(self._core.handle()))
+    _forced_config: ClassVar[Dict[str, Any]] = {"callbacks": "queue"}
+    _fd: int
+
+    def _own(self, core: ClientCore) -> "weakref.finalize[Any, Any]":
+        self._fd = int(C.nc_client_fd(core.handle()))
         if self._fd < 0:  # pragma: no cover - the library ignored "callbacks": "queue"
-            self._core.free()
+            core.free()
             raise error_for(Status.INVALID_STATE, function="nc_client_fd",
                             message="nc_client_fd() returned -1 for a queue-mode client")
-        self._finalizer = weakref.finalize(self, _finalize, self._core, self._fd)
+        return weakref.finalize(self, _finalize, core, self._fd)
+
+    def _refresh_loop(self) -> Optional[Callable[[], Any]]:
+        return lambda core=self._core: core.loop
 
     # -- loop binding -----------------------------------------------------------
 
@@ -230,8 +209,7 @@ class AsyncClient:
             if loop is not asyncio.get_running_loop():
                 raise RuntimeError("this AsyncClient is attached to another event loop")
             loop.remove_reader(self._fd)
-        self._finalizer.detach()
-        core.free()
+        self._free()
         await asyncio.sleep(0)  # let the awaiting tasks see their ShutDown
 
     def close(self) -> None:
@@ -244,39 +222,7 @@ class AsyncClient:
             if core.loop_thread != threading.get_ident():
                 raise RuntimeError("close() must run on the event loop's thread; use aclose()")
             loop.remove_reader(self._fd)
-        self._finalizer.detach()
-        core.free()
-
-    @property
-    def closed(self) -> bool:
-        """True once the client was closed."""
-        return self._core.closed
-
-    # -- settings -------------------------------------------------------------
-
-    def set_environment(self, name: str) -> None:
-        """Select the base URL named ``name`` in ``environments``
-        (see :meth:`netcore.Client.set_environment`)."""
-        self._core.set_environment(name)
-
-    def set_header(self, name: str, value: Optional[str]) -> None:
-        """Set (``None``: remove) a default header of every later request."""
-        self._core.set_header(name, value)
-
-    def cancel_group(self, group: str) -> int:
-        """Cancel every request of ``group`` not yet completed (``group=`` of
-        :meth:`request` / :meth:`send`, or an endpoint's ``"group"``): each awaiting
-        task raises :class:`~netcore.Cancelled`. Returns how many were cancelled
-        (``nc_client_cancel_group``)."""
-        return self._core.cancel_group(group)
-
-    def cancel_all(self) -> int:
-        """Cancel every request of the client not yet completed; returns how many."""
-        return self._core.cancel_group(None)
-
-    def set_token(self, token: Optional[str]) -> None:
-        """As :meth:`netcore.Client.set_token`."""
-        self._core.set_token(token)
+        self._free()
 
     # -- requests ---------------------------------------------------------------
     #
@@ -483,16 +429,6 @@ class AsyncClient:
             raise
         finally:
             C.nc_task_free(task)
-
-    # The same as Client's (it only touches the core, which both kinds share).
-    define_endpoint = Client.define_endpoint
-    cache_clear = Client.cache_clear
-    cache_remove = Client.cache_remove
-    cache_stats = Client.cache_stats
-    set_cache_partition = Client.set_cache_partition
-    reachability = Client.reachability
-    reachable = Client.reachable
-    cookies = Client.cookies
 
     def __repr__(self) -> str:
         return f"<netcore.AsyncClient {'closed' if self.closed else 'open'}>"

@@ -4,25 +4,22 @@ from __future__ import annotations
 import ctypes
 import threading
 import weakref
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from . import _batch, _cache, _cookies, _hooks, _reach
+from . import _batch
+from ._adapters import redirect_arg
+from ._base import BaseClient, Callback
 from ._capi import C, NC_OK, ErrorHandle, ResponseHandle, TaskHandle
-from ._adapters import apply_auth, configured_redirects, redirect_arg, without_redirects
-from ._core import ClientCore, Config, Pending, config_text, convert, data_key, report
-from ._tls import _UNSET, Cert, Verify, connection_keys, with_connection_keys
-from . import _refresh
-from ._retry import RetryArg, install_handler, retry_json
+from ._completion import convert, report
+from ._core import ClientCore, Pending, data_key
+from ._request import (HeadersArg, Params, RequestLimits, TimeoutArg, build_request,
+                       endpoint_request, plain_request)
+from ._retry import RetryArg
 from ._transfers import ProgressFn, Stream, apply_progress, progress_callback
-from ._request import RequestLimits, HeadersArg, Params, TimeoutArg, build_request, cstr, endpoint_request, endpoint_spec, plain_request
 from .errors import Error, Status, check_call, error_for
 from .response import Response
 
 __all__ = ["Client", "Task", "Callback"]
-
-#: ``callback(response, error)``: exactly one of them is meaningful — ``error`` is
-#: ``None`` on success; on HTTP/API/parse errors ``response`` is passed too.
-Callback = Callable[[Optional[Response], Optional[Error]], Any]
 
 
 class Task:
@@ -109,8 +106,7 @@ class _CallbackPending(Pending):
         finally:
             self.task._settle(resp, err)
 
-
-class Client:
+class Client(BaseClient):
     """A libnetcore client (one ``nc_client``: a connection pool and a transfer thread).
 
     Args:
@@ -194,38 +190,6 @@ class Client:
     members of the configuration.
     """
 
-    _core: ClientCore
-
-    def __init__(self, config: Config, *, on_error: Optional[Callable[[Error], Any]] = None,
-                 on_auth_expired: Optional[Callable[[Error], Any]] = None,
-                 on_event: Optional[Callable[[Dict[str, Any]], Any]] = None,
-                 event_kinds: Optional[Iterable[str]] = None,
-                 event_hooks: Optional[Dict[str, Sequence[Callable[[Any], Any]]]] = None,
-                 auth: Any = None, follow_redirects: bool = True, verify: Verify = True,
-                 cert: Optional[Cert] = None, proxy: Optional[str] = _UNSET,
-                 http2: Optional[bool] = None,
-                 reachability: Optional[str] = None, retry: RetryArg = None,
-                 retry_handler: Optional[Callable[..., Any]] = None, coalesce: Optional[bool] = None,
-                 refresher: Optional[Callable[..., Any]] = None) -> None:
-        base = self._config_text(config) if retry is None else config_text(config, {"retry": retry_json(retry)})
-        text = _reach.with_reachability(
-            with_connection_keys(base, connection_keys(verify, cert, proxy, http2, coalesce)), reachability)
-        self._core = ClientCore(text if follow_redirects else without_redirects(text), on_error)
-        self._core.reach_mode = _reach.configured_mode(text)
-        self._core.redirect_limit = -1 if follow_redirects else configured_redirects(text)
-        self._finalizer = weakref.finalize(self, self._core.free_from_finalizer)
-        apply_auth(self._core, auth)
-        _hooks.install(self._core, on_auth_expired=on_auth_expired, on_event=on_event,
-                       event_kinds=event_kinds, event_hooks=event_hooks)
-        if retry_handler is not None:
-            install_handler(self._core, retry_handler)
-        if refresher is not None:
-            _refresh.install(self._core, refresher, None)
-
-    @staticmethod
-    def _config_text(config: Config) -> bytes:
-        return config_text(config)
-
     # -- lifetime -------------------------------------------------------------
 
     def close(self) -> None:
@@ -239,95 +203,13 @@ class Client:
         if self._core.in_callback():
             raise error_for(Status.INVALID_STATE, message="close() cannot be called from a "
                             "completion callback of the same client")
-        self._finalizer.detach()
-        self._core.free()
-
-    @property
-    def closed(self) -> bool:
-        """True once :meth:`close` was called."""
-        return self._core.closed
+        self._free()
 
     def __enter__(self) -> "Client":
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
-
-    # -- settings -------------------------------------------------------------
-
-    def set_environment(self, name: str) -> None:
-        """Select the base URL named ``name`` in the configuration's ``environments``.
-
-        Raises:
-            InvalidArgument: unknown name (the environment is unchanged).
-        """
-        self._core.set_environment(name)
-
-    def set_header(self, name: str, value: Optional[str]) -> None:
-        """Set a default header of every later request; ``None`` removes it.
-
-        Raises:
-            InvalidArgument: the name is not an HTTP token or the value has CR/LF.
-        """
-        self._core.set_header(name, value)
-
-    def set_token(self, token: Optional[str]) -> None:
-        """Send ``Authorization: Bearer <token>`` with every later attempt (a request's
-        own Authorization header wins); ``None`` clears. Read at each attempt.
-
-        Raises:
-            InvalidArgument: an empty token or one with CR/LF (the token is unchanged).
-        """
-        self._core.set_token(token)
-
-    # -- cancellation groups ----------------------------------------------------
-
-    def cancel_group(self, group: str) -> int:
-        """Cancel every request of ``group`` sent with :meth:`send` (or an endpoint
-        whose ``"group"`` it is) and not yet completed — waiting, in flight, or between
-        attempts (``nc_client_cancel_group``). Each completes once with
-        :class:`~netcore.Cancelled`. Returns how many were cancelled. Synchronous
-        requests are not affected (they belong to their thread)."""
-        return self._core.cancel_group(group)
-
-    def cancel_all(self) -> int:
-        """Cancel every request sent with :meth:`send` and not yet completed
-        (``nc_client_cancel_all``); returns how many."""
-        return self._core.cancel_group(None)
-
-    @property
-    def reachability(self) -> str:
-        """The reachability mode: ``"auto"`` (the default: while no route leaves the
-        machine, a request to a host other than loopback fails at once with
-        :class:`~netcore.ClientError` ``UNREACHABLE``, no DNS lookup), ``"online"``
-        (nothing checked) or ``"offline"`` (every request fails, loopback included).
-        Setting it applies to attempts begun from then on and lets requests that
-        wait for the network (``"wait_for_network_ms"``) ask again at once
-        (``nc_client_set_reachability``).
-
-        Raises:
-            InvalidArgument: (setting) not one of the three names; nothing changes.
-        """
-        return str(self._core.reach_mode)
-
-    @reachability.setter
-    def reachability(self, mode: str) -> None:
-        _reach.set_mode(self._core, mode)
-
-    @property
-    def cookies(self) -> "_cookies.Cookies":
-        """The cookie jar (``{"cookies": {"enabled": True}}``): a live, read-only view
-        of :class:`netcore.Cookie` values, with ``clear()`` and ``save()``. Empty on a
-        client without a jar. Bounded as browsers bound theirs: at most 180 cookies a
-        domain and 3,000 in all, the oldest evicted. See ``docs/cookies.md``."""
-        return _cookies.Cookies(self._core)
-
-    @property
-    def reachable(self) -> bool:
-        """Whether a request to a host other than loopback would be sent now
-        (``nc_client_reachability``): forced online, or auto with a route off the
-        machine."""
-        return _reach.is_reachable(self._core)
 
     def batch(self, requests: Sequence[Any], *, fail_fast: bool = False) -> List[Any]:
         """Send several requests together and wait for all of them (``nc_batch_*``).
@@ -498,49 +380,6 @@ class Client:
         """GET ``path``; keyword arguments as in :meth:`request`."""
         return self.request("GET", path, **kwargs)
 
-    # -- the response cache -------------------------------------------------------
-
-    def cache_clear(self) -> None:
-        """Remove every stored answer, in memory and on disk (``nc_client_cache_clear``);
-        nothing to do without ``"cache"``."""
-        with self._core.use() as h:
-            _cache.clear(h)
-
-    def cache_remove(self, prefix: str) -> None:
-        """Remove the stored answers whose URL starts with ``prefix`` (absolute, as
-        stored: query pairs sorted) (``nc_client_cache_remove``).
-
-        Raises:
-            InvalidArgument: an empty prefix; nothing removed.
-        """
-        with self._core.use() as h:
-            _cache.remove(h, prefix)
-
-    def cache_stats(self) -> Optional[Dict[str, Any]]:
-        """The cache's counters (``nc_client_cache_stats_json``): ``hits``,
-        ``misses``, ``stores``, ``evictions``, ``revalidations``, ``not_modified``,
-        ``bytes``, ``entries``, ``disk_bytes``, ``memory_limit``, ``disk_limit``, and
-        ``skipped``: a dict of why answers were not stored (``status``,
-        ``no_store``, ``vary_star``, ``shared_private``, ``shared_credentialed``,
-        ``credentials_changed``, ``streamed``, ``too_large``, ``disk_error``) to how
-        many; ``None`` without ``"cache"``."""
-        with self._core.use() as h:
-            return _cache.stats(h)
-
-    def set_cache_partition(self, partition: Optional[str]) -> None:
-        """Store and look up every answer in the partition named ``partition`` from
-        now on (``nc_client_set_cache_partition``; as ``"cache": {"partition"}``):
-        a name that stays the same across a token refresh keeps the entries — give
-        each user their own. ``None`` goes back to the default, the partition of the
-        credentials each request carries (docs/caching.md, "Partitions").
-
-        Raises:
-            InvalidArgument: an empty name (nothing changed).
-            InvalidState: no ``"cache"`` configured, or ``"shared": true``.
-        """
-        with self._core.use() as h:
-            _cache.set_partition(h, partition)
-
     def post(self, path: str, **kwargs: Any) -> Response:
         """POST ``path``; keyword arguments as in :meth:`request`."""
         return self.request("POST", path, **kwargs)
@@ -663,30 +502,6 @@ class Client:
         finally:
             C.nc_request_free(req)
         return _sync_response(core, status, resp_p, err_p, skip_error_handler)  # data: the library's (the endpoint may set its own envelope mode)
-
-    def define_endpoint(self, name: str, *, method: str = "GET", path: str,
-                        encoding: Optional[str] = None, headers: Optional[Dict[str, str]] = None,
-                        timeout: Optional[TimeoutArg] = None, envelope: Optional[bool] = None,
-                        retry: Any = None, cache: Optional[str] = None,
-                        group: Optional[str] = None) -> None:
-        """Define (or replace) the endpoint ``name`` (``nc_client_define_endpoint``):
-        ``path`` may hold ``{placeholders}`` filled from the call's params;
-        ``encoding`` is ``"query"``, ``"form"`` or ``"json"`` (default: query for
-        GET/HEAD/DELETE/OPTIONS, form otherwise); ``timeout`` in seconds;
-        ``retry`` (a :class:`netcore.Retry`, a dict or ``False``) is merged over the
-        client's policy for calls of this endpoint; ``cache`` names the endpoint's cache
-        policy and ``group`` the cancellation group of its calls
-        (:meth:`cancel_group`). Safe from any thread and from callbacks.
-
-        Raises:
-            InvalidArgument: a bad name or value (nothing changes).
-        """
-        spec = endpoint_spec(method=method, path=path, encoding=encoding, headers=headers,
-                             timeout=timeout, envelope=envelope, retry=retry, cache=cache,
-                             group=group)
-        with self._core.use() as h:
-            check_call(C.nc_client_define_endpoint, h, cstr(name, "endpoint name"), spec,
-                       detail=f"endpoint {name!r}")
 
     # -- event-loop integration (``"callbacks": "queue"``) ----------------------
 

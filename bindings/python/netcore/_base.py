@@ -1,0 +1,234 @@
+"""What :class:`~netcore.Client` and :class:`~netcore.AsyncClient` share, as
+httpx's ``BaseClient``: the constructor (its keyword arguments and the
+configuration they make), the lifetime bookkeeping, and every method that neither
+blocks nor awaits (settings, cancellation, reachability, cookies, the cache, the
+endpoint catalog). The two subclasses add the requests: blocking ones
+(``client.py``) or awaited ones (``aio.py``)."""
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable, ClassVar, Dict, Iterable, Optional, Sequence
+
+from . import _cache, _cookies, _hooks, _reach, _refresh
+from ._adapters import apply_auth, configured_redirects, without_redirects
+from ._capi import C
+from ._core import ClientCore, Config, config_text
+from ._request import TimeoutArg, cstr, endpoint_spec
+from ._retry import RetryArg, install_handler, retry_json
+from ._tls import _UNSET, Cert, Verify, connection_keys, with_connection_keys
+from .errors import Error, check_call
+from .response import Response
+
+__all__ = ["BaseClient", "Callback"]
+
+#: ``callback(response, error)``: exactly one of them is meaningful — ``error`` is
+#: ``None`` on success; on HTTP/API/parse errors ``response`` is passed too.
+Callback = Callable[[Optional[Response], Optional[Error]], Any]
+
+
+class BaseClient:
+    """The part of a libnetcore client that does not depend on how requests are
+    waited for. Not used directly: see :class:`~netcore.Client` (whose docstring
+    describes the keyword arguments) and :class:`~netcore.AsyncClient`."""
+
+    _core: ClientCore
+    _finalizer: "weakref.finalize[Any, Any]"
+    #: Top-level configuration keys the subclass forces (AsyncClient: queue mode).
+    _forced_config: ClassVar[Dict[str, Any]] = {}
+
+    def __init__(self, config: Config, *, on_error: Optional[Callable[[Error], Any]] = None,
+                 on_auth_expired: Optional[Callable[[Error], Any]] = None,
+                 on_event: Optional[Callable[[Dict[str, Any]], Any]] = None,
+                 event_kinds: Optional[Iterable[str]] = None,
+                 event_hooks: Optional[Dict[str, Sequence[Callable[[Any], Any]]]] = None,
+                 auth: Any = None, follow_redirects: bool = True, verify: Verify = True,
+                 cert: Optional[Cert] = None, proxy: Optional[str] = _UNSET,
+                 http2: Optional[bool] = None,
+                 reachability: Optional[str] = None, retry: RetryArg = None,
+                 retry_handler: Optional[Callable[..., Any]] = None, coalesce: Optional[bool] = None,
+                 refresher: Optional[Callable[..., Any]] = None) -> None:
+        force = dict(self._forced_config)
+        if retry is not None:
+            force["retry"] = retry_json(retry)
+        text = _reach.with_reachability(
+            with_connection_keys(config_text(config, force or None),
+                                 connection_keys(verify, cert, proxy, http2, coalesce)),
+            reachability)
+        self._core = core = ClientCore(text if follow_redirects else without_redirects(text), on_error)
+        core.reach_mode = _reach.configured_mode(text)
+        core.redirect_limit = -1 if follow_redirects else configured_redirects(text)
+        self._finalizer = self._own(core)
+        apply_auth(core, auth)
+        _hooks.install(core, on_auth_expired=on_auth_expired, on_event=on_event,
+                       event_kinds=event_kinds, event_hooks=event_hooks)
+        if retry_handler is not None:
+            install_handler(core, retry_handler)
+        if refresher is not None:
+            _refresh.install(core, refresher, self._refresh_loop())
+
+    # -- lifetime (the subclass's part) ------------------------------------------
+
+    def _own(self, core: ClientCore) -> "weakref.finalize[Any, Any]":
+        """Take the new core (a subclass may refuse it, freeing it): the finalizer
+        that frees it if this object is collected unclosed."""
+        return weakref.finalize(self, core.free_from_finalizer)
+
+    def _refresh_loop(self) -> Optional[Callable[[], Any]]:
+        """``refresher=``'s event loop getter (None: the refresher runs on a thread)."""
+        return None
+
+    def _free(self) -> None:
+        """The end of close(): no finalizer any more, and ``nc_client_free``."""
+        self._finalizer.detach()
+        self._core.free()
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` was called."""
+        return self._core.closed
+
+    # -- settings -------------------------------------------------------------
+
+    def set_environment(self, name: str) -> None:
+        """Select the base URL named ``name`` in the configuration's ``environments``.
+
+        Raises:
+            InvalidArgument: unknown name (the environment is unchanged).
+        """
+        self._core.set_environment(name)
+
+    def set_header(self, name: str, value: Optional[str]) -> None:
+        """Set a default header of every later request; ``None`` removes it.
+
+        Raises:
+            InvalidArgument: the name is not an HTTP token or the value has CR/LF.
+        """
+        self._core.set_header(name, value)
+
+    def set_token(self, token: Optional[str]) -> None:
+        """Send ``Authorization: Bearer <token>`` with every later attempt (a request's
+        own Authorization header wins); ``None`` clears. Read at each attempt.
+
+        Raises:
+            InvalidArgument: an empty token or one with CR/LF (the token is unchanged).
+        """
+        self._core.set_token(token)
+
+    # -- cancellation groups ----------------------------------------------------
+
+    def cancel_group(self, group: str) -> int:
+        """Cancel every request of ``group`` sent with :meth:`send` (or an endpoint
+        whose ``"group"`` it is) and not yet completed — waiting, in flight, or between
+        attempts (``nc_client_cancel_group``). Each completes once with
+        :class:`~netcore.Cancelled` (an :class:`~netcore.AsyncClient`'s awaiting task
+        raises it). Returns how many were cancelled. Synchronous requests are not
+        affected (they belong to their thread)."""
+        return self._core.cancel_group(group)
+
+    def cancel_all(self) -> int:
+        """Cancel every request sent with :meth:`send` and not yet completed
+        (``nc_client_cancel_all``); returns how many."""
+        return self._core.cancel_group(None)
+
+    @property
+    def reachability(self) -> str:
+        """The reachability mode: ``"auto"`` (the default: while no route leaves the
+        machine, a request to a host other than loopback fails at once with
+        :class:`~netcore.ClientError` ``UNREACHABLE``, no DNS lookup), ``"online"``
+        (nothing checked) or ``"offline"`` (every request fails, loopback included).
+        Setting it applies to attempts begun from then on and lets requests that
+        wait for the network (``"wait_for_network_ms"``) ask again at once
+        (``nc_client_set_reachability``).
+
+        Raises:
+            InvalidArgument: (setting) not one of the three names; nothing changes.
+        """
+        return str(self._core.reach_mode)
+
+    @reachability.setter
+    def reachability(self, mode: str) -> None:
+        _reach.set_mode(self._core, mode)
+
+    @property
+    def cookies(self) -> "_cookies.Cookies":
+        """The cookie jar (``{"cookies": {"enabled": True}}``): a live, read-only view
+        of :class:`netcore.Cookie` values, with ``clear()`` and ``save()``. Empty on a
+        client without a jar. Bounded as browsers bound theirs: at most 180 cookies a
+        domain and 3,000 in all, the oldest evicted. See ``docs/cookies.md``."""
+        return _cookies.Cookies(self._core)
+
+    @property
+    def reachable(self) -> bool:
+        """Whether a request to a host other than loopback would be sent now
+        (``nc_client_reachability``): forced online, or auto with a route off the
+        machine."""
+        return _reach.is_reachable(self._core)
+
+    # -- the response cache -------------------------------------------------------
+
+    def cache_clear(self) -> None:
+        """Remove every stored answer, in memory and on disk (``nc_client_cache_clear``);
+        nothing to do without ``"cache"``."""
+        with self._core.use() as h:
+            _cache.clear(h)
+
+    def cache_remove(self, prefix: str) -> None:
+        """Remove the stored answers whose URL starts with ``prefix`` (absolute, as
+        stored: query pairs sorted) (``nc_client_cache_remove``).
+
+        Raises:
+            InvalidArgument: an empty prefix; nothing removed.
+        """
+        with self._core.use() as h:
+            _cache.remove(h, prefix)
+
+    def cache_stats(self) -> Optional[Dict[str, Any]]:
+        """The cache's counters (``nc_client_cache_stats_json``): ``hits``,
+        ``misses``, ``stores``, ``evictions``, ``revalidations``, ``not_modified``,
+        ``bytes``, ``entries``, ``disk_bytes``, ``memory_limit``, ``disk_limit``, and
+        ``skipped``: a dict of why answers were not stored (``status``,
+        ``no_store``, ``vary_star``, ``shared_private``, ``shared_credentialed``,
+        ``credentials_changed``, ``streamed``, ``too_large``, ``disk_error``) to how
+        many; ``None`` without ``"cache"``."""
+        with self._core.use() as h:
+            return _cache.stats(h)
+
+    def set_cache_partition(self, partition: Optional[str]) -> None:
+        """Store and look up every answer in the partition named ``partition`` from
+        now on (``nc_client_set_cache_partition``; as ``"cache": {"partition"}``):
+        a name that stays the same across a token refresh keeps the entries — give
+        each user their own. ``None`` goes back to the default, the partition of the
+        credentials each request carries (docs/caching.md, "Partitions").
+
+        Raises:
+            InvalidArgument: an empty name (nothing changed).
+            InvalidState: no ``"cache"`` configured, or ``"shared": true``.
+        """
+        with self._core.use() as h:
+            _cache.set_partition(h, partition)
+
+    # -- the endpoint catalog ---------------------------------------------------
+
+    def define_endpoint(self, name: str, *, method: str = "GET", path: str,
+                        encoding: Optional[str] = None, headers: Optional[Dict[str, str]] = None,
+                        timeout: Optional[TimeoutArg] = None, envelope: Optional[bool] = None,
+                        retry: Any = None, cache: Optional[str] = None,
+                        group: Optional[str] = None) -> None:
+        """Define (or replace) the endpoint ``name`` (``nc_client_define_endpoint``):
+        ``path`` may hold ``{placeholders}`` filled from the call's params;
+        ``encoding`` is ``"query"``, ``"form"`` or ``"json"`` (default: query for
+        GET/HEAD/DELETE/OPTIONS, form otherwise); ``timeout`` in seconds;
+        ``retry`` (a :class:`netcore.Retry`, a dict or ``False``) is merged over the
+        client's policy for calls of this endpoint; ``cache`` names the endpoint's cache
+        policy and ``group`` the cancellation group of its calls
+        (:meth:`cancel_group`). Safe from any thread and from callbacks.
+
+        Raises:
+            InvalidArgument: a bad name or value (nothing changes).
+        """
+        spec = endpoint_spec(method=method, path=path, encoding=encoding, headers=headers,
+                             timeout=timeout, envelope=envelope, retry=retry, cache=cache,
+                             group=group)
+        with self._core.use() as h:
+            check_call(C.nc_client_define_endpoint, h, cstr(name, "endpoint name"), spec,
+                       detail=f"endpoint {name!r}")
