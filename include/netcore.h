@@ -151,6 +151,7 @@ typedef int32_t nc_domain;
 #define NC_PARSE_MISSING_FIELD   3 /* a configured envelope field is absent */
 #define NC_PARSE_FIELD_TYPE      4 /* a configured envelope field has the wrong type */
 #define NC_PARSE_DECODING_FAILED 5 /* Swift API only: data did not match the Decodable type */
+#define NC_PARSE_DUPLICATE_KEY   6 /* envelope mode: a key twice in an object (Since: 0.4) */
 
 /**
  * Returns the error's domain (NC_DOMAIN_*).
@@ -528,6 +529,13 @@ NC_API nc_status nc_request_set_timeout_ms(nc_request *request, int64_t ms);
  * Turns envelope validation on (1) or off (0 = raw mode) for this request,
  * overriding the client. Turning it on needs a client with an "envelope" config;
  * otherwise the request completes as raw.
+ *
+ * Duplicate keys: an envelope is refused when any object of its body has a key
+ * twice (NC_DOMAIN_PARSE / NC_PARSE_DUPLICATE_KEY, naming the key; an HTTP error for
+ * a status >= 400, as for a body that is not JSON): {"code":7,"code":0} must not be
+ * a success to libnetcore and a failure to a proxy that reads the first "code". Raw
+ * mode parses the body (nc_response_json, nc_response_data) with jansson's rule:
+ * the last value of a key wins.
  *
  * Ownership: `request` is borrowed.
  * Thread:    the thread that uses the builder.
@@ -1112,6 +1120,8 @@ NC_API const void *nc_response_body(const nc_response *response, size_t *len_out
 
 /**
  * Returns the whole body parsed as JSON (any JSON value), parsed once on first use.
+ * A key an object has twice keeps its last value (jansson's rule; in envelope mode
+ * such a body is refused instead: NC_PARSE_DUPLICATE_KEY).
  *
  * Ownership: BORROWED reference, lives as long as `response`; do not modify it.
  * Thread:    any thread.

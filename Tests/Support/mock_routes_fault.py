@@ -270,6 +270,9 @@ JSON_BODIES = {
     "lone-surrogate": lambda: b'{"code":0,"msg":"ok","data":"\\ud800"}',
     "surrogate-bytes": lambda: b'{"code":0,"msg":"ok","data":"\xed\xa0\x80"}',
     "duplicate-keys": lambda: b'{"code":7,"msg":"first","code":0,"msg":"ok","data":{"a":1,"a":2}}',
+    "duplicate-code": lambda: b'{"code":7,"msg":"denied","code":0}',
+    "duplicate-escaped": lambda: b'{"code":7,"msg":"denied","co\\u0064e":0}',
+    "duplicate-nested": lambda: b'{"code":0,"msg":"ok","data":{"user":{"id":1,"id":2}}}',
     "keys-100k": lambda: many_keys(100000),
 }
 

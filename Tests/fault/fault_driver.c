@@ -41,7 +41,7 @@
  * GET /fault/ok the same way (async or sync), so the case's transfer runs on a
  * reused easy handle. FOLD: expects the fold guard (ncsink.h), which the library
  * arms only on a libcurl with the defect (7.83.1 to 8.0.1); skipped on others. */
-enum { FULL = 1, TLS = 2, WARM = 4, FOLD = 8 };
+enum { FULL = 1, TLS = 2, WARM = 4, FOLD = 8, RAW = 16 /* nc_request_set_envelope(0) */ };
 
 typedef int (*check_fn)(const nc_response *resp, char *why, size_t n);
 
@@ -187,8 +187,16 @@ static const fault_case CASES[] = {
      0, 0},
     {"JSON surrogate as UTF-8 bytes", "%B/fault/json/surrogate-bytes", 0, P, NC_PARSE_INVALID_JSON, 0, 0,
      0, 0},
-    {"JSON duplicate keys (the last wins)", "%B/fault/json/duplicate-keys", 0, 0, 0, 0, check_duplicates,
-     0, 0},
+    {"JSON duplicate keys", "%B/fault/json/duplicate-keys", 0, P, NC_PARSE_DUPLICATE_KEY,
+     "the key \"code\" twice", 0, 0, 0},
+    {"JSON duplicate envelope code (7, then 0)", "%B/fault/json/duplicate-code", 0, P,
+     NC_PARSE_DUPLICATE_KEY, "the key \"code\" twice", 0, 0, 0},
+    {"JSON duplicate key spelled with an escape (co\\u0064e)", "%B/fault/json/duplicate-escaped", 0, P,
+     NC_PARSE_DUPLICATE_KEY, "the key \"code\" twice", 0, 0, 0},
+    {"JSON duplicate key inside data", "%B/fault/json/duplicate-nested", 0, P, NC_PARSE_DUPLICATE_KEY,
+     "the key \"id\" twice", 0, 0, 0},
+    {"JSON duplicate keys, raw mode (the last wins)", "%B/fault/json/duplicate-keys", 0, 0, 0, 0,
+     check_duplicates, 0, RAW},
     {"JSON 100k keys", "%B/fault/json/keys-100k", 0, 0, 0, 0, check_keys_100k, 0, 0},
 };
 #define NCASES (sizeof CASES / sizeof CASES[0])
@@ -372,6 +380,7 @@ static void run_case(size_t index, int sync) {
         }
     }
     nc_request *req = make_request(url, fc->headers);
+    if (req && (fc->flags & RAW)) nc_request_set_envelope(req, 0);
     if (!req) {
         nc_client_free(client);
         {
@@ -541,10 +550,14 @@ static int check_keys_100k(const nc_response *resp, char *why, size_t n) {
     return 1;
 }
 
+/* Raw mode: the whole body, each key's last value. */
 static int check_duplicates(const nc_response *resp, char *why, size_t n) {
-    json_t *data = resp ? nc_response_data(resp) : NULL;
-    if (json_integer_value(json_object_get(data, "a")) != 2 || json_object_size(data) != 1)
-        return why_not(why, n, "%s", "data is not {\"a\":2}");
+    json_t *body = resp ? nc_response_data(resp) : NULL;
+    json_t *data = json_object_get(body, "data");
+    const char *msg = json_string_value(json_object_get(body, "msg"));
+    if (json_integer_value(json_object_get(body, "code")) != 0 || !msg || strcmp(msg, "ok") != 0 ||
+        json_integer_value(json_object_get(data, "a")) != 2 || json_object_size(data) != 1)
+        return why_not(why, n, "%s", "data is not {\"code\":0,\"msg\":\"ok\",\"data\":{\"a\":2}}");
     return 1;
 }
 
