@@ -660,7 +660,8 @@ NC_API nc_status nc_request_set_body_callback(nc_request *request, nc_body_fn fn
  *   "cache"      a cache policy name: "network_only", "cache_else_network",
  *                "network_else_cache", "cache_then_network", "cache_only"
  *                (docs/caching.md)
- *   "group"      a cancellation group name (nc_request_set_group)
+ *   "group"      a cancellation group name (nc_request_set_group's rule: non-empty,
+ *                no control characters)
  *
  * Resolution, at send: the endpoint's method; each placeholder replaced by the
  * param of that name (string, number or boolean), percent-encoded as one path
@@ -1442,7 +1443,8 @@ NC_API nc_status nc_request_set_group(nc_request *request, const char *group);
  *   `cancelled_out` may be NULL, else written on NC_OK only.
  * Thread:    any thread, callbacks and hooks included.
  * Returns:   NC_OK (also when nothing matched: 0); NC_ERR_INVALID_ARGUMENT (NULL
- *   client or group, an empty or invalid name).
+ *   client or group, or a name nc_request_set_group refuses: empty, invalid UTF-8
+ *   or control characters), and nothing is cancelled.
  * Since:     0.3
  */
 NC_API nc_status nc_client_cancel_group(nc_client *client, const char *group, size_t *cancelled_out);

@@ -267,7 +267,8 @@ class AsyncClient:
         """Cancel every request of ``group`` not yet completed (``group=`` of
         :meth:`request` / :meth:`send`, or an endpoint's ``"group"``): each awaiting
         task raises :class:`~netcore.Cancelled`. Returns how many were cancelled
-        (``nc_client_cancel_group``)."""
+        (``nc_client_cancel_group``). Raises :class:`~netcore.InvalidArgument`,
+        nothing cancelled, for a name ``group=`` refuses (empty, control characters)."""
         return self._core.cancel_group(group)
 
     def cancel_all(self) -> int:

@@ -284,7 +284,9 @@ class Client:
         whose ``"group"`` it is) and not yet completed — waiting, in flight, or between
         attempts (``nc_client_cancel_group``). Each completes once with
         :class:`~netcore.Cancelled`. Returns how many were cancelled. Synchronous
-        requests are not affected (they belong to their thread)."""
+        requests are not affected (they belong to their thread). Raises
+        :class:`~netcore.InvalidArgument`, nothing cancelled, for a name ``group=``
+        refuses (empty, or with control characters)."""
         return self._core.cancel_group(group)
 
     def cancel_all(self) -> int:
