@@ -8,6 +8,7 @@
 #   make fault  the fault-injection suite, every case (docs/RELIABILITY.md; its fast part is in make test)
 #   make test-asan / test-tsan / test-ubsan / valgrind / alloc-fail / fuzz / race-1m / soak   reliability tools
 #               (docs/RELIABILITY.md; none is part of make test but a 20,000-a-phase soak)
+#   make fuzz-known  the inputs that once crashed a fuzz target, under ASan (part of make test)
 #   make install [PREFIX=] [DESTDIR=]   library, header, netcore.pc, CMake package; make uninstall
 SHELL := /bin/bash
 .DEFAULT_GOAL := lib
@@ -37,7 +38,7 @@ SWIFT_RELEASE_FLAGS := -c release --product netcore -Xswiftc -static-stdlib $(NO
 	-Xcc -gdwarf-4
 
 .PHONY: install uninstall test-install deps lib examples demo test test-swift test-c test-python test-tsan test-asan test-ubsan valgrind bench \
-	bench-appmix fault alloc-fail fuzz race-1m soak \
+	bench-appmix fault alloc-fail fuzz fuzz-known race-1m soak \
 	format lint format-deps clean
 
 deps:
@@ -149,6 +150,11 @@ fuzz: deps
 	swift build -c release --product netcore $(NO_CONCURRENCY) --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer \
 	  -Xcc -fsanitize=fuzzer-no-link -Xcc -fsanitize=address
 	FUZZ_SECONDS=$(FUZZ_SECONDS) Tests/fuzz/run.sh
+
+# The inputs that once crashed a fuzz target (Tests/fuzz/known/<target>/) under
+# AddressSanitizer, against the release library (seconds; part of make test).
+fuzz-known: lib
+	@Tests/fuzz/known.sh
 
 # Exactly once over RACE_N cancel/complete races and RSS over RACE_N requests
 # (Tests/fault/race.c; not part of make test).

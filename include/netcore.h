@@ -169,6 +169,7 @@ typedef int32_t nc_domain;
 #define NC_PARSE_MISSING_FIELD   3 /* a configured envelope field is absent */
 #define NC_PARSE_FIELD_TYPE      4 /* a configured envelope field has the wrong type */
 #define NC_PARSE_DECODING_FAILED 5 /* Swift API only: data did not match the Decodable type */
+#define NC_PARSE_DUPLICATE_KEY   6 /* envelope mode: a key twice in an object (Since: 0.4) */
 
 /**
  * Returns the error's domain (NC_DOMAIN_*).
@@ -653,6 +654,13 @@ NC_API nc_status nc_request_add_file_part(nc_request *request, const char *name,
  * overriding the client. Turning it on needs a client with an "envelope" config;
  * otherwise the request completes as raw.
  *
+ * Duplicate keys: an envelope is refused when any object of its body has a key
+ * twice (NC_DOMAIN_PARSE / NC_PARSE_DUPLICATE_KEY, naming the key; an HTTP error for
+ * a status >= 400, as for a body that is not JSON): {"code":7,"code":0} must not be
+ * a success to libnetcore and a failure to a proxy that reads the first "code". Raw
+ * mode parses the body (nc_response_json, nc_response_data) with jansson's rule:
+ * the last value of a key wins.
+ *
  * Ownership: `request` is borrowed.
  * Thread:    the thread that uses the builder.
  * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, value other than 0/1).
@@ -929,7 +937,8 @@ NC_API nc_status nc_request_set_body_callback(nc_request *request, nc_body_fn fn
  *   "cache"      a cache policy name: "network_only", "cache_else_network",
  *                "network_else_cache", "cache_then_network", "cache_only"
  *                (docs/caching.md)
- *   "group"      a cancellation group name (nc_request_set_group)
+ *   "group"      a cancellation group name (nc_request_set_group's rule: non-empty,
+ *                no control characters)
  *
  * Resolution, at send: the endpoint's method; each placeholder replaced by the
  * param of that name (string, number or boolean), percent-encoded as one path
@@ -1201,6 +1210,8 @@ NC_API const void *nc_response_body(const nc_response *response, size_t *len_out
 
 /**
  * Returns the whole body parsed as JSON (any JSON value), parsed once on first use.
+ * A key an object has twice keeps its last value (jansson's rule; in envelope mode
+ * such a body is refused instead: NC_PARSE_DUPLICATE_KEY).
  *
  * Ownership: BORROWED reference, lives as long as `response`; do not modify it.
  * Thread:    any thread.
@@ -1776,7 +1787,8 @@ NC_API nc_status nc_client_refresh_done(nc_client *client, const char *token, co
  *   `cancelled_out` may be NULL, else written on NC_OK only.
  * Thread:    any thread, callbacks and hooks included.
  * Returns:   NC_OK (also when nothing matched: 0); NC_ERR_INVALID_ARGUMENT (NULL
- *   client or group, an empty or invalid name).
+ *   client or group, or a name nc_request_set_group refuses: empty, invalid UTF-8
+ *   or control characters), and nothing is cancelled.
  * Since:     0.3
  */
 NC_API nc_status nc_client_cancel_group(nc_client *client, const char *group, size_t *cancelled_out);

@@ -13,14 +13,33 @@
 /* Buffers up to this size are kept by the sink for the next transfer. */
 #define NCSINK_KEEP (64 * 1024)
 
+/* Whether the loaded libcurl unfolds a line onto a header line an earlier transfer
+ * stored and freed (ncsink.h, `fold_guard`): 7.83.1 (lib/headers.c's unfold_value
+ * and data->state.prevhead) to 8.0.1. 8.1.0 clears the pointer where the stored
+ * lines are freed (headers_init, curl commit cd1c611, issue #11101). Read once. */
+static int fold_guard_needed;
+static pthread_once_t fold_guard_once = PTHREAD_ONCE_INIT;
+static void find_fold_guard(void) {
+    const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+    fold_guard_needed = v && v->version_num >= 0x075301 && v->version_num < 0x080100;
+}
+
 ncsink *ncsink_new(CURL *easy) {
     ncsink *s = calloc(1, sizeof *s);
     if (s) {
         s->easy = easy;
         s->out_fd = -1;
         s->to_file = -1;
+        pthread_once(&fold_guard_once, find_fold_guard);
+        s->fold_guard = fold_guard_needed;
     }
     return s;
+}
+
+/* The guard's look at one line through the write callback ends (ncsink.h). */
+static void peek_end(ncsink *s) {
+    s->peek = 0;
+    curl_easy_setopt(s->easy, CURLOPT_HEADER, 0L);
 }
 
 void ncsink_free(ncsink *s) {
@@ -62,6 +81,8 @@ void ncsink_reset(ncsink *s, curl_off_t max_body, size_t max_header_count, size_
     s->out_ud = NULL;
     s->want_tls_version = 0;
     s->tls_version = NULL;
+    s->stored = 0;
+    if (s->peek) peek_end(s); /* a transfer that failed while the guard looked */
 }
 
 /* OpenSSL's SSL_get_version, looked up once in the process (libcurl's OpenSSL
@@ -148,6 +169,19 @@ size_t ncsink_write(char *ptr, size_t size, size_t nmemb, void *userdata) {
     if (!s || (nmemb && size > (size_t)-1 / nmemb)) return 0;
     size_t n = size * nmemb;
     if (n == 0) return 0;
+    if (s->peek) {
+        /* The line after a status line, before libcurl stores it (the fold guard,
+         * ncsink.h): a header line, never body bytes. Only its first piece is
+         * looked at (libcurl hands a line over in pieces of 16 KB at most). RFC
+         * 9112 §2.2 lets a recipient reject whitespace between the start-line and
+         * the first header field. */
+        if (s->peek == 1 && (ptr[0] == ' ' || ptr[0] == '\t')) {
+            s->abort_reason = NCSINK_FOLDED_FIRST;
+            return 0;
+        }
+        s->peek = 2;
+        return n;
+    }
     if (s->out_fd >= 0 || s->out_fn) {
         if (s->to_file < 0) {
             long status = 0;
@@ -247,6 +281,7 @@ size_t ncsink_header(char *ptr, size_t size, size_t nmemb, void *userdata) {
     if (!s || (nmemb && size > (size_t)-1 / nmemb)) return 0;
     size_t n = size * nmemb;
     int first = s->head_bytes == 0;
+    if (s->peek) peek_end(s); /* the line the write callback looked at */
     if (s->want_tls_version) read_tls_version(s);
     /* Every line of every block counts, so 1xx interim responses cannot reset
      * the limits (libcurl hands over lines of at most 100 KB: no overflow). */
@@ -265,9 +300,13 @@ size_t ncsink_header(char *ptr, size_t size, size_t nmemb, void *userdata) {
     }
     /* As libcurl: only the first line of a block is a status line. Trailer lines
      * (after the body of a chunked response) never begin a response. */
-    int status = s->head_at_start && s->body_len == 0 && s->out_bytes == 0 && n >= 5 &&
-                 memcmp(ptr, "HTTP/", 5) == 0;
+    int at_start = s->head_at_start;
+    int status =
+        at_start && s->body_len == 0 && s->out_bytes == 0 && n >= 5 && memcmp(ptr, "HTTP/", 5) == 0;
     s->head_at_start = 0;
+    /* libcurl stored every line but a block's first before calling us (the fold
+     * guard); over HTTP/2 its ":status" before the status line. */
+    if (!at_start || (status && n > 6 && ptr[5] >= '2')) s->stored = 1;
     if (status) {
         /* A new response: the headers kept are the final response's. */
         s->head_ended = 0;
@@ -281,6 +320,11 @@ size_t ncsink_header(char *ptr, size_t size, size_t nmemb, void *userdata) {
     if (s->head_lines > s->max_header_count || s->head_bytes > s->max_header_bytes) {
         s->abort_reason = NCSINK_HEADERS_TOO_LARGE;
         return 0;
+    }
+    if (at_start && !s->stored && s->fold_guard) {
+        /* The next line goes to the write callback before libcurl stores it. */
+        s->peek = 1;
+        curl_easy_setopt(s->easy, CURLOPT_HEADER, 1L);
     }
     if (status) return n;
     if (names(ptr, n, "content-length:", 15) && !content_length_agrees(s, ptr + 15, n - 15)) {

@@ -9,10 +9,11 @@ public func nc_client_cancel_group(
     _ client: OpaquePointer?, _ group: UnsafePointer<CChar>?,
     _ cancelledOut: UnsafeMutablePointer<Int>?
 ) -> nc_status {
-    guard let c = borrow(client, as: NetClient.self), let name = text(group), !name.isEmpty else {
+    // A name nc_request_set_group refuses (empty, control characters) is refused here
+    // too, nothing cancelled (Request.checkGroupName).
+    guard let c = borrow(client, as: NetClient.self), let name = text(group), let n = try? c.cancelGroup(name) else {
         return NC_ERR_INVALID_ARGUMENT
     }
-    let n = c.cancelGroup(name)
     cancelledOut?.pointee = n
     return NC_OK
 }

@@ -211,7 +211,8 @@ typedef char nc_check_client_codes[(NC_CLIENT_CANCELLED == 1 && NC_CLIENT_UNREAC
                                        ? 1
                                        : -1];
 typedef char nc_check_parse_codes[(NC_PARSE_INVALID_JSON == 1 && NC_PARSE_NOT_OBJECT == 2 &&
-                                   NC_PARSE_MISSING_FIELD == 3 && NC_PARSE_FIELD_TYPE == 4)
+                                   NC_PARSE_MISSING_FIELD == 3 && NC_PARSE_FIELD_TYPE == 4 &&
+                                   NC_PARSE_DUPLICATE_KEY == 6)
                                       ? 1
                                       : -1];
 typedef char nc_check_encodings[(NC_ENCODING_DEFAULT == 0 && NC_ENCODING_QUERY == 1 &&

@@ -236,7 +236,7 @@ private let catalog =
         #"{"path":"/x","timeout_ms":-1}"#, #"{"path":"/x","envelope":"yes"}"#,
         #"{"path":"/x","retry":true}"#, #"{"path":"/x","retry":{"tries":3}}"#,
         #"{"path":"/x","retry":{"max_attempts":"3"}}"#, #"{"path":"/x","cache":1}"#,
-        #"{"path":"/x","group":""}"#, #"[]"#, #"not json"#, #"{"path":"ftp://h/x"}"#
+        #"{"path":"/x","group":""}"#, #"{"path":"/x","group":"a\nb"}"#, #"[]"#, #"not json"#, #"{"path":"ftp://h/x"}"#
     ])
     func badSpecsAreRefused(spec: String) throws {
         let c = try client()

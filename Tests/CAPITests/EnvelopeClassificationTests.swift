@@ -207,6 +207,31 @@ import Glibc
         #expect((o.response?.object?["body"] as? String).map { Array($0.utf8) } == [0x61, 0x00, 0x62])
     }
 
+    // One key, one meaning: a body with a key twice in an object is refused.
+
+    @Test(arguments: [
+        ("/fault/json/duplicate-code", "code"), ("/fault/json/duplicate-escaped", "code"),
+        ("/fault/json/duplicate-nested", "id")
+    ])
+    func aKeyTwiceIsParseDuplicateKeyNamingIt(path: String, key: String) throws {
+        let o = try fetch(config(), path)
+        #expect(o.rc == NC_ERR_FAILED)
+        let e = try #require(o.error)
+        #expect(e.domain == NC_DOMAIN_PARSE)
+        #expect(e.domainName == "NCParseErrorDomain")
+        #expect(e.code == Int64(NC_PARSE_DUPLICATE_KEY))
+        #expect(e.codeStr == "6")
+        #expect(e.message.contains("the key \"\(key)\" twice"), "\(e.message)")
+        #expect(e.httpStatus == 200)
+        #expect(e.retryable == 0)
+        #expect(e.attempts == 1)
+        // A received body: the response comes with it, its data JSON null.
+        let r = try #require(o.response)
+        #expect(r.status == 200)
+        #expect(r.dataIsNULL == false)
+        #expect(r.dataJSON == "null")
+    }
+
     // Rule 5: not JSON.
 
     @Test(arguments: [404, 500])

@@ -159,6 +159,12 @@ private func isCancelled(_ c: Collector) -> Bool {
         #expect(nc_client_cancel_group(nil, "g", &n) == NC_ERR_INVALID_ARGUMENT)
         #expect(nc_client_cancel_group(client.handle, nil, &n) == NC_ERR_INVALID_ARGUMENT)
         #expect(nc_client_cancel_group(client.handle, "", &n) == NC_ERR_INVALID_ARGUMENT)
+        // A name nc_request_set_group refuses is refused here too (it returned NC_OK
+        // with 0 before 0.4): control characters anywhere, DEL included.
+        for bad in ["g\n", "\u{1}g", "g\u{7f}", "\tg"] {
+            let rc = nc_client_cancel_group(client.handle, bad, &n)
+            #expect(rc == NC_ERR_INVALID_ARGUMENT, "\(bad.debugDescription)")
+        }
         #expect(nc_client_cancel_all(nil, &n) == NC_ERR_INVALID_ARGUMENT)
         #expect(n == 99)   // written on NC_OK only
         #expect(c.calls == 0)

@@ -54,6 +54,7 @@ import Testing
         case .missingField: return ("NC_PARSE_MISSING_FIELD", NC_PARSE_MISSING_FIELD)
         case .fieldType: return ("NC_PARSE_FIELD_TYPE", NC_PARSE_FIELD_TYPE)
         case .decodingFailed: return ("NC_PARSE_DECODING_FAILED", NC_PARSE_DECODING_FAILED)
+        case .duplicateKey: return ("NC_PARSE_DUPLICATE_KEY", NC_PARSE_DUPLICATE_KEY)
         }
     }
 

@@ -32,6 +32,15 @@ import Glibc
         #expect(o.response?.jsonCanonical == o.data)
     }
 
+    @Test func aKeyTwiceKeepsItsLastValue() throws {
+        // Envelope mode refuses this body (NC_PARSE_DUPLICATE_KEY); raw mode reads it as
+        // jansson does.
+        let o = try fetch(raw, "/fault/json/duplicate-code")
+        #expect(o.rc == NC_OK)
+        #expect(o.error == nil)
+        #expect(o.data == canonical(#"{"code":0,"msg":"denied"}"#))
+    }
+
     @Test func jsonArrayIsTheData() throws {
         let o = try fetch(raw, "/array")
         #expect(o.error == nil)

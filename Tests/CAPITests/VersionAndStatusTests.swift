@@ -41,7 +41,10 @@ nonisolated(unsafe) private let untouched = OpaquePointer(bitPattern: 0x1234_567
                 NC_CLIENT_RESPONSE_TOO_LARGE, NC_CLIENT_SHUTDOWN, NC_CLIENT_HEADERS_TOO_LARGE, NC_CLIENT_INTERNAL
             ] == Array(1...8))
         #expect(
-            [NC_PARSE_INVALID_JSON, NC_PARSE_NOT_OBJECT, NC_PARSE_MISSING_FIELD, NC_PARSE_FIELD_TYPE] == [1, 2, 3, 4])
+            [
+                NC_PARSE_INVALID_JSON, NC_PARSE_NOT_OBJECT, NC_PARSE_MISSING_FIELD, NC_PARSE_FIELD_TYPE,
+                NC_PARSE_DECODING_FAILED, NC_PARSE_DUPLICATE_KEY
+            ] == Array(1...6))
         #expect([NC_ENCODING_DEFAULT, NC_ENCODING_QUERY, NC_ENCODING_FORM, NC_ENCODING_JSON] == [0, 1, 2, 3])
     }
 }

@@ -126,6 +126,41 @@ import Testing
         #expect(!empty404.isRetryable)
     }
 
+    /// One key, one meaning: {"code":7,…,"code":0} would be a failure to a proxy that
+    /// reads the first "code" and was a success here (jansson keeps the last).
+    @Test func aKeyTwiceInAnEnvelopeIsParseDuplicateKey() throws {
+        for (body, key) in [
+            (#"{"code":7,"msg":"denied","code":0}"#, "code"),
+            (#"{"code":0,"msg":"denied","co\u0064e":7}"#, "code"),   // the key as decoded
+            (#"{"code":0,"msg":"ok","data":{"user":{"id":1,"id":2}}}"#, "id"),   // any depth
+            (#"{"code":0,"data":[{"a":1},{"b":1,"b":1}]}"#, "b")   // the same value twice too
+        ] {
+            let (r, e) = try classify(200, body)
+            let error = try #require(e, "\(body)")
+            #expect(error.domain == .parse)
+            #expect(error.code == NetError.ParseCode.duplicateKey.rawValue)
+            #expect(error.message.contains("the key \"\(key)\" twice"), "\(error.message)")
+            #expect(error.message.contains("line 1, column"))
+            #expect(!error.isRetryable)
+            #expect(error.body?.text == body)
+            #expect(r.data?.text == "null")   // not the envelope's data: it was refused
+        }
+        // As for a body that is not JSON: an HTTP error at 400 and above, an unfollowed
+        // redirect's body is raw data.
+        let http = try #require(try classify(500, #"{"code":0,"code":5001}"#).1)
+        #expect(http.domain == .http)
+        #expect(http.code == 500)
+        #expect(try classify(302, #"{"code":7,"code":0}"#).1 == nil)
+        // Distinct keys in distinct objects are not duplicates.
+        #expect(try classify(200, #"{"code":0,"data":{"code":1,"items":[{"id":1},{"id":2}]}}"#).1 == nil)
+    }
+
+    @Test func rawModeKeepsTheLastValueOfAKey() throws {
+        let (r, e) = try classify(200, #"{"code":7,"msg":"denied","code":0}"#, schema: nil)
+        #expect(e == nil)
+        #expect(r.data?.text == #"{"code":0,"msg":"denied"}"#)
+    }
+
     @Test func rawMode() throws {
         let (r, e) = try classify(200, "[1,2]", schema: nil)
         #expect(e == nil)

@@ -38,6 +38,13 @@ uses older raw routes of mock_server.py (/raw/*, /reset, /close-early,
   /fault/encoding?stack=E1,E2   the ok envelope encoded with E1 then E2 (gzip,
                                 deflate, identity), "Content-Encoding: E1, E2";
                                 any other name is sent unencoded, as named
+  /fault/folded-first-line?ws=space|tab&interim=K
+                                K "HTTP/1.1 100 Continue" blocks with no header
+                                line (default 0), then a 200 whose first line
+                                after the status line begins with a space (or a
+                                tab): " X-Folded: x", then the ok envelope
+                                (libcurl 7.83.1 to 8.0.1 unfold it onto the
+                                handle's previous transfer's freed header)
   /fault/json/<kind>            200 application/json, a hostile body (JSON_BODIES)
 """
 import gzip
@@ -194,6 +201,14 @@ def route_truncated_final_chunk(h):
              + chunk(OK_BODY[:20]) + chunk(OK_BODY[20:]))
 
 
+def route_folded_first_line(h):
+    raw(h)
+    ws = b"\t" if h.arg("ws", "space") == "tab" else b" "
+    interim = b"HTTP/1.1 100 Continue\r\n\r\n" * min(max(0, h.int_arg("interim", 0)), 10)
+    send_all(h, interim + b"HTTP/1.1 200 OK\r\n" + ws + b"X-Folded: x\r\n" + JSON_HEAD
+             + b"Content-Length: %d\r\n\r\n" % len(OK_BODY) + OK_BODY)
+
+
 _bombs = {}
 _bombs_lock = threading.Lock()
 
@@ -255,6 +270,9 @@ JSON_BODIES = {
     "lone-surrogate": lambda: b'{"code":0,"msg":"ok","data":"\\ud800"}',
     "surrogate-bytes": lambda: b'{"code":0,"msg":"ok","data":"\xed\xa0\x80"}',
     "duplicate-keys": lambda: b'{"code":7,"msg":"first","code":0,"msg":"ok","data":{"a":1,"a":2}}',
+    "duplicate-code": lambda: b'{"code":7,"msg":"denied","code":0}',
+    "duplicate-escaped": lambda: b'{"code":7,"msg":"denied","co\\u0064e":0}',
+    "duplicate-nested": lambda: b'{"code":0,"msg":"ok","data":{"user":{"id":1,"id":2}}}',
     "keys-100k": lambda: many_keys(100000),
 }
 
@@ -281,6 +299,7 @@ ROUTES = {
     "/fault/length-and-chunked": route_length_and_chunked,
     "/fault/chunk": route_chunk,
     "/fault/truncated-final-chunk": route_truncated_final_chunk,
+    "/fault/folded-first-line": route_folded_first_line,
     "/fault/gzip-bomb": route_gzip_bomb,
     "/fault/encoding": route_encoding,
 }

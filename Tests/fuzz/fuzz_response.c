@@ -114,12 +114,6 @@ static void setup(void) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    /* Known libcurl 7.88.1 defect (Tests/fuzz/known/README.md): a folded header
-     * line (one that begins with a space or a tab) with no header of this transfer
-     * before it is a use-after-free inside libcurl on a reused handle. Inputs with
-     * any such line are skipped so the target can look further. */
-    for (size_t i = 0; i + 1 < size; i++)
-        if (data[i] == '\n' && (data[i + 1] == ' ' || data[i + 1] == '\t')) return 0;
     if (!g_client) setup();
     g_data = data;
     g_size = size;

@@ -147,6 +147,17 @@ def test_parse_error_missing_field(client):
     assert "code" in info.value.message
 
 
+def test_parse_error_duplicate_key(client):
+    # {"code":7,"msg":"denied","code":0}: a proxy reading the first "code" sees a
+    # failure; the envelope refuses the body rather than take the last one.
+    with pytest.raises(netcore.ParseError) as info:
+        client.get("/fault/json/duplicate-code")
+    e = info.value
+    assert (e.code, e.code_str, e.http_status) == (netcore.ParseCode.DUPLICATE_KEY, "6", 200)
+    assert 'the key "code" twice' in e.message
+    assert not e.retryable
+
+
 def test_client_error_invalid_request():
     with netcore.Client({}) as c:
         with pytest.raises(netcore.InvalidRequest) as info:

@@ -26,6 +26,10 @@ def test_cancel_group_cancels_that_group_once_each(base):
             c.send("GET", "/slow", params={"ms": 10000}, group="screen", callback=note("screen"))
         for _ in range(3):
             c.send("GET", "/slow", params={"ms": 20}, group="other", callback=note("other"))
+        # A name group= refuses is refused here too, nothing cancelled.
+        for bad in ("screen\n", "\x01screen", "screen\x7f"):
+            with pytest.raises(netcore.InvalidArgument):
+                c.cancel_group(bad)
         assert c.cancel_group("screen") == 10
         assert ev.wait(20)
         assert sorted(done) == sorted([("screen", "Cancelled")] * 10 + [("other", "ok")] * 3)

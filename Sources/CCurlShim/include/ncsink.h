@@ -40,9 +40,10 @@ enum {
     NCSINK_BODY_TOO_LARGE = 1,
     NCSINK_HEADERS_TOO_LARGE = 2,
     NCSINK_NO_MEMORY = 3,
-    NCSINK_FILE_ERROR = 4,    /* writing to out_fd failed: see out_errno */
-    NCSINK_BAD_FRAMING = 5,   /* Content-Length values that disagree (RFC 9112 §6.3) */
-    NCSINK_CALLBACK_ABORT = 6 /* the body callback returned non-zero */
+    NCSINK_FILE_ERROR = 4,     /* writing to out_fd failed: see out_errno */
+    NCSINK_BAD_FRAMING = 5,    /* Content-Length values that disagree (RFC 9112 §6.3) */
+    NCSINK_CALLBACK_ABORT = 6, /* the body callback returned non-zero */
+    NCSINK_FOLDED_FIRST = 7    /* the first line after a status line begins with SP or HTAB */
 };
 
 /* A body callback (nc_request_set_body_callback): chunks of a 2xx body; non-zero aborts. */
@@ -93,6 +94,24 @@ typedef struct ncsink {
      * of OpenSSL's ("TLSv1.3"), NULL over http. ncsink_reset clears both. */
     int want_tls_version;
     const char *tls_version;
+    /* The guard against libcurl 7.83.0 to 8.0.1's folded-first-line use-after-free
+     * (docs/RELIABILITY.md, "libcurl's folded first header line"). libcurl keeps
+     * a pointer to the last header line it stored (Curl_easy's state.prevhead)
+     * and unfolds a line that begins with SP or HTAB onto it; the next transfer on
+     * the handle frees the stored lines (Curl_pretransfer -> Curl_headers_cleanup)
+     * but leaves the pointer, so such a line before any header of the new
+     * transfer is stored reads and reallocates freed memory. Its header callback
+     * runs after the store; its write callback, when CURLOPT_HEADER is on, before
+     * it. So while no line of the transfer has been stored (`stored` 0), the
+     * status line turns CURLOPT_HEADER on (`peek` 1), the write callback looks at
+     * the next line's first byte and refuses SP/HTAB (NCSINK_FOLDED_FIRST,
+     * before libcurl touches the pointer), and the header callback that follows
+     * turns it off again. `fold_guard`: set at creation when the loaded libcurl
+     * has the defect. ncsink_reset clears `stored` and ends a peek a failed
+     * transfer left on. */
+    int fold_guard;
+    int stored;
+    int peek;
 } ncsink;
 
 /* A new, empty sink for `easy` (NULL when out of memory). */

@@ -12,9 +12,13 @@ extension NetClient {
     /// Synchronous sends (`sendSync`) are not cancelled: they belong to their
     /// caller's thread and end with their timeout. Any thread, callbacks included;
     /// from another thread it waits for the client's loop to act (a few µs).
+    /// Throws `.invalidArgument`, nothing cancelled, for a name `Request.setGroup`
+    /// refuses (empty, or with control characters): no request can be in such a
+    /// group, so the call is a mistake, not a group that happens to be empty.
     @discardableResult
-    public func cancelGroup(_ name: String) -> Int {
-        loop.cancelMatching { $0.original?.group == name }
+    public func cancelGroup(_ name: String) throws(NetError) -> Int {
+        try Request.checkGroupName(name)
+        return loop.cancelMatching { $0.original?.group == name }
     }
 
     /// Cancels every request of the client sent with `send` and not yet completed,

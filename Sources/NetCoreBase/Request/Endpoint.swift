@@ -264,7 +264,10 @@ extension Endpoint {
                 }
             case "group":
                 group = try string(key, v)
-                if group?.isEmpty == true { throw fail(key, "must be a group name, got \"\".") }
+                if let g = group, !Request.isGroupName(g) {
+                    let why = g.isEmpty ? "got \"\"" : "without control characters"
+                    throw fail(key, "must be a group name, \(why).")
+                }
             case "tls":
                 tls = try parseTLS(v, fail)
             default:

@@ -132,10 +132,22 @@ public struct Request: Sendable {
     /// `.invalidArgument` (nothing changed) for an empty name or one with control
     /// characters.
     public mutating func setGroup(_ name: String?) throws(NetError) {
-        if let name, name.isEmpty || name.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f }) {
+        if let name { try Request.checkGroupName(name) }
+        changing().group = name
+    }
+
+    /// A cancellation group's name is non-empty and has no control character (C0 or
+    /// DEL): the one rule of `setGroup`, an endpoint's "group" and
+    /// `NetClient.cancelGroup`, so a name one refuses never matches in another.
+    static func isGroupName(_ name: String) -> Bool {
+        !name.isEmpty && !name.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f })
+    }
+
+    /// Throws `.invalidArgument` unless `isGroupName(name)`.
+    static func checkGroupName(_ name: String) throws(NetError) {
+        guard isGroupName(name) else {
             throw NetError.invalidArgument("a group name must be non-empty, without control characters")
         }
-        changing().group = name
     }
 
     /// Retry and time limits overriding the client's (Request+Resilience.swift).

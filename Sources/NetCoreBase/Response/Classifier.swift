@@ -7,11 +7,14 @@ import CJansson
 ///  3. A JSON object with the configured envelope fields → success iff every
 ///     configured condition holds, else an API error (whatever the HTTP status).
 ///  4. JSON that is not an envelope → HTTP error if status ≥ 400, else PARSE.
-///  5. Not JSON → HTTP error if status ≥ 400, else PARSE with line/column.
+///  5. Not JSON → HTTP error if status ≥ 400, else PARSE with line/column; JSON
+///     with a key twice in one object (any depth) is not accepted either: PARSE
+///     DUPLICATE_KEY naming the key.
 /// A 3xx that was not followed (max_redirects 0, or no Location) mirrors rule 2:
 /// a body that is an envelope follows rule 3; any other body is a success, data =
 /// JSON null when it is empty, else the body as in raw mode — never a PARSE error.
-/// Raw mode: status ≥ 400 → HTTP error, else success.
+/// Raw mode: status ≥ 400 → HTTP error, else success; its data (Response.data, the
+/// body parsed when first asked) follows jansson's rule: a key's last value wins.
 enum Classifier {
     /// Non-copyable: the classifier's functions borrow it, so its references are
     /// not retained and released again by copies (enforced by the type).
@@ -65,9 +68,11 @@ enum Classifier {
         let redirect = (300..<400).contains(status)
         if redirect && input.body.count == 0 { return (response(input, nil, nil), nil) }
 
-        // 5. Not JSON.
+        // 5. Not JSON — or, for an envelope, JSON with a key twice in an object: one
+        // key, one meaning (a proxy reading the first "code" and we the last would
+        // disagree), so the parse refuses duplicates at any depth.
         let root: UnsafeMutablePointer<json_t>   // owned until handed to a Response
-        switch JSONValue.parseOwned(input.body.bytes) {
+        switch JSONValue.parseOwned(input.body.bytes, rejectingDuplicates: true) {
         case .failure(let f): return notJSON(input, f, redirect: redirect)
         case .success(let v): root = v
         }
@@ -117,6 +122,7 @@ enum Classifier {
         if redirect { return raw(input) }
         let r = response(input, nil, nil)
         if input.status >= 400 { return (r, httpError(input)) }
+        if f.isDuplicateKey { return (r, withResponse(duplicateKey(input, f), input)) }
         let what =
             input.body.count == 0
             ? "The response body is empty"
@@ -128,6 +134,16 @@ enum Classifier {
                     .invalidJSON,
                     "\(what) for \(input.method) \(input.urlText). Check the endpoint, or send the request in raw mode if it does not return JSON."
                 ), input)
+        )
+    }
+
+    /// Rule 5's duplicate key: the body is JSON, but an object of it has a key twice.
+    @inline(never)
+    private static func duplicateKey(_ input: borrowing Input, _ f: JSONParseFailure) -> NetError {
+        let key = f.duplicateKey.map { "the key \"\($0)\"" } ?? "a key (\(f.reason))"
+        return .parse(
+            .duplicateKey,
+            "The response body has \(key) twice in one object (line \(f.line), column \(f.column)) for \(input.method) \(input.urlText). In envelope mode a key has one meaning: a proxy or gateway that reads the first value and libnetcore, which would read the last, could disagree on the outcome, so the response is refused. Fix the server; raw mode keeps the last value."
         )
     }
 

@@ -57,6 +57,9 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
         /// The data did not match a Swift `Decodable` type (`Response.decode`);
         /// produced only by the Swift API.
         case decodingFailed = 5
+        /// The body is JSON but an object of it has a key twice (envelope mode);
+        /// the message names the key.
+        case duplicateKey = 6
     }
 
     // The fields live in one object shared by copies until a copy changes one

@@ -30,29 +30,60 @@ public final class JSONValue: @unchecked Sendable {
     }
 
     /// Parses JSON text into a jansson value the caller owns (+1; json_decref it).
-    static func parseOwned(_ bytes: UnsafeRawBufferPointer) -> Result<UnsafeMutablePointer<json_t>, JSONParseFailure> {
+    /// `rejectingDuplicates`: an object with a key twice, at any depth, is a failure
+    /// (jansson's JSON_REJECT_DUPLICATES; the failure's `duplicateKey` names it);
+    /// otherwise the last value of a key wins (jansson's default).
+    static func parseOwned(_ bytes: UnsafeRawBufferPointer, rejectingDuplicates: Bool = false) -> Result<
+        UnsafeMutablePointer<json_t>, JSONParseFailure
+    > {
         var err = json_error_t()
         let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
         let emptyText: StaticString = ""
         let src = base ?? UnsafeRawPointer(emptyText.utf8Start).assumingMemoryBound(to: CChar.self)
-        guard let value = json_loadb(src, bytes.count, Int(JSON_DECODE_ANY | JSON_ALLOW_NUL), &err) else {
+        let flags = Int(JSON_DECODE_ANY | JSON_ALLOW_NUL | (rejectingDuplicates ? JSON_REJECT_DUPLICATES : 0))
+        guard let value = json_loadb(src, bytes.count, flags, &err) else {
             let text = withUnsafeBytes(of: &err.text) { buf in
                 String(decoding: buf.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
+            let code = json_error_code(&err)
+            if code == json_error_duplicate_key {
+                return .failure(
+                    JSONParseFailure(
+                        line: Int(err.line), column: Int(err.column), reason: text,
+                        duplicateKey: duplicateKey(inMessage: text)))
+            }
             // jansson sets no text when an allocation fails inside the parser (and
             // json_error_out_of_memory where it does): that is not a parse error.
-            let oom = text.isEmpty || json_error_code(&err) == json_error_out_of_memory
+            let oom = text.isEmpty || code == json_error_out_of_memory
             // Its lexer reports a string it could not allocate as a syntax error
             // ("string or '}' expected near …"): a real syntax error repeats, a
             // failed allocation rarely does — parse once more before saying so
             // (only invalid JSON pays; docs/RELIABILITY.md, allocation failure).
-            if !oom, let again = json_loadb(src, bytes.count, Int(JSON_DECODE_ANY | JSON_ALLOW_NUL), nil) {
+            if !oom, let again = json_loadb(src, bytes.count, flags, nil) {
                 return .success(again)
             }
             return .failure(
                 JSONParseFailure(line: Int(err.line), column: Int(err.column), reason: text, outOfMemory: oom))
         }
         return .success(value)
+    }
+
+    /// The key of jansson's "duplicate object key near '\"code\"'": the token between
+    /// the quotes, a JSON string, decoded ("co\u0064e" is "code"). nil when jansson cut
+    /// the message short (its text holds 160 bytes) or the token is not a string.
+    static func duplicateKey(inMessage text: String) -> String? {
+        let u = Array(text.utf8)
+        let quote = UInt8(ascii: "'")
+        guard let open = u.firstIndex(of: quote), u.count - open > 2, u.last == quote else { return nil }
+        return u[(open + 1)..<(u.count - 1)].withUnsafeBufferPointer { token -> String? in
+            guard let base = token.baseAddress,
+                let v = json_loadb(
+                    UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), token.count,
+                    Int(JSON_DECODE_ANY | JSON_ALLOW_NUL), nil)
+            else { return nil }
+            defer { json_decref(v) }
+            return JSON.string(v)
+        }
     }
 
     /// Parses JSON text; the failure gives line, column and reason.
@@ -119,6 +150,25 @@ public struct JSONParseFailure: Error, Sendable {
     public var reason: String
     /// The parser ran out of memory: the text was not judged (not a parse error).
     public var outOfMemory = false
+    /// The text is JSON but an object has this key twice (decoded: `"co\u0064e"` is
+    /// `code`), when the parse refused duplicates (an envelope's, NC_PARSE_DUPLICATE_KEY).
+    public var duplicateKey: String? = nil
+    /// An object has a key twice (`duplicateKey` is nil when jansson's message was
+    /// too long to name it).
+    public var isDuplicateKey = false
+
+    init(line: Int, column: Int, reason: String, outOfMemory: Bool = false) {
+        self.line = line
+        self.column = column
+        self.reason = reason
+        self.outOfMemory = outOfMemory
+    }
+
+    init(line: Int, column: Int, reason: String, duplicateKey: String?) {
+        self.init(line: line, column: column, reason: reason)
+        self.duplicateKey = duplicateKey
+        isDuplicateKey = true
+    }
 }
 
 /// Helpers over borrowed `json_t` pointers.

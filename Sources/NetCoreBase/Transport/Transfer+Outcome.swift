@@ -185,6 +185,9 @@ extension Transfer {
         case Int32(NCSINK_BAD_FRAMING):
             return TransportErrors.conflictingLength(method: p.method, url: String(cString: p.url.pointer))
                 .attempted(sent)
+        case Int32(NCSINK_FOLDED_FIRST):
+            return TransportErrors.foldedFirstLine(method: p.method, url: String(cString: p.url.pointer))
+                .attempted(sent)
         case Int32(NCSINK_CALLBACK_ABORT):
             return NetError.cancelled.attempted(sent)
         case Int32(NCSINK_FILE_ERROR):

@@ -91,4 +91,20 @@ enum TransportErrors {
             + "is broken: fix it (retrying will not help)."
         return e
     }
+
+    /// The line after the status line begins with a space or a tab: a continuation
+    /// (obs-fold) with no header field before it, which RFC 9112 §2.2 lets a
+    /// recipient reject. Refused by the sink before libcurl 7.83.1 to 8.0.1 would
+    /// unfold it onto a header line of the handle's previous transfer, already
+    /// freed (ncsink.h, the fold guard). CURLE_WEIRD_SERVER_REPLY, as libcurl for a
+    /// header line without a colon there.
+    static func foldedFirstLine(method: String, url: String) -> NetError {
+        var e = error(code: CURLE_WEIRD_SERVER_REPLY, detail: "", method: method, url: url)
+        e.message =
+            "\(method) \(url) failed: \(String(cString: curl_easy_strerror(CURLE_WEIRD_SERVER_REPLY))): "
+            + "the first header line after the status line begins with whitespace (a folded line with no "
+            + "header field before it, RFC 9112 §2.2); the response was discarded. The server or a proxy in "
+            + "between is broken: fix it (retrying will not help)."
+        return e
+    }
 }

@@ -138,8 +138,13 @@ final class ScriptedPolicy: TransferPolicy, @unchecked Sendable {
             _ = try #require(c.send(delayed) { _, e in done.withLock { $0.append(e) } })
         }
         #expect(monitor.wait(for: .retry, count: 3))
-        #expect(c.cancelGroup("other") == 0)
-        #expect(c.cancelGroup("g") == 3)   // returns once the loop acted: completions ran
+        #expect(try c.cancelGroup("other") == 0)
+        // A name setGroup refuses is refused here too, nothing cancelled.
+        for bad in ["", "g\n", "\u{7f}g"] {
+            #expect(throws: NetError.self) { try c.cancelGroup(bad) }
+        }
+        #expect(done.withLock { $0.isEmpty })
+        #expect(try c.cancelGroup("g") == 3)   // returns once the loop acted: completions ran
         let calls = done.withLock { $0 }
         #expect(calls.count == 3)
         #expect(calls.allSatisfy { $0?.code == NetError.ClientCode.cancelled.rawValue && $0?.attempts == 1 })

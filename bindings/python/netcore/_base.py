@@ -122,7 +122,9 @@ class BaseClient:
         attempts (``nc_client_cancel_group``). Each completes once with
         :class:`~netcore.Cancelled` (an :class:`~netcore.AsyncClient`'s awaiting task
         raises it). Returns how many were cancelled. Synchronous requests are not
-        affected (they belong to their thread)."""
+        affected (they belong to their thread). Raises :class:`~netcore.InvalidArgument`,
+        nothing cancelled, for a name ``group=`` refuses (empty, or with control
+        characters)."""
         return self._core.cancel_group(group)
 
     def cancel_all(self) -> int:

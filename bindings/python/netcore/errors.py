@@ -98,6 +98,7 @@ class ParseCode(enum.IntEnum):
     NOT_OBJECT = 2
     MISSING_FIELD = 3
     FIELD_TYPE = 4
+    DUPLICATE_KEY = 6
 
 
 class Status(enum.IntEnum):
