@@ -15,7 +15,7 @@
 /* Whether the loaded libcurl unfolds a line onto a header line an earlier transfer
  * stored and freed (ncsink.h, `fold_guard`): 7.83.1 (lib/headers.c's unfold_value
  * and data->state.prevhead) to 8.0.1. 8.1.0 clears the pointer where the stored
- * lines are freed (headers_init, curl commit cd1c611, issue #11101). Read once. */
+ * lines are freed (headers_init; fixed upstream by curl commit cd1c611). Read once. */
 static int fold_guard_needed;
 static pthread_once_t fold_guard_once = PTHREAD_ONCE_INIT;
 static void find_fold_guard(void) {
