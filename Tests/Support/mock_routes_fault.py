@@ -38,13 +38,15 @@ uses older raw routes of mock_server.py (/raw/*, /reset, /close-early,
   /fault/encoding?stack=E1,E2   the ok envelope encoded with E1 then E2 (gzip,
                                 deflate, identity), "Content-Encoding: E1, E2";
                                 any other name is sent unencoded, as named
-  /fault/folded-first-line?ws=space|tab&interim=K
+  /fault/folded-first-line?ws=space|tab&interim=K&version=V
                                 K "HTTP/1.1 100 Continue" blocks with no header
                                 line (default 0), then a 200 whose first line
                                 after the status line begins with a space (or a
                                 tab): " X-Folded: x", then the ok envelope
                                 (libcurl 7.83.1 to 8.0.1 unfold it onto the
-                                handle's previous transfer's freed header)
+                                handle's previous transfer's freed header); the
+                                status line says "HTTP/V" (default 1.1; libcurl
+                                takes "HTTP/2 200" over HTTP/1.1 too)
   /fault/json/<kind>            200 application/json, a hostile body (JSON_BODIES)
 """
 import gzip
@@ -205,7 +207,8 @@ def route_folded_first_line(h):
     raw(h)
     ws = b"\t" if h.arg("ws", "space") == "tab" else b" "
     interim = b"HTTP/1.1 100 Continue\r\n\r\n" * min(max(0, h.int_arg("interim", 0)), 10)
-    send_all(h, interim + b"HTTP/1.1 200 OK\r\n" + ws + b"X-Folded: x\r\n" + JSON_HEAD
+    version = h.arg("version", "1.1").encode("latin-1")
+    send_all(h, interim + b"HTTP/" + version + b" 200 OK\r\n" + ws + b"X-Folded: x\r\n" + JSON_HEAD
              + b"Content-Length: %d\r\n\r\n" % len(OK_BODY) + OK_BODY)
 
 

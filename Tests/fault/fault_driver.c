@@ -170,6 +170,8 @@ static const fault_case CASES[] = {
      "begins with whitespace", 0, 0, WARM | FOLD},
     {"folded first header line after a 100 Continue, reused handle",
      "%B/fault/folded-first-line?interim=1", 0, T, 8, "begins with whitespace", 0, 0, WARM | FOLD},
+    {"folded first header line after an \"HTTP/2 200\" status line over HTTP/1.1, reused handle",
+     "%B/fault/folded-first-line?version=2", 0, T, 8, "begins with whitespace", 0, 0, WARM | FOLD},
     {"folded first header line, new handle", "%B/fault/folded-first-line", 0, T, 8,
      "begins with whitespace", 0, 0, FOLD},
     /* JSON torture */
