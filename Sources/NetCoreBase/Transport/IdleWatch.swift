@@ -50,6 +50,23 @@ extension Transfer {
         return min(stallAt, nextLook)
     }
 
+    /// One look at every hop in flight: those that moved no byte for their idle
+    /// limit (the caller ends them), and when the next look is due (0: none is
+    /// watched). The loop's pass calls it when `idleLookAt` is due.
+    static func lookForIdle(_ active: [Transfer], now: UInt64) -> (stalled: [Transfer], next: UInt64) {
+        var next: UInt64 = 0
+        var stalled: [Transfer] = []
+        for t in active {
+            guard let easy = t.easy else { continue }
+            guard let at = t.lookForIdle(easy, now: now) else {
+                stalled.append(t)
+                continue
+            }
+            if at != 0 && (next == 0 || at < next) { next = at }
+        }
+        return (stalled, next)
+    }
+
     /// A quarter of the limit, at least a millisecond, in nanoseconds.
     @inline(__always)
     static func lookEvery(_ idleMs: Int64) -> UInt64 { nanos(ms: max(1, idleMs / 4)) }

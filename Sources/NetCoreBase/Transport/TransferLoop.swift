@@ -831,16 +831,7 @@ package final class TransferLoop: @unchecked Sendable {
     /// that moved no byte for their idle limit end as libcurl's timeouts do, and the
     /// next look is set.
     private func lookForIdle(now: UInt64) {
-        var next: UInt64 = 0
-        var stalled: [Transfer] = []
-        for t in state.pointee.active {
-            guard let easy = t.easy else { continue }
-            guard let at = t.lookForIdle(easy, now: now) else {
-                stalled.append(t)
-                continue
-            }
-            if at != 0 && (next == 0 || at < next) { next = at }
-        }
+        let (stalled, next) = Transfer.lookForIdle(state.pointee.active, now: now)
         state.pointee.idleLookAt = next
         for t in stalled {
             guard t.activeSlot >= 0, let easy = t.easy else { continue }
@@ -876,7 +867,7 @@ package final class TransferLoop: @unchecked Sendable {
             relaunch(t)
         case .relaunchAfter(let ms, let reason):
             t.emitRelaunchScheduled(delayMs: ms, reason: reason)
-            if t.cancelAsked {   // by the retry event's handler
+            if t.cancelAsked {   // by a handler of the relaunch-scheduled event
                 complete(t, nil, NetError.cancelled.attempted(t.attempt))
                 return
             }
