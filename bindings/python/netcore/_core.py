@@ -23,7 +23,7 @@ import itertools
 import json
 import os
 import threading
-from typing import Any, Callable, Dict, Iterator, Optional, Union, cast
+from typing import Any, Callable, Dict, Iterator, List, Optional, Union, cast
 
 from ._capi import C, COMPLETE_FN, NC_OK, ClientHandle, ErrorHandle, RequestHandle, TaskHandle
 from ._completion import report
@@ -75,6 +75,8 @@ class Pending:
     description = ""
     #: ``skip_error_handler=True`` was given: the ``on_error`` hook is not called.
     skip_error_handler = False
+    #: What must stay alive until the completion (the C callbacks of progress=).
+    keep: Any = None
 
     def complete(self, core: "ClientCore", response: Optional[int], error: Optional[int]) -> None:
         """Run the completion; ``response`` and ``error`` are the ``nc_response *``
@@ -101,8 +103,11 @@ class ClientCore:
         self._tokens = itertools.count(1)
         self._local = threading.local()  # per thread: callback depth, use() depth
         self.trampoline = COMPLETE_FN(self._complete)
-        self.adapters: list = []  # the auth= adapters' ctypes callbacks, kept alive
+        self.adapters: List[Any] = []  # the auth= adapters' ctypes callbacks, kept alive
         self.redirect_limit = -1  # follow_redirects=False clients: their configured limit
+        self.request_auth: Dict[int, Any] = {}  # per-request auth= callables (_adapters.per_request)
+        self.request_auth_installed = False  # their dispatching adapter was added
+        self.streams: "set[Any]" = set()  # streams whose reader may hold the transfer thread (_transfers)
         self.loop: Any = None  # the asyncio loop of an AsyncClient, once attached
         self.loop_thread: Optional[int] = None  # and the thread that runs it
         self.reach_mode = "auto"  # the reachability mode last set (_reach.py)
@@ -243,7 +248,19 @@ class ClientCore:
         token = next(self._tokens)
         with self._lock:
             self.pending[token] = pending
+            streams = list(self.streams) if self.streams else None
+        if streams:
+            # A stream whose full buffer holds the transfer thread lets go of it
+            # while another request needs that thread (_transfers.StreamBuffer).
+            for stream in streams:
+                stream.wake()
         return token
+
+    def others_pending(self, stream_pending: Pending) -> bool:
+        """True while a request other than ``stream_pending`` waits for a completion
+        on the transfer thread (it must not be held by a stream's reader)."""
+        with self._lock:
+            return len(self.pending) > (1 if stream_pending in self.pending.values() else 0)
 
     def unregister(self, token: int) -> None:
         with self._lock:
