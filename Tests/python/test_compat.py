@@ -80,6 +80,24 @@ def test_auth_tuple_token_and_callable(raw_client):
     assert raw_client._core.request_auth == {}
 
 
+def test_auth_and_cookies_on_send_and_stream(raw_client):
+    calls = []
+
+    def sign(out):
+        calls.append(out.method)
+        out.set_header("X-Signed", "send")
+
+    got = raw_client.send("GET", "/echo-raw", auth=sign, cookies={"c": "1"}).result(timeout=10).json()
+    assert got["headers"]["x-signed"] == "send" and got["headers"]["cookie"] == "c=1"
+    with raw_client.stream("GET", "/echo-raw", auth=("u", "p"), cookies=[("s", "2")]) as r:
+        streamed = json.loads(b"".join(r.iter_bytes()))
+    assert streamed["headers"]["authorization"] == "Basic " + base64.b64encode(b"u:p").decode()
+    assert streamed["headers"]["cookie"] == "s=2"
+    with raw_client.stream("GET", "/redirect", params={"to": "/echo"}, allow_redirects=False) as r:
+        assert r.status_code == 302 and list(r.iter_bytes()) == []
+    assert calls == ["GET"] and raw_client._core.request_auth == {}  # released at the completion
+
+
 def test_auth_callable_that_raises_fails_the_request_unsent(raw_client):
     def refuse(out):
         raise RuntimeError("no credentials")
@@ -163,6 +181,8 @@ def test_async_keywords_and_model(base):
     async def main():
         async with netcore.AsyncClient({"base_url": base}) as c:
             got = (await c.get("/echo-raw", auth=("u", "p"), cookies={"k": "v"})).json()
+            sent = (await c.send("GET", "/echo-raw", auth=lambda out: out.set_header("X-S", "1"))).json()
+            assert sent["headers"]["x-s"] == "1" and c._core.request_auth == {}
             r = await c.get("/redirect", params={"to": "/echo"}, allow_redirects=False)
             return got, r.status_code
 

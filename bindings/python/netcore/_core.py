@@ -77,6 +77,9 @@ class Pending:
     skip_error_handler = False
     #: What must stay alive until the completion (the C callbacks of progress=).
     keep: Any = None
+    #: The request's ``auth=``/``cookies=`` (``_adapters.PerRequest``): released
+    #: once the completion has run.
+    extra: Any = None
 
     def complete(self, core: "ClientCore", response: Optional[int], error: Optional[int]) -> None:
         """Run the completion; ``response`` and ``error`` are the ``nc_response *``
@@ -279,6 +282,8 @@ class ClientCore:
                     raise error_for(status, function="nc_client_send")
         except BaseException:
             self.unregister(token)  # refused: the completion will never run
+            if pending.extra is not None:
+                pending.extra.release()
             raise
         return task  # NC_OK always writes the task
 
@@ -292,7 +297,11 @@ class ClientCore:
             with self._lock:
                 pending = self.pending.pop(userdata or 0, None)
             if pending is not None:
-                pending.complete(self, response, error)
+                try:
+                    pending.complete(self, response, error)
+                finally:
+                    if pending.extra is not None:
+                        pending.extra.release()
         except BaseException as exc:  # pragma: no cover - our own bug, never the user's
             report(exc, "netcore completion handler")
         finally:

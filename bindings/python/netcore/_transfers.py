@@ -13,8 +13,9 @@ import codecs
 import collections
 import ctypes
 import threading
-from typing import Any, AsyncIterator, Callable, Deque, Dict, Iterator, List, Optional
+from typing import Any, AsyncIterator, Callable, Deque, Dict, Iterator, List, Optional, Tuple
 
+from ._adapters import merged_headers, per_request
 from ._capi import BODY_FN, C, PROGRESS_FN, RequestHandle
 from ._completion import convert, report
 from ._core import ClientCore, Pending
@@ -199,7 +200,8 @@ class _LineSplitter:
 
 class _StreamBase:
     def __init__(self, core: ClientCore, method: str, path: str, build: Callable[..., RequestHandle],
-                 kwargs: Dict[str, Any], buffer_bytes: Optional[int] = DEFAULT_BUFFER_BYTES) -> None:
+                 kwargs: Dict[str, Any], buffer_bytes: Optional[int] = DEFAULT_BUFFER_BYTES,
+                 credentials: Tuple[Any, Any] = (None, None)) -> None:
         if buffer_bytes is not None and (isinstance(buffer_bytes, bool) or not isinstance(buffer_bytes, int)
                                          or buffer_bytes < 1):
             raise ValueError(f"buffer_bytes must be a positive int or None, got {buffer_bytes!r}")
@@ -209,6 +211,7 @@ class _StreamBase:
         self._build = build
         self._kwargs = kwargs
         self._limit = buffer_bytes
+        self._credentials = credentials  # auth=, cookies= (made into headers at the start)
         self._task: Any = None
         self._finished = False
         self._buffer: Optional[_Buffer] = None
@@ -226,13 +229,21 @@ class _StreamBase:
             return 0 if buffer.put(ctypes.string_at(data, size) if data else b"") else 1
 
         body_cb = BODY_FN(chunk)
-        req = self._build(self._method, self._path, **self._kwargs)
+        extra = per_request(self._core, *self._credentials)
+        try:
+            req = self._build(self._method, self._path,
+                              **dict(self._kwargs, headers=merged_headers(extra, self._kwargs.get("headers"))))
+        except BaseException:
+            if extra is not None:
+                extra.release()
+            raise
         try:
             check_call(C.nc_request_set_body_callback, req, body_cb, None)
             apply_progress(req, progress)
             description = f"{self._method.upper()} {self._path}"
             pending = _StreamPending(buffer.put, description, (body_cb, progress),
                                      bool(self._kwargs.get("skip_error_handler")))
+            pending.extra = extra  # released by the completion (or by a refused send)
             buffer.pending = pending
             self._core.streams.add(buffer)
             self._task = self._core.send(req, pending)

@@ -442,9 +442,9 @@ class AsyncClient(BaseClient):
              follow_redirects: Optional[bool] = None,
              group: Optional[str] = None, retry: RetryArg = None,
              deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
-             idle_timeout: Optional[float] = None,
-             progress: Optional[ProgressFn] = None,
-             skip_error_handler: bool = False) -> "asyncio.Future[Response]":
+             idle_timeout: Optional[float] = None, progress: Optional[ProgressFn] = None,
+             skip_error_handler: bool = False, auth: Any = None, cookies: Any = None,
+             allow_redirects: Optional[bool] = None) -> "asyncio.Future[Response]":
         """Start a request and return at once (``nc_client_send``), as
         :meth:`netcore.Client.send` does; call it from a coroutine or callback of the
         client's event loop.
@@ -467,11 +467,19 @@ class AsyncClient(BaseClient):
         fut: "asyncio.Future[Response]" = loop.create_future()
         pending = _FuturePending(fut, f"{method.upper()} {path}", data_key(core, envelope, output),
                                  callback)
-        req = build_request(method, path, params=params, json=json, data=data, files=files, headers=headers,
-                            timeout=timeout, envelope=envelope, output=output,
-                            max_redirects=redirect_arg(self._core, follow_redirects), group=group,
-                            limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout),
-                            skip_error_handler=skip_error_handler)
+        follow_redirects = follow_arg(follow_redirects, allow_redirects)
+        extra = per_request(core, auth, cookies)
+        try:
+            req = build_request(method, path, params=params, json=json, data=data, files=files,
+                                headers=merged_headers(extra, headers), timeout=timeout, envelope=envelope,
+                                output=output, max_redirects=redirect_arg(self._core, follow_redirects),
+                                group=group, limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout),
+                                skip_error_handler=skip_error_handler)
+        except BaseException:
+            if extra is not None:
+                extra.release()
+            raise
+        pending.extra = extra  # released by the completion (or by a refused send)
         pending.skip_error_handler = skip_error_handler
         try:
             pending.keep = progress_callback(progress)   # alive until the completion
@@ -488,20 +496,26 @@ class AsyncClient(BaseClient):
                json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
                timeout: Optional[TimeoutArg] = None, group: Optional[str] = None,
                progress: Optional[ProgressFn] = None, skip_error_handler: bool = False,
-               buffer_bytes: Optional[int] = DEFAULT_BUFFER_BYTES) -> AsyncStream:
+               buffer_bytes: Optional[int] = DEFAULT_BUFFER_BYTES, auth: Any = None,
+               cookies: Any = None, follow_redirects: Optional[bool] = None,
+               allow_redirects: Optional[bool] = None) -> AsyncStream:
         """:meth:`netcore.Client.stream` for asyncio::
 
             async with aclient.stream("GET", "/files/big") as r:
                 async for chunk in r.aiter_bytes():
                     ...
 
-        Chunks reach the event loop as they arrive (an unbounded queue); leaving the
-        block early cancels the request. Arguments as in :meth:`request`.
+        Chunks reach the event loop as they arrive, at most ``buffer_bytes`` waiting
+        for the reader (as :meth:`netcore.Client.stream`); leaving the block early
+        cancels the request. Arguments as in :meth:`request`.
         """
         self._attach()
-        kwargs = dict(params=params, json=json, data=data, headers=headers, timeout=timeout,
-                      group=group, progress=progress, skip_error_handler=skip_error_handler)
-        return AsyncStream(self._core, method, path, build_request, kwargs, buffer_bytes)
+        kwargs: Dict[str, Any] = dict(
+            params=params, json=json, data=data, headers=headers, timeout=timeout, group=group,
+            progress=progress, skip_error_handler=skip_error_handler,
+            max_redirects=redirect_arg(self._core, follow_arg(follow_redirects, allow_redirects)))
+        return AsyncStream(self._core, method, path, build_request, kwargs, buffer_bytes,
+                                 (auth, cookies))
 
     # -- the endpoint catalog ---------------------------------------------------
 

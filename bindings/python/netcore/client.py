@@ -536,7 +536,8 @@ class Client(BaseClient):
              follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
              deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
              idle_timeout: Optional[float] = None, progress: Optional[ProgressFn] = None,
-             skip_error_handler: bool = False) -> Task:
+             skip_error_handler: bool = False, auth: Any = None, cookies: Any = None,
+             allow_redirects: Optional[bool] = None) -> Task:
         """Start a request and return at once (``nc_client_send``).
 
         ``callback(response, error)`` runs exactly once when the request ends — on
@@ -553,13 +554,21 @@ class Client(BaseClient):
         """
         description = f"{method.upper()} {path}"
         task = Task(description)
-        req = build_request(method, path, params=params, json=json, data=data, files=files,
-                            headers=headers, timeout=timeout, envelope=envelope,
-                            output=output, max_redirects=redirect_arg(self._core, follow_redirects),
-                            group=group, limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout),
-                            skip_error_handler=skip_error_handler)
+        follow_redirects = follow_arg(follow_redirects, allow_redirects)
+        extra = per_request(self._core, auth, cookies)
+        try:
+            req = build_request(method, path, params=params, json=json, data=data, files=files,
+                                headers=merged_headers(extra, headers), timeout=timeout, envelope=envelope,
+                                output=output, max_redirects=redirect_arg(self._core, follow_redirects),
+                                group=group, limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout),
+                                skip_error_handler=skip_error_handler)
+        except BaseException:
+            if extra is not None:
+                extra.release()
+            raise
         try:
             pending = _CallbackPending(task, callback, skip_error_handler)
+            pending.extra = extra  # released by the completion (or by a refused send)
             pending.keep = progress_callback(progress)   # alive until the completion
             apply_progress(req, pending.keep)
             handle = self._core.send(req, pending)
@@ -572,7 +581,9 @@ class Client(BaseClient):
                json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
                timeout: Optional[TimeoutArg] = None, group: Optional[str] = None,
                progress: Optional[ProgressFn] = None, skip_error_handler: bool = False,
-               buffer_bytes: Optional[int] = DEFAULT_BUFFER_BYTES) -> Stream:
+               buffer_bytes: Optional[int] = DEFAULT_BUFFER_BYTES, auth: Any = None,
+               cookies: Any = None, follow_redirects: Optional[bool] = None,
+               allow_redirects: Optional[bool] = None) -> Stream:
         """A request whose 2xx body is read as chunks while it arrives
         (``nc_request_set_body_callback``)::
 
@@ -598,9 +609,12 @@ class Client(BaseClient):
         transfer thread, but never while another request of the client needs it
         (``_transfers._Buffer`` says how). Arguments as in :meth:`request`.
         """
-        kwargs = dict(params=params, json=json, data=data, headers=headers, timeout=timeout,
-                      group=group, progress=progress, skip_error_handler=skip_error_handler)
-        return Stream(self._core, method, path, build_request, kwargs, buffer_bytes)
+        kwargs: Dict[str, Any] = dict(
+            params=params, json=json, data=data, headers=headers, timeout=timeout, group=group,
+            progress=progress, skip_error_handler=skip_error_handler,
+            max_redirects=redirect_arg(self._core, follow_arg(follow_redirects, allow_redirects)))
+        return Stream(self._core, method, path, build_request, kwargs, buffer_bytes,
+                                 (auth, cookies))
 
     # -- the endpoint catalog ---------------------------------------------------
 
