@@ -237,6 +237,47 @@ def test_async_stream_lines(base):
     assert code == 404 and [r["i"] for r in records] == [0, 1, 2, 3] and other == 200
 
 
+def wait_full(buffer, tries=1000):
+    """Until the stream's buffer has reached its bound (a guard, not a timing)."""
+    import time
+    for _ in range(tries):
+        if buffer.size >= buffer.limit:
+            return
+        time.sleep(0.01)
+    raise AssertionError("the buffer never filled")
+
+
+def test_a_full_buffer_lets_another_request_through(raw_client):
+    """The reader waits for another request of the same client while the stream's
+    buffer is full (the body callback holds the transfer thread): no deadlock, and
+    every byte still arrives."""
+    total = 20_000_000
+    with raw_client.stream("GET", "/large", params={"bytes": total}, buffer_bytes=65536) as r:
+        chunks = r.iter_bytes()
+        got = len(next(chunks))
+        wait_full(r._buffer)
+        assert raw_client.send("GET", "/echo-raw").result(timeout=30).status_code == 200
+        got += sum(len(c) for c in chunks)
+    assert got == total
+
+
+def test_a_full_async_buffer_lets_another_request_through(base):
+    total = 20_000_000
+
+    async def main():
+        async with netcore.AsyncClient({"base_url": base}) as c:
+            async with c.stream("GET", "/large", params={"bytes": total}, buffer_bytes=65536) as r:
+                for _ in range(1000):
+                    if r._buffer.size >= r._buffer.limit:
+                        break
+                    await asyncio.sleep(0.01)
+                other = await asyncio.wait_for(c.get("/echo-raw"), 30)
+                got = sum([len(chunk) async for chunk in r.aiter_bytes()])
+            return other.status_code, got
+
+    assert asyncio.run(main()) == (200, total)
+
+
 SLOW_READER = textwrap.dedent('''
     import json, resource, sys, time
     import netcore

@@ -259,6 +259,14 @@ class ClientCore:
                 stream.wake()
         return token
 
+    def watch_stream(self, stream: Any, on: bool) -> None:
+        """Add (``on``) or remove a stream buffer woken by :meth:`register`."""
+        with self._lock:
+            if on:
+                self.streams.add(stream)
+            else:
+                self.streams.discard(stream)
+
     def others_pending(self, stream_pending: Pending) -> bool:
         """True while a request other than ``stream_pending`` waits for a completion
         on the transfer thread (it must not be held by a stream's reader)."""

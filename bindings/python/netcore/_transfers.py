@@ -245,10 +245,10 @@ class _StreamBase:
                                      bool(self._kwargs.get("skip_error_handler")))
             pending.extra = extra  # released by the completion (or by a refused send)
             buffer.pending = pending
-            self._core.streams.add(buffer)
+            self._core.watch_stream(buffer, True)
             self._task = self._core.send(req, pending)
         except BaseException:
-            self._core.streams.discard(buffer)
+            self._core.watch_stream(buffer, False)
             raise
         finally:
             C.nc_request_free(req)
@@ -269,7 +269,7 @@ class _StreamBase:
             self.response = resp
             if resp is not None:
                 self._head = resp
-            self._core.streams.discard(self._buffer)
+            self._core.watch_stream(self._buffer, False)
             if err is not None:
                 raise err
             return None
@@ -279,7 +279,7 @@ class _StreamBase:
         task, self._task = self._task, None
         buffer = self._buffer
         if buffer is not None:
-            self._core.streams.discard(buffer)
+            self._core.watch_stream(buffer, False)
             if not self._finished:
                 buffer.close()  # the body callback returns 1 from now on (and stops waiting)
         if task is None:
