@@ -44,6 +44,12 @@ def test_json_on_a_body_that_is_not_json_is_a_parse_error(raw_client):
     with pytest.raises(netcore.ParseError) as info:
         raw_client.get("/empty").json()
     assert info.value.message == "the body is empty"
+    # Bytes that are not UTF-8 (byte i is i % 251: 0x80 at 128): not a UnicodeDecodeError.
+    binary = raw_client.get("/dl/file", params={"key": "json-binary", "bytes": 300})
+    with pytest.raises(netcore.ParseError) as info:
+        binary.json()
+    assert info.value.message == "the body is not JSON: not UTF-8 at byte 128"
+    assert not isinstance(info.value, UnicodeDecodeError)
 
 
 def test_http_error_carries_the_response(raw_client):
