@@ -202,8 +202,8 @@ netns__shape() {
       fi ;;
     rate)
       if [ "$arg" = off ] || [ "$arg" = 0 ]; then
-        netns__sudo tc qdisc del dev "$hostif" root 2>/dev/null
-        netns__sudo ip netns exec "$ns" tc qdisc del dev "$nsif" root 2>/dev/null
+        netns__sudo tc qdisc del dev "$hostif" root 2>/dev/null || true
+        netns__sudo ip netns exec "$ns" tc qdisc del dev "$nsif" root 2>/dev/null || true
         return 0
       fi
       # KBIT kbit/s each way; a bucket of 2 packets or 20 ms of the rate; up to 1 s queued
@@ -212,10 +212,12 @@ netns__shape() {
       netns__sudo ip netns exec "$ns" tc qdisc replace dev "$nsif" root tbf rate "${arg}kbit" burst "$burst" latency 1s || return 1 ;;
     blackhole)
       "${ipt[@]}" -F NC_BLOCK || return 1
-      [ "$arg" = on ] && { "${ipt[@]}" -A NC_BLOCK -j DROP || return 1; } ;;
+      if [ "$arg" = on ]; then "${ipt[@]}" -A NC_BLOCK -j DROP || return 1; fi ;;
     reset)
       "${ipt[@]}" -F NC_RESET || return 1
-      [ "$arg" = on ] && { "${ipt[@]}" -A NC_RESET -p tcp -j REJECT --reject-with tcp-reset || return 1; } ;;
+      if [ "$arg" = on ]; then
+        "${ipt[@]}" -A NC_RESET -p tcp -j REJECT --reject-with tcp-reset || return 1
+      fi ;;
     clear)
       netns__shape "$ns" loss 0 && netns__shape "$ns" rate off && netns__shape "$ns" blackhole off &&
         netns__shape "$ns" reset off ;;
