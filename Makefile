@@ -1,7 +1,7 @@
 # libnetcore — build, demo and tests. See README.md.
 #   make demo   build libnetcore.so and run the C demo against the loopback mock API
 #   make test   every test suite: Swift core, C API (Swift), C header/ABI/examples, Python
-#   make bench  benchmarks vs raw libcurl and peers (bench/README.md)
+#   make bench  benchmarks vs raw libcurl and peers (bench/README.md); make bench-wan over a shaped WAN link
 #   make docs   the HTML reference of the C API from the header (doxygen): build/docs/html
 #   make format / make lint   swift format (.swift-format) and clang-format (.clang-format)
 #   make conformance  the library against httpbin, nginx and tinyproxy, beside requests, httpx and curl
@@ -94,6 +94,12 @@ fault: lib
 # Benchmarks against raw libcurl and peers (not part of `make test`; bench/README.md).
 bench: deps
 	@bench/run.sh
+
+# Over a WAN-shaped link in a network namespace (bench/wan.sh; needs root): profiles
+# 80ms and 3g; cold burst, screens, steady state; nc beside raw libcurl and httpx.
+.PHONY: bench-wan
+bench-wan: lib
+	@bench/wan.sh
 
 # Workload 8 alone: the app-mix benchmark (bench/appmix.sh).
 bench-appmix: lib
