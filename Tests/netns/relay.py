@@ -121,6 +121,7 @@ async def pipe(direction):
     reader_task = asyncio.ensure_future(direction.read_side())
     how = await direction.write_side()
     reader_task.cancel()
+    await asyncio.gather(reader_task, return_exceptions=True)
     if how == "reset":
         abort(direction.writer)
         return "reset"
