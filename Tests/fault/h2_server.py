@@ -51,11 +51,13 @@ Routes (the path; parameters in the query):
                             of F bytes (default and most: the client's 16 KiB)
   /push?id=I                a PUSH_PROMISE for /pushed on the request's stream (the
                             client said SETTINGS_ENABLE_PUSH 0), then the answer
-  /die?tag=T&n=N&mode=M&id=I
-                            held until the connection has N of tag T's streams, then
-                            the TCP connection is reset (mode rst, SO_LINGER 0) or
+  /die?tag=T&n=N&mode=M&process=0|1&id=I
+                            held until the server has N of tag T's streams (over all
+                            connections), then each connection holding one is reset
+                            (mode rst, SO_LINGER 0) or
                             closed without TLS close_notify (mode fin): none was
-                            processed. Once per tag, as /goaway
+                            processed, or (process=1) every one was, unanswered.
+                            Once per tag, as /goaway
 
 Flags: --exit-on-stdin-eof (Tests/fault/servers.sh).
 """
@@ -85,6 +87,7 @@ from hyperframe.frame import ContinuationFrame, DataFrame, HeadersFrame, PushPro
 LOCK = threading.Lock()
 COUNTS = {}  # id -> times processed
 FIRED = set()  # tags whose /goaway or /die already ran
+HELD = {}  # tag -> /die streams held, over every connection
 RST_DONE = set()  # ids /rst already reset once
 STALLS = {}  # tag -> {"conn", "open", "received"}
 STATS = {"max_open": 0, "refused": 0, "refused_after_ack": 0}
@@ -194,13 +197,19 @@ class Connection:
                 return
             held = self.held.setdefault(tag, [])
             held.append(s)
-            if len(held) >= int(s.arg("n", "1")):
-                with LOCK:
-                    FIRED.add(tag)
-                if p == "/goaway":
+            if p == "/goaway":
+                if len(held) >= int(s.arg("n", "1")):
+                    with LOCK:
+                        FIRED.add(tag)
                     self.goaway(sorted(held, key=lambda x: x.sid), int(s.arg("answer", "0")))
-                else:
-                    self.die(s.arg("mode", "rst"))
+                return
+            # /die counts the tag's streams over every connection (a request the
+            # client keeps off shared connections comes on one of its own); when
+            # they are N, every connection holding one dies (poll()).
+            with LOCK:
+                HELD[tag] = HELD.get(tag, 0) + 1
+                if HELD[tag] >= int(s.arg("n", "1")):
+                    FIRED.add(tag)
         elif p == "/rst":
             with LOCK:
                 first = s.id not in RST_DONE
@@ -274,7 +283,16 @@ class Connection:
             pass
 
     def poll(self):
-        """Held answers that are due: mcs1's, /wait-stall's."""
+        """Held answers that are due: mcs1's, /wait-stall's; /die's end."""
+        for tag, held in self.held.items():
+            with LOCK:
+                fired = tag in FIRED
+            if fired and held and held[0].path == "/die":
+                if held[0].arg("process", "0") == "1":
+                    for x in held:  # acted on, never answered
+                        processed(x.id)
+                self.die(held[0].arg("mode", "rst"))
+                return
         now = time.monotonic()
         for s in list(self.streams.values()):
             if s.answered or not s.ended:
