@@ -180,6 +180,28 @@ import Testing
         }
     }
 
+    /// A connection that broke with a POST sent (18, 52, 55, 56): the server may have
+    /// acted on it, so the advice is not "retry the request" as for a GET (the HTTP/2
+    /// fault suite resets connections after the server acted on 100 POSTs).
+    @Test func aBrokenConnectionAfterAPostDoesNotSayRetry() throws {
+        for code in [CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR] {
+            let (c, t) = try transfer("POST")
+            defer { c.shutdown() }
+            guard case .complete(nil, let post) = t.next(after: HopOutcome(code: code)) else {
+                Issue.record("expected .complete"); return
+            }
+            #expect(post?.isRetryable == true)
+            #expect(post?.message.contains("may have acted on it") == true, "\(code): \(post?.message ?? "")")
+            #expect(post?.message.contains("retry the request") == false)
+            let (c2, t2) = try transfer("GET")
+            defer { c2.shutdown() }
+            guard case .complete(nil, let get) = t2.next(after: HopOutcome(code: code)) else {
+                Issue.record("expected .complete"); return
+            }
+            #expect(get?.message.hasSuffix("The connection broke; retry the request.") == true)
+        }
+    }
+
     /// CURLE_HTTP2 and CURLE_HTTP2_STREAM from a server that speaks HTTP/2 (a GOAWAY,
     /// a RST_STREAM): the advice names what the server did, not "2-prior-knowledge".
     @Test func http2FailuresWithoutPriorKnowledgeSayWhatTheServerDid() throws {
