@@ -39,7 +39,7 @@ SWIFT_RELEASE_FLAGS := -c release --product netcore -Xswiftc -static-stdlib $(NO
 	-Xcc -gdwarf-4
 
 .PHONY: install uninstall test-install deps lib examples demo test test-swift test-c test-python test-tsan test-asan test-ubsan valgrind bench \
-	bench-appmix fault alloc-fail fuzz fuzz-known race-1m soak \
+	bench-appmix fault fault-h2 alloc-fail fuzz fuzz-known race-1m soak \
 	format lint format-deps clean
 
 deps:
@@ -90,6 +90,10 @@ conformance: ncurl
 # and sync; `make test` runs the fast part (async, the default limits' cases left out).
 fault: lib
 	@Tests/fault/run.sh --full
+
+# HTTP/2 servers that misbehave (Tests/fault/h2.sh, docs/RELIABILITY.md; in make test).
+fault-h2: lib
+	@Tests/fault/h2.sh
 
 # Benchmarks against raw libcurl and peers (not part of `make test`; bench/README.md).
 bench: deps
