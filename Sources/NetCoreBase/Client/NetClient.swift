@@ -186,16 +186,9 @@ public final class NetClient: @unchecked Sendable {
             prepared = p; preset = nil
         case .failure(let e): prepared = nil; preset = e
         }
-        let t = attachHooks(
-            Transfer(
-                prepared: prepared, presetError: preset, loop: loop, foreign: foreign,
-                monitor: settings.monitor, policy: tokenRefresher.policy(wrapping: settings.policy(for: prepared)),
-                preparer: adapterRegistry.preparer(for: settings),
-                gate: tokenRefresher.gate(wrapping: reachabilityGate.forTransfers),
-                deliver: completion), request)
-        // Progress and body callbacks (Request+Transfers.swift): one branch when none.
-        if let callbacks = request.transferCallbacks { t.extras = TransferExtras(callbacks) }
-        return t
+        // Its features, composed in one place (NetClient+Composition.swift).
+        return compose(
+            request, prepared, preset: preset, features(for: prepared, settings), foreign: foreign, deliver: completion)
     }
 
     /// Receives the start, each attempt's end (with libcurl's timings) and the
