@@ -232,8 +232,8 @@ public struct ParamRule: Sendable, Equatable {
 /// `\` before any punctuation for itself; quantifiers `*`, `+`, `?`, `{n}`, `{n,}`,
 /// `{n,m}` (m at most 1000) after an atom. Not supported (refused when the endpoint
 /// is defined): groups `( )`, alternation `|`, backreferences, lookaround, lazy
-/// quantifiers. Matching runs in time proportional to the string's length times
-/// the pattern's size (a memo of failed positions).
+/// quantifiers. A memo of failed positions bounds matching by the pattern's size
+/// times the square of the string's length: never exponential.
 public struct PatternSubset: Sendable {
     /// The pattern as written.
     public let source: String
