@@ -1039,7 +1039,11 @@ NC_API nc_status nc_request_new_endpoint(const char *name, nc_request **request_
  * nc_complete_fn, `task_out` is an nc_task ** (see "Sending" below) and the
  * callback contract is nc_client_send()'s: called exactly once when NC_OK is
  * returned, never otherwise; an unknown endpoint or a missing placeholder
- * completes through it with NC_CLIENT_INVALID_REQUEST.
+ * completes through it with NC_CLIENT_INVALID_REQUEST, and so do params that break
+ * the endpoint's "params" declarations (naming the parameter and the rule;
+ * attempts 0, nothing sent; Since 0.4). The call carries the endpoint's "flags";
+ * to add flags of its own, build it with nc_request_new_endpoint(),
+ * nc_request_set_flags() and send it with nc_client_send().
  *
  * Ownership: `endpoint` and `params_json` are borrowed (copied); `userdata` is
  *   passed to `fn` untouched. With a non-NULL `task_out`, *task_out receives a

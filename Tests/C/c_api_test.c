@@ -1428,6 +1428,7 @@ static void test_api_layer(void) {
     nc_client *client;
     const char *bad = "{\"key\":\"c-decl-refused\",\"page\":0}";
     const char *fine = "{\"key\":\"c-decl-ok\",\"page\":2}";
+    long long before;
     g_ctx = "api layer";
     client = make_client(
         "null", "\"endpoints\":{\"find\":{\"path\":\"/echo\",\"additional_params\":false,"
@@ -1444,18 +1445,24 @@ static void test_api_layer(void) {
     CHECK(strstr(nc_error_message(err), "'page'") != NULL && strstr(nc_error_message(err), "'min'") != NULL);
     CHECK_STR(nc_error_user_message(err), "This request is not valid.");
     nc_error_free(err);
+    err = NULL;   /* (a success writes no error) */
     CHECK_INT(hits(client, "c-decl-refused"), 0);
+    before = hits(client, "c-decl-ok");
     if (CHECK_INT(nc_client_call_sync(client, "find", fine, strlen(fine), &resp, &err), NC_OK)) {
         json_t *query = json_object_get(json_object_get(nc_response_json(resp), "data"), "query");
         CHECK_JSON(json_object_get(query, "stamp"), "[\"c-adapter\"]");
     }
     nc_response_free(resp);
     nc_error_free(err);
-    CHECK_INT(hits(client, "c-decl-ok"), 1);
+    resp = NULL;
+    err = NULL;
+    CHECK_INT(hits(client, "c-decl-ok"), before + 1);
     CHECK_INT(get(client, "/status/503", &resp, &err), NC_ERR_FAILED);
     CHECK_STR(nc_error_user_message(err), "Try later.");
     nc_response_free(resp);
     nc_error_free(err);
+    resp = NULL;
+    err = NULL;
     CHECK_INT(nc_client_set_messages_json(client, NULL), NC_OK);
     CHECK_INT(get(client, "/status/503", &resp, &err), NC_ERR_FAILED);
     CHECK(nc_error_user_message(err) == NULL);
