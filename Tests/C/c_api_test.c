@@ -1397,6 +1397,80 @@ static void test_log_to_stderr(void) {
     nc_error_free(err);
 }
 
+/* How many requests carried ?key=<key> (the mock's /_hits), -1 if unknown. */
+static long long hits(nc_client *client, const char *key) {
+    char path[128];
+    nc_response *resp = NULL;
+    nc_error *err = NULL;
+    long long n = -1;
+    snprintf(path, sizeof path, "/_hits?key=%s", key);
+    if (get(client, path, &resp, &err) == NC_OK) {
+        json_t *h = json_object_get(nc_response_json(resp), "hits");
+        if (json_is_integer(h)) n = json_integer_value(h);
+    }
+    nc_response_free(resp);
+    nc_error_free(err);
+    return n;
+}
+
+/* Issue 34 through the header: a declared param refused with nothing sent (the
+ * mock's /_hits counts), an adapter rewriting the query, messages for people. */
+static nc_status set_stamp_adapter(nc_outgoing *out, void *userdata) {
+    const char *params = nc_outgoing_params_json(out);
+    (void)userdata;
+    if (params == NULL || strstr(params, "\"key\"") == NULL) return NC_OK;
+    return nc_outgoing_set_query(out, "stamp", "c-adapter");
+}
+
+static void test_api_layer(void) {
+    nc_response *resp = NULL;
+    nc_error *err = NULL;
+    nc_client *client;
+    const char *bad = "{\"key\":\"c-decl-refused\",\"page\":0}";
+    const char *fine = "{\"key\":\"c-decl-ok\",\"page\":2}";
+    long long before;
+    g_ctx = "api layer";
+    client = make_client(
+        "null", "\"endpoints\":{\"find\":{\"path\":\"/echo\",\"additional_params\":false,"
+                "\"params\":{\"key\":{\"type\":\"string\",\"required\":true},"
+                "\"page\":{\"type\":\"integer\",\"min\":1}}}},"
+                "\"messages\":{\"CLIENT.3\":\"This request is not valid.\",\"HTTP.5xx\":\"Try later.\"}");
+    if (!client) return;
+    CHECK_INT(nc_client_add_adapter(client, set_stamp_adapter, NULL), NC_OK);
+    CHECK_INT(nc_client_call_sync(client, "find", bad, strlen(bad), &resp, &err), NC_ERR_FAILED);
+    CHECK(resp == NULL);
+    CHECK_INT(nc_error_domain(err), NC_DOMAIN_CLIENT);
+    CHECK_INT(nc_error_code(err), NC_CLIENT_INVALID_REQUEST);
+    CHECK_INT(nc_error_attempts(err), 0);
+    CHECK(strstr(nc_error_message(err), "'page'") != NULL && strstr(nc_error_message(err), "'min'") != NULL);
+    CHECK_STR(nc_error_user_message(err), "This request is not valid.");
+    nc_error_free(err);
+    err = NULL;   /* (a success writes no error) */
+    CHECK_INT(hits(client, "c-decl-refused"), 0);
+    before = hits(client, "c-decl-ok");
+    if (CHECK_INT(nc_client_call_sync(client, "find", fine, strlen(fine), &resp, &err), NC_OK)) {
+        json_t *query = json_object_get(json_object_get(nc_response_json(resp), "data"), "query");
+        CHECK_JSON(json_object_get(query, "stamp"), "[\"c-adapter\"]");
+    }
+    nc_response_free(resp);
+    nc_error_free(err);
+    resp = NULL;
+    err = NULL;
+    CHECK_INT(hits(client, "c-decl-ok"), before + 1);
+    CHECK_INT(get(client, "/status/503", &resp, &err), NC_ERR_FAILED);
+    CHECK_STR(nc_error_user_message(err), "Try later.");
+    nc_response_free(resp);
+    nc_error_free(err);
+    resp = NULL;
+    err = NULL;
+    CHECK_INT(nc_client_set_messages_json(client, NULL), NC_OK);
+    CHECK_INT(get(client, "/status/503", &resp, &err), NC_ERR_FAILED);
+    CHECK(nc_error_user_message(err) == NULL);
+    nc_response_free(resp);
+    nc_error_free(err);
+    nc_client_free(client);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: %s http://127.0.0.1:<port>/api\n", argv[0]);
@@ -1420,6 +1494,7 @@ int main(int argc, char **argv) {
     test_cache();
     test_cookies();
     test_log_to_stderr();
+    test_api_layer();
 
     printf("%d passed, %d failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;

@@ -21,6 +21,8 @@ public final class NetClient: @unchecked Sendable {
     let cacheStoringPolicy: CacheTransferPolicy?
     /// The cookie jar ("cookies", NetClient+Cookies.swift); nil when off (the default).
     let cookieJar: CookieJar?
+    /// The texts for people completions read ("messages", NetClient+Messages.swift).
+    let messageBox: MessageBox
 
     /// Creates a client and starts its transfer thread. The configuration is checked
     /// as the JSON form is (`Configuration.validate()`): a bad value throws
@@ -57,6 +59,7 @@ public final class NetClient: @unchecked Sendable {
         }
         self.loop = loop
         self.cookieJar = jar
+        self.messageBox = MessageBox(configuration.messages)
         self.hooks = ClientHooks(loop: loop)
         // Why an answer was not stored, at DEBUG (docs/caching.md, "Counters").
         let hooks = self.hooks
@@ -167,6 +170,7 @@ public final class NetClient: @unchecked Sendable {
         let t = transfer(request) { _, _, _ in }
         guard loop.runSync(t) else { return .failure(.shuttingDown) }
         t.deliver(t, t.result.0, t.result.1)   // the failure hooks, if any, on this thread
+        if let e = t.result.1, messageBox.installed.load(ordering: .relaxed) { return .success((t.result.0, messageBox.apply(e))) }
         return .success(t.result)
     }
 
@@ -262,6 +266,8 @@ final class ClientSettings: Sendable {
     /// the endpoints that change the TLS options, by name.
     let connection: ConnectionSettings
     let endpointConnections: [String: ConnectionSettings]
+    /// The envelope rules of the endpoints that have their own ("envelope": {…}), by name.
+    let endpointEnvelopes: [String: CompiledEnvelope]
     /// The CA bundle the environment named when the client was made
     /// (CABundleEnvironment.swift), kept by every later snapshot.
     let environmentCA: CABundleEnvironment?
@@ -280,6 +286,9 @@ final class ClientSettings: Sendable {
         (connection, endpointConnections) = ConnectionSettings.make(
             for: config, environmentCA: environmentCA, reusing: previous)
         envelope = config.envelope.map(CompiledEnvelope.init)
+        var endpointEnvelopes: [String: CompiledEnvelope] = [:]
+        for (name, e) in config.endpoints.endpoints { if let s = e.envelopeSchema { endpointEnvelopes[name] = CompiledEnvelope(s) } }
+        self.endpointEnvelopes = endpointEnvelopes
         baseURL = config.activeBaseURL
         credentialHeaderNames = config.credentialHeaderNames
         signs = config.signing != nil
