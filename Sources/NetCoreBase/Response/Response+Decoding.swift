@@ -14,20 +14,22 @@ extension Response {
         using decoder: JSONValueDecoder = JSONValueDecoder()
     ) throws(NetError) -> T {
         guard let pointer = dataPointer else {
-            throw failure("Could not decode \(T.self): data: the body is not JSON.")
+            throw dataMismatch("Could not decode \(T.self): data: the body is not JSON.")
         }
         do {
             return try withExtendedLifetime(self) { try decoder.decode(type, from: pointer) }
         } catch let error as DecodingError {
-            throw failure(
+            throw dataMismatch(
                 "Could not decode \(T.self): \(JSONValueDecoder.describe(error, root: "data")). Check that the Swift type matches the server's data."
             )
         } catch {
-            throw failure("Could not decode \(T.self): \(error)")
+            throw dataMismatch("Could not decode \(T.self): \(error)")
         }
     }
 
-    private func failure(_ message: String) -> NetError {
+    /// A PARSE `decodingFailed` error about this response's data, with `message`:
+    /// what `decode` throws, and what C's nc_response_data_unpack gives on a mismatch.
+    package func dataMismatch(_ message: String) -> NetError {
         var error = NetError.decodingFailed(message)
         error.httpStatus = status
         error.body = body
