@@ -23,6 +23,8 @@
 
 /* Formats nested deeper than this are refused (the walks below recurse). */
 #define NCV_MAX_DEPTH 256
+/* Targets saved on the stack; a format with more allocates. */
+#define NCV_LOCAL_TARGETS 16
 
 static const char *ncv_skip(const char *p) {
     while (*p == ' ' || *p == '\t' || *p == '\n' || *p == ',' || *p == ':') p++;
@@ -272,6 +274,7 @@ nc_status nc_response_data_vunpack(const nc_response *response, nc_error **error
                                    va_list ap) {
     size_t count = 0, i;
     const char *p = fmt;
+    ncv_target local[NCV_LOCAL_TARGETS];
     ncv_collect c;
     json_t *data;
     json_error_t jerr;
@@ -281,9 +284,10 @@ nc_status nc_response_data_vunpack(const nc_response *response, nc_error **error
     if (!response || !fmt) return NC_ERR_INVALID_ARGUMENT;
     if (ncv_syntax(&p, &count, 0) != 0 || *ncv_skip(p) != '\0') return NC_ERR_INVALID_ARGUMENT;
 
-    c.targets = NULL;
+    /* Most formats name a few targets: those live on the stack. */
+    c.targets = local;
     c.count = 0;
-    if (count > 0) {
+    if (count > NCV_LOCAL_TARGETS) {
         c.targets = calloc(count, sizeof *c.targets);
         if (!c.targets) return NC_ERR_NO_MEMORY;
     }
@@ -292,7 +296,7 @@ nc_status nc_response_data_vunpack(const nc_response *response, nc_error **error
     rc = ncv_collect_value(&c, &p);
     va_end(c.ap);
     if (rc != 0) {
-        free(c.targets);
+        if (c.targets != local) free(c.targets);
         return NC_ERR_INVALID_ARGUMENT;
     }
 
@@ -300,7 +304,7 @@ nc_status nc_response_data_vunpack(const nc_response *response, nc_error **error
     if (!data) {
         void *e =
             ncvariadic_unpack_failed(response, "Could not unpack the data: data: the body is not JSON.");
-        free(c.targets);
+        if (c.targets != local) free(c.targets);
         if (!e) return NC_ERR_NO_MEMORY;
         if (error_out) *error_out = (nc_error *)e;
         else nc_error_free((nc_error *)e);
@@ -324,7 +328,7 @@ nc_status nc_response_data_vunpack(const nc_response *response, nc_error **error
             if (c.targets[i].kind == 'O' && *(json_t **)c.targets[i].ptr == NULL)
                 memcpy(c.targets[i].ptr, c.targets[i].saved, sizeof(json_t *));
         }
-        free(c.targets);
+        if (c.targets != local) free(c.targets);
         return NC_OK;
     }
 
@@ -332,7 +336,7 @@ nc_status nc_response_data_vunpack(const nc_response *response, nc_error **error
         if (c.targets[i].kind == 'O') json_decref(*(json_t **)c.targets[i].ptr);
         memcpy(c.targets[i].ptr, c.targets[i].saved, ncv_size(c.targets[i].kind));
     }
-    free(c.targets);
+    if (c.targets != local) free(c.targets);
     /* Not the data's fault: out of memory inside jansson, or (never expected after
      * the checks above) a format or argument jansson refused. */
     if (strcmp(jerr.source, "<internal>") == 0) return NC_ERR_NO_MEMORY;

@@ -1449,7 +1449,7 @@ static void test_data_unpack(void) {
     nc_error *err = NULL;
     const char *name = NULL, *t0 = NULL, *t1 = NULL, *s = "untouched";
     size_t name_len = 0;
-    int id = -1, vip = -1, age = -1, n = -1;
+    int id = -1, vip = -1, age = -1, n = -1, many[17];
     double score = -1;
     json_t *meta = NULL, *meta_o = NULL, *meta_owned = NULL, *sentinel = json_object();
     json_int_t big = -1;
@@ -1494,6 +1494,30 @@ static void test_data_unpack(void) {
     id = -1;
     CHECK_INT(my_unpack(resp, &err, "{s:{s:{s:i}}}", "json", "user", "id", &id), NC_OK);
     CHECK_INT(id, 7);
+
+    /* More targets than the stack holds (17): saved on the heap, restored the same. */
+    for (n = 0; n < 17; n++) many[n] = -1;
+    CHECK_INT(nc_response_data_unpack(
+                  resp, &err,
+                  "{s:{s:{s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i}}}",
+                  "json", "user", "id", &many[0], "id", &many[1], "id", &many[2], "id", &many[3], "id",
+                  &many[4], "id", &many[5], "id", &many[6], "id", &many[7], "id", &many[8], "id",
+                  &many[9], "id", &many[10], "id", &many[11], "id", &many[12], "id", &many[13], "id",
+                  &many[14], "id", &many[15], "id", &many[16]),
+              NC_OK);
+    CHECK_INT(many[0] + many[16], 14);
+    for (n = 0; n < 17; n++) many[n] = -1;
+    expect_unpack_error(
+        nc_response_data_unpack(
+            resp, &err, "{s:{s:{s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i}}}",
+            "json", "user", "id", &many[0], "id", &many[1], "id", &many[2], "id", &many[3], "id",
+            &many[4], "id", &many[5], "id", &many[6], "id", &many[7], "id", &many[8], "id", &many[9],
+            "id", &many[10], "id", &many[11], "id", &many[12], "id", &many[13], "id", &many[14], "id",
+            &many[15], "name", &many[16]),
+        &err, "data.json.user.name: Expected integer, got string", __LINE__);
+    CHECK_INT(many[0] + many[15] + many[16], -3);
+    nc_error_free(err);
+    err = NULL;
 
     /* A wrong type: the path and jansson's reason; what was written before the
      * mismatch is put back. */
