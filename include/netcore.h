@@ -169,7 +169,7 @@ typedef int32_t nc_domain;
 #define NC_PARSE_NOT_OBJECT      2 /* body is JSON but not an object */
 #define NC_PARSE_MISSING_FIELD   3 /* a configured envelope field is absent */
 #define NC_PARSE_FIELD_TYPE      4 /* a configured envelope field has the wrong type */
-#define NC_PARSE_DECODING_FAILED 5 /* data did not match: Swift decode, nc_response_data_unpack */
+#define NC_PARSE_DECODING_FAILED 5 /* data did not match a model (Swift, Python, data_unpack) */
 #define NC_PARSE_DUPLICATE_KEY   6 /* envelope mode: a key twice in an object (Since: 0.4) */
 
 /**
