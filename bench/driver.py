@@ -89,6 +89,9 @@ if A.notes and os.path.exists(A.notes):
 PEERS = {
     "raw-curl": [binp("raw_curl")],
     "raw-curl-tuned": [binp("raw_curl"), "--tuned", "on"],
+    # raw-curl without its User-Agent line (libcurl's default, and raw-curl before 0.4):
+    # what the line libnetcore sends by default costs any client (workload 9 only)
+    "raw-curl-no-ua": [binp("raw_curl"), "--features", "no-user-agent"],
     "nc-capi": [binp("nc_capi")],
     "nc-sync": [binp("nc_capi"), "--api", "sync"],
     # the C API with an event handler (counting) and an HMAC signing config installed
@@ -192,7 +195,7 @@ CORUN_PAIRS = [("raw-curl", "raw-curl"), ("raw-curl", "nc-capi"), ("raw-curl", "
                ("raw-curl", "nc-capi-hooks"), ("raw-curl", "raw-curl-signed"), ("raw-curl-signed", "nc-capi-hooks"),
                ("raw-curl", "raw-curl-signed-events"), ("raw-curl-signed-events", "nc-capi-hooks"),
                ("raw-curl", "raw-curl-timeouts"), ("raw-curl-timeouts", "nc-capi"),
-               ("raw-curl-timeouts", "nc-capi-retry")]
+               ("raw-curl-timeouts", "nc-capi-retry"), ("raw-curl-no-ua", "raw-curl"), ("raw-curl-no-ua", "nc-capi")]
 MATRIX += [(f"w9-{'seq' if c == 1 else f'c{c}'}", "w9", "seq" if c == 1 else "conc", f"{B}/tiny.json",
             S["n_corun_seq"] if c == 1 else S["n_corun"], c, CORUN_PAIRS) for c in (1, 16, 64)]
 

@@ -351,7 +351,9 @@ def analyse(paths, elapsed=None):
                ("nc-capi-hooks/raw-curl-signed-events", "C API + event handler + signing ×raw-curl-signed-events (the same work)"),
                ("raw-curl-timeouts/raw-curl", "raw-curl-timeouts ×raw (what the default timeouts cost any client)"),
                ("nc-capi/raw-curl-timeouts", "C API ×raw-curl-timeouts (the same work)"),
-               ("nc-capi-retry/raw-curl-timeouts", "C API + retry ×raw-curl-timeouts (the same work)")]
+               ("nc-capi-retry/raw-curl-timeouts", "C API + retry ×raw-curl-timeouts (the same work)"),
+               ("raw-curl/raw-curl-no-ua", "raw-curl ×raw-curl-no-ua (what a User-Agent line costs any client)"),
+               ("nc-capi/raw-curl-no-ua", "C API ×raw-curl-no-ua (libnetcore sends a line raw-curl-no-ua does not)")]
     for key, label in (("w9-seq", "1"), ("w9-c16", "16"), ("w9-c64", "64")):
         for pair, what in W9_REFS:
             SIGNING_REFS.append((f"co-run CPU, concurrency {label}: {what}", corun(key, pair)))

@@ -16,6 +16,9 @@ all of them.
 PENDING: dict = {}
 
 BY_DESIGN = {
+    "ported_reason_phrase": "Response.reason_phrase is the standard phrase of the status "
+                            "(http.HTTPStatus): libcurl does not keep the server's own words, which "
+                            "httpx returns (httpbin says NOT FOUND) (docs/python.md)",
     "status_codes": "raw mode: a status >= 400 raises netcore.HTTPError carrying the response "
                     "(docs/errors.md, as requests' raise_for_status()); requests returns it. The "
                     "check compares the status either way",

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Python test suite: installs the netcore package (bindings/python) into a venv
-# under build/ and runs Tests/python with that venv's pytest, against the loopback
+# Python test suite: installs the netcore package (bindings/python), with pytest, mypy
+# and pydantic from PyPI, into a venv under build/ and runs Tests/python with that
+# venv's pytest (mypy --strict included: test_typing.py), against the loopback
 # mock API and build/lib/libnetcore.so.0 (found through $NETCORE_LIBRARY, the first
 # place the package looks: an installed package cannot walk up to the repo).
 #
@@ -25,6 +26,9 @@ if ! "$VENV/bin/python" -c 'import sys' 2>/dev/null; then
 fi
 PY=$VENV/bin/python
 "$PY" -c 'import pytest' 2>/dev/null || "$PY" -m pip install -q pytest
+# mypy: test_typing.py runs `mypy --strict` over examples/python and the package;
+# pydantic: test_models.py decodes pydantic models (and simulates its absence).
+"$PY" -c 'import mypy, pydantic' 2>/dev/null || "$PY" -m pip install -q mypy pydantic
 # setuptools + wheel build the package offline (no build isolation); Python >= 3.12
 # venvs come without setuptools, older setuptools need wheel for bdist_wheel.
 "$PY" -c 'import setuptools, wheel, sys; sys.exit(int(setuptools.__version__.split(".")[0]) < 61)' \

@@ -18,7 +18,7 @@ BINDINGS = os.path.join(ROOT, "bindings", "python")
 REPO_LIB = os.path.join(ROOT, "build", "lib", "libnetcore.so.0")
 PACKAGE_DIR = os.path.dirname(os.path.abspath(netcore.__file__))
 
-PRINT = "import netcore, sys; print(netcore.__file__); print(netcore.library_path)"
+PRINT = "import netcore, sys; print(netcore.__file__); print(netcore.library_path())"
 
 
 def python(code, pythonpath, cwd, **env_overrides):
@@ -119,5 +119,5 @@ def test_installed_package_is_the_one_under_test():
         pytest.skip("run through Tests/python/run.sh to test the installed package")
     assert not PACKAGE_DIR.startswith(BINDINGS)
     assert "site-packages" in PACKAGE_DIR
-    assert netcore.library_path == os.environ["NETCORE_LIBRARY"]
+    assert netcore.library_path() == os.environ["NETCORE_LIBRARY"]
     assert os.path.exists(os.path.join(PACKAGE_DIR, "py.typed"))

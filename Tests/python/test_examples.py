@@ -20,6 +20,7 @@ EXPECTED = {
     "download.py": "GET /status/404 -> HTTP 404; file exists: False",
     "endpoints.py": "user 99: business error 404001: no such user: 99",
     "retry.py": "POST /flaky -> HTTP 503 after 1 attempt(s)",
+    "models.py": "fourth item: Item(sku='A3', qty=4, price=4.5)",
 }
 
 

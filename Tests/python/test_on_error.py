@@ -84,7 +84,9 @@ def test_cancel_all_and_stream_left_early_do_not_reach_on_error(base):
         wait_pending(c, 3)
         assert c.cancel_all() == 3
         assert all(isinstance(t.exception(timeout=10), netcore.Cancelled) for t in tasks)
-        with c.stream("GET", "/slow", params=SLOW):
+        # (Entering returns at the first chunk: a body that stalls after one.)
+        with c.stream("GET", "/dl/file", params={"key": "on-error-stream", "bytes": 50_000_000,
+                                                 "stall_after": 100_000}):
             wait_pending(c)
         # Leaving the block cancelled the stream (its completion has run by now).
         assert c._core.pending == {}

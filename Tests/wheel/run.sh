@@ -75,7 +75,7 @@ import sys
 import netcore
 
 base, root = sys.argv[1], sys.argv[2]
-print("library:", netcore.library_path)
+print("library:", netcore.library_path())
 with netcore.Client({"base_url": base, "envelope": {"code": "code", "ok_codes": [0], "message": "msg", "data": "data"}}) as c:
     print("data:", c.get("/env/code/ok").data)
     try:

@@ -50,6 +50,14 @@
  * has. glibc then takes its multi-threaded paths (malloc's arena locks, the
  * cancellation points' bookkeeping), which this single-threaded program otherwise
  * skips: the cost of having a thread at all, paid by the C API and not by raw-curl.
+ * User-Agent: every peer sends "User-Agent: rawcurl/<ver> libcurl/<ver>" through
+ * CURLOPT_USERAGENT, the libcurl way to send one: a line as long as the one libnetcore
+ * sends by default ("netcore/<ver> libcurl/<ver>", docs/configuration.md), so both
+ * clients make the same exchange. libcurl 7.88 formats every request header byte by
+ * byte (its printf into the request buffer), about 100 instructions a byte: a 40-byte
+ * line is ~5k instructions a request, which the bar must not credit to either side.
+ * --features no-user-agent (peer raw-curl-no-ua, not judged): no User-Agent line,
+ * libcurl's default and this peer's before 0.4.
  * Bodies go to a buffer reserved from the Content-Length when known (else grown by
  * doubling), reused across requests on the same handle except for downloads.
  * Prints one JSON line. */
@@ -77,6 +85,8 @@ static int total_timeout;
 static int connect_timeout;
 static int extra_thread; /* --features thread */
 static int events;       /* --features events */
+static int no_user_agent; /* --features no-user-agent */
+static char user_agent[64]; /* "rawcurl/0.3.0 libcurl/X.Y.Z", as long as libnetcore's */
 static const char *event_url;
 
 static void *idle_thread(void *arg) {
@@ -166,6 +176,7 @@ static CURL *new_easy(const char *url, buf_t *b) {
     curl_easy_setopt(e, CURLOPT_WRITEDATA, b);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_PRIVATE, b);
+    if (!no_user_agent) curl_easy_setopt(e, CURLOPT_USERAGENT, user_agent);
     if (total_timeout) curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 15000L);
     if (connect_timeout) curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
     b->easy = e;
@@ -674,10 +685,11 @@ int main(int argc, char **argv) {
             connect_timeout = 1;
         else if (len == strlen("thread") && !strncmp(p, "thread", len)) extra_thread = 1;
         else if (len == strlen("events") && !strncmp(p, "events", len)) events = 1;
+        else if (len == strlen("no-user-agent") && !strncmp(p, "no-user-agent", len)) no_user_agent = 1;
         else if (len) {
             fprintf(stderr,
                     "raw_curl: unknown feature '%.*s' (it has: signing, events, timeouts, "
-                    "total-timeout, connect-timeout, thread)\n",
+                    "total-timeout, connect-timeout, thread, no-user-agent)\n",
                     (int)len, p);
             return 2;
         }
@@ -692,6 +704,8 @@ int main(int argc, char **argv) {
         }
     }
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return 1;
+    snprintf(user_agent, sizeof user_agent, "rawcurl/0.3.0 libcurl/%s", curl_version_info(CURLVERSION_NOW)->version);
+    if (no_user_agent && !strcmp(PEER, "raw-curl")) PEER = "raw-curl-no-ua";
     if (!strcmp(a.tuned, "on")) {
         PEER = signing ? "raw-curl-tuned-signed" : "raw-curl-tuned";
         url_handle = curl_url();

@@ -5,15 +5,17 @@ Every cancelled request ends once with netcore.Cancelled. Exits 1 otherwise."""
 import asyncio
 import sys
 import threading
+from typing import List, Optional
 
 import netcore
 
 base = sys.argv[1]
-results = []
+results: List[str] = []
 lock = threading.Lock()
 
 
-def done(response, error):  # runs once per request, on the client's thread
+def done(response: Optional[netcore.Response], error: Optional[netcore.Error]) -> None:
+    # runs once per request, on the client's thread
     with lock:
         results.append(type(error).__name__ if error else "finished")
 
@@ -31,7 +33,7 @@ with netcore.Client({"base_url": base, "envelope": {}}) as client:
 print("callbacks:", sorted(results))
 
 
-async def main():
+async def main() -> bool:
     async with netcore.AsyncClient({"base_url": base, "envelope": {}}) as client:
         try:  # cancelling the await (here: a timeout) cancels the request
             await asyncio.wait_for(client.get("/slow", params={"ms": 5000}), timeout=0.1)

@@ -8,13 +8,14 @@ Exits 1 unless every request completed with its data."""
 import asyncio
 import select
 import sys
+from typing import Any, List, Optional, Tuple
 
 import netcore
 
 base = sys.argv[1]
 
 
-async def main():
+async def main() -> List[Any]:
     async with netcore.AsyncClient({"base_url": base, "envelope": {}}) as client:
         paths = ["/users/7", "/env/code/ok", "/slow?ms=200"]
         responses = await asyncio.gather(*(client.get(p) for p in paths))
@@ -26,10 +27,18 @@ async def main():
 datas = asyncio.run(main())
 
 # The same with a plain client in queue mode, driven by hand (select/poll work alike).
-got = []
+got: List[Tuple[str, Any]] = []
+
+
+def collect(path: str) -> netcore.Callback:
+    def done(r: Optional[netcore.Response], e: Optional[netcore.Error]) -> None:
+        got.append((path, r.data if r and not e else e))
+    return done
+
+
 with netcore.Client({"base_url": base, "envelope": {}, "callbacks": "queue"}) as client:
     for p in ("/users/7", "/env/code/ok"):
-        client.send("GET", p, callback=lambda r, e, p=p: got.append((p, r.data if r and not e else e)))
+        client.send("GET", p, callback=collect(p))
     while len(got) < 2:
         ready, _, _ = select.select([client.fileno()], [], [], 10)
         if not ready:

@@ -84,8 +84,8 @@ public final class Transfer: @unchecked Sendable {
     package var waiterOnLoop = false
     /// Loop thread only: a cancel to act on before the transfer sends or waits
     /// again. Set when the loop takes it with a cancel already asked, or when a
-    /// hook cancels it while the loop moves it between states (TransferLoop's
-    /// `moving`): it was then in no list the cancel could take it from.
+    /// hook cancels it while the loop moves it between states (`Phase.moving`):
+    /// it was then in no list the cancel could take it from.
     var cancelAsked = false
     /// `TransferLoop.resume(_:)` was asked for this parked transfer.
     var resumeRequested = false
@@ -98,8 +98,8 @@ public final class Transfer: @unchecked Sendable {
 
     // Driving thread only.
     var easy: EasyHandle?
-    /// Where the transfer waits between attempts, if it does.
-    @exclusivity(unchecked) var waiting: Waiting = .none
+    /// Where the transfer is in the loop (`Phase`).
+    @exclusivity(unchecked) var phase: Phase = .queued
     /// The body file (Upload.file) and its size, open from the first attempt to the
     /// completion (Transfer+Upload.swift); -1 otherwise.
     var inputFD: Int32 = -1
@@ -110,8 +110,6 @@ public final class Transfer: @unchecked Sendable {
     var extras: TransferExtras?
     /// The download's descriptor, -1 when there is none.
     var outputFD: Int32 { download?.fd ?? -1 }
-    /// Index in the loop's list of transfers in the multi handle; -1 when not there.
-    var activeSlot = -1
     /// Index in the loop's timer queue (TimerQueueItem) and parked list; -1 when
     /// not there.
     var timerSlot = -1
@@ -129,11 +127,66 @@ public final class Transfer: @unchecked Sendable {
     /// Every ended attempt (filled only when `keepsAttemptLog`), for the response's metrics.
     var attemptLog: [AttemptRecord] = []
 
-    /// A transfer between attempts is in the loop's timer queue or parked.
-    enum Waiting {
-        case none
+    /// Where a transfer the loop runs is, as the loop thread sees it. One value
+    /// replaces what flags once said in combination; the loop's list, timer queue and
+    /// parked list hold exactly the transfers whose phase names them.
+    ///
+    ///     queued ──taken──► moving ──launched──► running(slot) ──hop ended──► moving
+    ///                        │ ▲                                                │
+    ///                        │ └───── due / resumed ──── waiting(timer|parked) ◄┘ relaunchAfter, park
+    ///                        └──── complete ────► completed
+    ///
+    /// `moving`: the loop is taking it from one state to the next (starting it,
+    /// beginning an attempt, deciding after a hop) and hooks run meanwhile; it is
+    /// in no list, so a cancel from one of those hooks sets `cancelAsked`, acted on
+    /// before it sends or waits again. A transfer the loop never runs (a
+    /// synchronous send, a caller of a shared transfer) stays `queued`. Loop
+    /// thread only; `done` and `cancelRequested`, which other threads read, are
+    /// kept apart under the monitor.
+    enum Phase: Equatable {
+        case queued
+        case moving
+        /// In the multi handle, at this index of the loop's list.
+        case running(slot: Int)
+        case waiting(Waiting)
+        case completed
+
+        /// What a cancel does to a transfer in this phase; the loop carries it out.
+        var onCancel: CancelStep {
+            switch self {
+            case .running: return .stopHop
+            case .waiting: return .endWait
+            case .moving: return .askBeforeNextStep
+            case .queued: return .takeFromQueue
+            case .completed: return .nothing
+            }
+        }
+    }
+
+    /// Where a transfer between attempts waits: the timer queue, or parked.
+    enum Waiting: Equatable {
         case timer
         case parked
+    }
+
+    /// A cancel's step for each phase (`Phase.onCancel`).
+    enum CancelStep: Equatable {
+        /// Take it out of the multi handle and complete it as cancelled.
+        case stopHop
+        /// Take it out of the timer queue or parked list and complete it as cancelled.
+        case endWait
+        /// Set `cancelAsked`: it ends as cancelled before it sends or waits again.
+        case askBeforeNextStep
+        /// Not taken by the loop yet: take it out of the queue and complete it.
+        case takeFromQueue
+        /// Completing or completed: its result stands.
+        case nothing
+    }
+
+    /// Its index in the loop's list while `running`, else -1.
+    var runningSlot: Int {
+        if case .running(let slot) = phase { return slot }
+        return -1
     }
 
     init(

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import logging as _logging
 
-from ._capi import C as _C, LIBRARY_PATH, libcurl_version as _libcurl_version
+from ._capi import C as _C, LIBRARY_PATH as _LIBRARY_PATH, libcurl_version as _libcurl_version
 from ._adapters import Outgoing
 from .aio import AsyncClient
 from ._retry import Retry
@@ -74,6 +74,7 @@ from .errors import (
     TransportError,
     Unreachable,
 )
+from ._request import Timeouts
 from .response import Headers, Redirect, Response
 from ._cache import CachePolicy
 
@@ -85,8 +86,10 @@ __version__ = "0.3.0"
 # configures no logging; an app that does (logging.basicConfig, ...) receives them.
 _logging.getLogger("netcore").addHandler(_logging.NullHandler())
 
-#: Path (or loader name) libnetcore was loaded from.
-library_path: str = LIBRARY_PATH
+def library_path() -> str:
+    """The path (or loader name) libnetcore was loaded from. A function since 0.4,
+    as :func:`library_version` is (it was an attribute)."""
+    return _LIBRARY_PATH
 
 
 def library_version() -> str:
@@ -111,7 +114,7 @@ def default_user_agent() -> str:
 
 
 __all__ = [
-    "AsyncClient", "Client", "Task", "Callback", "Response", "Headers", "Redirect", "Outgoing",
+    "AsyncClient", "Client", "Task", "Callback", "Response", "Headers", "Redirect", "Outgoing", "Timeouts",
     "Error", "ClientError", "Cancelled", "Unreachable", "InvalidRequest", "InvalidConfig",
     "ResponseTooLarge", "ShutDown", "HeadersTooLarge", "InternalError", "AdapterFailed",
     "DeadlineExceeded", "AuthRefreshFailed", "NotCached", "CachePolicy", "Retry", "Cookie", "Cookies",

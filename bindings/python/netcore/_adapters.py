@@ -13,16 +13,20 @@
 """
 from __future__ import annotations
 
+import base64
 import ctypes
+import itertools
 import json
-from typing import Any, Callable, Optional
+import threading
+from collections.abc import Mapping
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ._capi import ADAPTER_FN, C, NC_OK, OutgoingHandle
 from ._request import cstr
 from .errors import Status, check_call
 
 __all__ = ["Outgoing", "make_adapter", "apply_auth", "without_redirects", "configured_redirects",
-           "redirect_arg"]
+           "redirect_arg", "PerRequest", "per_request", "follow_arg"]
 
 
 class Outgoing:
@@ -140,3 +144,125 @@ def redirect_arg(core: Any, follow_redirects: Optional[bool]) -> Optional[int]:
         return 0
     limit = getattr(core, "redirect_limit", -1)
     return -1 if limit < 0 else limit
+
+
+# --------------------------------------------------------------------------
+# Per-request auth= and cookies= (requests' and httpx's keywords)
+# --------------------------------------------------------------------------
+
+#: The header that tells the client's dispatching adapter which request's ``auth=``
+#: callable to run; the adapter removes it before anything is sent.
+_MARK = "X-Netcore-Request-Auth"
+_ids = itertools.count(1)
+_lock = threading.Lock()
+
+
+class PerRequest:
+    """The headers of a request's ``auth=`` and ``cookies=``, and the callable it
+    registered (released with :meth:`release` when the request has completed)."""
+
+    __slots__ = ("headers", "core", "key")
+
+    def __init__(self, headers: List[Tuple[str, Optional[str]]], core: Any = None, key: int = 0) -> None:
+        self.headers = headers
+        self.core = core
+        self.key = key
+
+    def release(self) -> None:
+        if self.key:
+            self.core.request_auth.pop(self.key, None)
+            self.key = 0
+
+
+def _dispatch(core: Any) -> Callable[[Outgoing], None]:
+    """The client's adapter that runs a request's ``auth=`` callable, before every
+    attempt as the client's own adapters are (installed at the first such request)."""
+    table: Dict[int, Callable[[Outgoing], Any]] = core.request_auth
+
+    def run(out: Outgoing) -> None:
+        mark = out.header(_MARK)
+        if mark is None:
+            return
+        out.set_header(_MARK, None)
+        fn = table.get(int(mark)) if mark.isdigit() else None
+        if fn is None:  # pragma: no cover - released only after the completion
+            raise RuntimeError("the request's auth= callable is gone")
+        fn(out)
+
+    return run
+
+
+def _cookie_header(cookies: Any) -> str:
+    pairs = list(cookies.items()) if isinstance(cookies, Mapping) else list(cookies)
+    parts = []
+    for item in pairs:
+        if not isinstance(item, (tuple, list)) or len(item) != 2:
+            raise TypeError("cookies must be a mapping or (name, value) pairs")
+        name, value = item
+        if not isinstance(name, str) or not isinstance(value, str):
+            raise TypeError("cookies: names and values must be str")
+        bad = set(";,\r\n\0") & set(name + value) or ("=" in name) or not name.strip()
+        if bad:
+            raise ValueError(f"cookies: {name!r}={value!r} cannot be sent in a Cookie header")
+        parts.append(f"{name}={value}")
+    return "; ".join(parts)
+
+
+def per_request(core: Any, auth: Any, cookies: Any) -> Optional[PerRequest]:
+    """The header lines of ``auth=`` / ``cookies=`` of one request (None: neither).
+
+    ``auth``: ``(user, password)`` — ``Authorization: Basic``; a token string —
+    ``Authorization: Bearer``; a callable ``auth(outgoing)`` — run before every
+    attempt of this request, as the client's ``auth=`` callable is (after it).
+    ``cookies``: a mapping or pairs, sent as one ``Cookie`` line with this request
+    (beside the jar's cookies; never stored). Both are dropped on a redirect to
+    another origin, as every credential header is."""
+    if auth is None and cookies is None:
+        return None
+    headers: List[Tuple[str, Optional[str]]] = []
+    key = 0
+    if cookies is not None:
+        text = _cookie_header(cookies)
+        if text:
+            headers.append(("Cookie", text))
+    if auth is None:
+        pass
+    elif isinstance(auth, tuple) and len(auth) == 2:
+        user, password = (a.decode("utf-8") if isinstance(a, bytes) else a for a in auth)
+        if not isinstance(user, str) or not isinstance(password, str):
+            raise TypeError("auth as a tuple must be (user, password) strings")
+        token = base64.b64encode(f"{user}:{password}".encode("utf-8")).decode("ascii")
+        headers.append(("Authorization", f"Basic {token}"))
+    elif isinstance(auth, str):
+        headers.append(("Authorization", f"Bearer {auth}"))
+    elif callable(auth):
+        with _lock:
+            if not getattr(core, "request_auth_installed", False):
+                core.add_adapter(make_adapter(_dispatch(core)))
+                core.request_auth_installed = True
+            key = next(_ids)
+            core.request_auth[key] = auth
+        headers.append((_MARK, str(key)))
+    else:
+        raise TypeError("auth must be a (user, password) tuple, a token string or a callable, "
+                        f"not {type(auth).__name__}")
+    return PerRequest(headers, core, key)
+
+
+def merged_headers(extra: Optional[PerRequest], headers: Any) -> Any:
+    """The request's ``headers=`` after ``auth=``/``cookies=``'s lines (its own win)."""
+    if extra is None:
+        return headers
+    if headers is None:
+        return list(extra.headers)
+    own = list(headers.items()) if isinstance(headers, Mapping) else list(headers)
+    return list(extra.headers) + own
+
+
+def follow_arg(follow_redirects: Optional[bool], allow_redirects: Optional[bool]) -> Optional[bool]:
+    """httpx's ``follow_redirects=`` or requests' ``allow_redirects=`` (the same)."""
+    if allow_redirects is None:
+        return follow_redirects
+    if follow_redirects is not None and bool(follow_redirects) != bool(allow_redirects):
+        raise TypeError("follow_redirects= and allow_redirects= disagree: pass one of them")
+    return bool(allow_redirects)

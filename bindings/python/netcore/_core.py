@@ -23,7 +23,7 @@ import itertools
 import json
 import os
 import threading
-from typing import Any, Callable, Dict, Iterator, Optional, Union, cast
+from typing import Any, Callable, Dict, Iterator, List, Optional, Union, cast
 
 from ._capi import C, COMPLETE_FN, NC_OK, ClientHandle, ErrorHandle, RequestHandle, TaskHandle
 from ._completion import report
@@ -75,6 +75,11 @@ class Pending:
     description = ""
     #: ``skip_error_handler=True`` was given: the ``on_error`` hook is not called.
     skip_error_handler = False
+    #: What must stay alive until the completion (the C callbacks of progress=).
+    keep: Any = None
+    #: The request's ``auth=``/``cookies=`` (``_adapters.PerRequest``): released
+    #: once the completion has run.
+    extra: Any = None
 
     def complete(self, core: "ClientCore", response: Optional[int], error: Optional[int]) -> None:
         """Run the completion; ``response`` and ``error`` are the ``nc_response *``
@@ -101,8 +106,11 @@ class ClientCore:
         self._tokens = itertools.count(1)
         self._local = threading.local()  # per thread: callback depth, use() depth
         self.trampoline = COMPLETE_FN(self._complete)
-        self.adapters: list = []  # the auth= adapters' ctypes callbacks, kept alive
+        self.adapters: List[Any] = []  # the auth= adapters' ctypes callbacks, kept alive
         self.redirect_limit = -1  # follow_redirects=False clients: their configured limit
+        self.request_auth: Dict[int, Any] = {}  # per-request auth= callables (_adapters.per_request)
+        self.request_auth_installed = False  # their dispatching adapter was added
+        self.streams: "set[Any]" = set()  # streams whose reader may hold the transfer thread (_transfers)
         self.loop: Any = None  # the asyncio loop of an AsyncClient, once attached
         self.loop_thread: Optional[int] = None  # and the thread that runs it
         self.reach_mode = "auto"  # the reachability mode last set (_reach.py)
@@ -243,7 +251,27 @@ class ClientCore:
         token = next(self._tokens)
         with self._lock:
             self.pending[token] = pending
+            streams = list(self.streams) if self.streams else None
+        if streams:
+            # A stream whose full buffer holds the transfer thread lets go of it
+            # while another request needs that thread (_transfers.StreamBuffer).
+            for stream in streams:
+                stream.wake()
         return token
+
+    def watch_stream(self, stream: Any, on: bool) -> None:
+        """Add (``on``) or remove a stream buffer woken by :meth:`register`."""
+        with self._lock:
+            if on:
+                self.streams.add(stream)
+            else:
+                self.streams.discard(stream)
+
+    def others_pending(self, stream_pending: Pending) -> bool:
+        """True while a request other than ``stream_pending`` waits for a completion
+        on the transfer thread (it must not be held by a stream's reader)."""
+        with self._lock:
+            return len(self.pending) > (1 if stream_pending in self.pending.values() else 0)
 
     def unregister(self, token: int) -> None:
         with self._lock:
@@ -262,6 +290,8 @@ class ClientCore:
                     raise error_for(status, function="nc_client_send")
         except BaseException:
             self.unregister(token)  # refused: the completion will never run
+            if pending.extra is not None:
+                pending.extra.release()
             raise
         return task  # NC_OK always writes the task
 
@@ -275,7 +305,11 @@ class ClientCore:
             with self._lock:
                 pending = self.pending.pop(userdata or 0, None)
             if pending is not None:
-                pending.complete(self, response, error)
+                try:
+                    pending.complete(self, response, error)
+                finally:
+                    if pending.extra is not None:
+                        pending.extra.release()
         except BaseException as exc:  # pragma: no cover - our own bug, never the user's
             report(exc, "netcore completion handler")
         finally:

@@ -16,7 +16,7 @@ from ._retry import Retry, retry_json
 from .errors import Status, check_call, error_for
 
 __all__ = ["build_request", "plain_request", "cstr", "Params", "HeadersArg",
-           "endpoint_request", "endpoint_spec"]
+           "endpoint_request", "endpoint_spec", "Timeouts", "TimeoutArg"]
 
 NC_ENCODING_QUERY = 1
 NC_ENCODING_FORM = 2
@@ -28,8 +28,57 @@ ParamValue = Union[Scalar, List[Scalar], Tuple[Scalar, ...]]
 Params = Union[Mapping[str, ParamValue], Iterable[Tuple[str, ParamValue]]]
 #: ``headers=``: a mapping (or pairs) of name to value; ``None`` removes the header.
 HeadersArg = Union[Mapping[str, Optional[str]], Iterable[Tuple[str, Optional[str]]]]
-#: ``timeout=``: total seconds of an attempt, or requests' ``(connect, read)`` pair.
-TimeoutArg = Union[float, Tuple[Optional[float], Optional[float]]]
+
+
+class Timeouts:
+    """A request's time limits in seconds, as one object (httpx's ``Timeout``;
+    ``netcore.Timeout`` is the exception a time limit raises, so the object is
+    named ``Timeouts``). Pass it as ``timeout=``::
+
+        client.get("/report", timeout=netcore.Timeouts(10, connect=2))
+        client.get("/report", timeout=netcore.Timeouts(connect=2, read=5, total=60))
+
+    Args:
+        timeout: as httpx's first argument: the default of ``connect`` and
+            ``read`` (each phase), not a total.
+        connect: seconds to connect (``connect_timeout_ms``).
+        read: seconds without a byte received or sent (``idle_timeout_ms``, which
+            covers both directions: httpx's ``write`` is the same limit).
+        write: accepted for httpx code: it sets ``read`` when ``read`` is not given.
+        pool: accepted for httpx code and ignored (libcurl waits for no pool slot).
+        total: seconds for one attempt with its redirects (``timeout_ms``).
+        deadline: seconds for every attempt and the waits between them
+            (``deadline_ms``).
+
+    ``None`` keeps the client's limit; ``0`` is no limit.
+    """
+
+    __slots__ = ("connect", "read", "total", "deadline")
+
+    def __init__(self, timeout: Optional[float] = None, *, connect: Optional[float] = None,
+                 read: Optional[float] = None, write: Optional[float] = None,
+                 pool: Optional[float] = None, total: Optional[float] = None,
+                 deadline: Optional[float] = None) -> None:
+        del pool
+        self.connect = connect if connect is not None else timeout
+        self.read = read if read is not None else (write if write is not None else timeout)
+        self.total = total
+        self.deadline = deadline
+        for name in self.__slots__:
+            _ms(getattr(self, name), f"Timeouts.{name}")  # refused now, not at send
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Timeouts) and all(
+            getattr(self, n) == getattr(other, n) for n in self.__slots__)
+
+    def __repr__(self) -> str:
+        given = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__ if getattr(self, n) is not None)
+        return f"netcore.Timeouts({given})"
+
+
+#: ``timeout=``: total seconds of an attempt, requests' ``(connect, read)`` pair,
+#: or a :class:`Timeouts`.
+TimeoutArg = Union[float, Tuple[Optional[float], Optional[float]], Timeouts]
 
 
 def cstr(value: Union[str, bytes], what: str) -> bytes:
@@ -168,11 +217,10 @@ def _multipart(data: Any, files: Any) -> List[_Part]:
             filename, content = value[0], value[1]
             ctype = value[2] if len(value) == 3 else None
         if isinstance(content, os.PathLike):
-            path: Optional[str] = os.fspath(content)
-            parts.append((str(name), None, os.fsdecode(path), filename or os.path.basename(os.fsdecode(path)),
-                          ctype))
+            fspath = os.fsdecode(os.fspath(content))
+            parts.append((str(name), None, fspath, filename or os.path.basename(fspath), ctype))
             continue
-        path = _file_path(content) if hasattr(content, "read") else None
+        path: Optional[str] = _file_path(content) if hasattr(content, "read") else None
         if path is not None:
             parts.append((str(name), None, path, filename or os.path.basename(path), ctype))
             continue
@@ -221,7 +269,12 @@ def build_request(method: str, path: str, *, params: Optional[Params] = None,
     # requests' (connect, read) pair: the connect timeout and the idle (read)
     # timeout of this request; the total stays the client's.
     connect_read: Optional[Tuple[Optional[int], Optional[int]]] = None
-    if isinstance(timeout, tuple):
+    deadline_ms: Optional[int] = None
+    if isinstance(timeout, Timeouts):
+        connect_read = (_ms(timeout.connect, "Timeouts.connect"), _ms(timeout.read, "Timeouts.read"))
+        deadline_ms = _ms(timeout.deadline, "Timeouts.deadline")
+        timeout = timeout.total
+    elif isinstance(timeout, tuple):
         if len(timeout) != 2:
             raise ValueError(f"timeout as a tuple must be (connect, read) seconds, got {timeout!r}")
         connect_read = (_ms(timeout[0], "timeout's connect"), _ms(timeout[1], "timeout's read"))
@@ -315,6 +368,8 @@ def build_request(method: str, path: str, *, params: Optional[Params] = None,
             check_call(C.nc_request_set_envelope, handle, 1 if envelope else 0)
         if limits is not None:
             limits.apply(handle)
+        if deadline_ms is not None:
+            check_call(C.nc_request_set_deadline_ms, handle, deadline_ms)
         if connect_read is not None:
             if connect_read[0] is not None:
                 check_call(C.nc_request_set_connect_timeout_ms, handle, connect_read[0])

@@ -9,19 +9,26 @@ while it arrives.
 from __future__ import annotations
 
 import asyncio
+import codecs
+import collections
 import ctypes
-import queue
-from typing import Any, AsyncIterator, Callable, Iterator, Optional
+import threading
+from typing import Any, AsyncIterator, Callable, Deque, Dict, Iterator, List, Optional, Tuple
 
+from ._adapters import merged_headers, per_request
 from ._capi import BODY_FN, C, PROGRESS_FN, RequestHandle
 from ._completion import convert, report
 from ._core import ClientCore, Pending
-from .errors import check_call
-from .response import RAW, Response
+from .errors import Error, check_call
+from .response import RAW, Headers, Response
 
 ProgressFn = Callable[[int, int, int, int], Any]
 
-__all__ = ["ProgressFn", "Stream", "AsyncStream", "progress_callback", "apply_progress"]
+__all__ = ["ProgressFn", "Stream", "AsyncStream", "progress_callback", "apply_progress",
+           "DEFAULT_BUFFER_BYTES"]
+
+#: ``stream(buffer_bytes=)``'s default: how many body bytes may wait for the reader.
+DEFAULT_BUFFER_BYTES = 4 * 1024 * 1024
 
 
 def progress_callback(fn: Optional[ProgressFn]) -> Any:
@@ -53,7 +60,7 @@ _DONE = object()
 class _StreamPending(Pending):
     """The completion of a streamed request: hands the result to the reader."""
 
-    def __init__(self, put: Callable[[Any], None], description: str, keep: Any,
+    def __init__(self, put: Callable[[Any], Any], description: str, keep: Any,
                  skip_error_handler: bool = False) -> None:
         self.put = put
         self.description = description
@@ -69,41 +76,190 @@ class _StreamPending(Pending):
         self.put((_DONE, resp, err))
 
 
+class _Buffer:
+    """The chunks between the transfer thread (``put``) and the reader, at most
+    ``limit`` bytes (``None``: no bound).
+
+    Backpressure. When the chunks waiting reach the limit, the body callback waits
+    on the transfer thread for the reader to take some: libcurl then reads nothing
+    more from the socket, the kernel's receive window fills and the server is
+    slowed down, so memory stays flat however slow the reader. The library cannot
+    pause one transfer of a client yet (``nc_request_set_body_callback`` has no
+    "pause" answer), so that wait holds the client's transfer thread: it lasts
+    only while the stream is the only request of the client waiting on that
+    thread; a request sent meanwhile (``send()``, an AsyncClient request, another
+    stream) wakes the wait, and chunks then queue up beyond the limit until it has
+    completed — never a deadlock with a reader that waits for another request.
+    Synchronous requests (``client.get``) run on their caller's thread and are
+    not held.
+    """
+
+    def __init__(self, core: ClientCore, limit: Optional[int],
+                 wake_reader: Optional[Callable[[], None]] = None) -> None:
+        self.core = core
+        self.limit = limit
+        self.wake_reader = wake_reader
+        self.cond = threading.Condition()
+        self.items: Deque[Any] = collections.deque()
+        self.size = 0
+        #: The most bytes that waited at once (a figure the tests read).
+        self.peak = 0
+        self.closed = False
+        self.pending: Optional[Pending] = None
+
+    def put(self, item: Any) -> bool:
+        """Append a chunk (waiting while the buffer is full) or the end; False
+        when the reader has left (the transfer is to be aborted)."""
+        chunk = isinstance(item, bytes)
+        with self.cond:
+            if self.closed and chunk:
+                return False
+            self.items.append(item)
+            if chunk:
+                self.size += len(item)
+                if self.size > self.peak:
+                    self.peak = self.size
+            self.cond.notify_all()
+        if self.wake_reader is not None:
+            self.wake_reader()
+        if chunk and self.limit is not None:
+            with self.cond:
+                while self.size > self.limit and not self.closed and not self._others():
+                    self.cond.wait(0.25)
+                return not self.closed
+        return True
+
+    def _others(self) -> bool:
+        pending = self.pending
+        return pending is not None and self.core.others_pending(pending)
+
+    def wake(self) -> None:
+        """Another request needs the transfer thread, or the reader left."""
+        with self.cond:
+            self.cond.notify_all()
+
+    def close(self) -> None:
+        with self.cond:
+            self.closed = True
+            self.items.clear()
+            self.size = 0
+            self.cond.notify_all()
+
+    def peek(self) -> Any:
+        """The first item, waiting for it (sync readers)."""
+        with self.cond:
+            while not self.items:
+                self.cond.wait()
+            return self.items[0]
+
+    def take(self) -> Any:
+        """Remove and return the first item, waiting for it (sync readers)."""
+        with self.cond:
+            while not self.items:
+                self.cond.wait()
+            return self._pop()
+
+    def take_nowait(self) -> Any:
+        """The first item, or ``_EMPTY``."""
+        with self.cond:
+            return self._pop() if self.items else _EMPTY
+
+    def _pop(self) -> Any:
+        item = self.items.popleft()
+        if isinstance(item, bytes):
+            self.size -= len(item)
+            self.cond.notify_all()
+        return item
+
+
+_EMPTY = object()
+
+
+class _LineSplitter:
+    """Lines of a text that arrives in pieces, without their ending, empty lines
+    included (they end an event of ``text/event-stream``); the line endings are
+    ``str.splitlines``' (``\n``, ``\r\n``, ``\r``, …), as httpx's ``iter_lines``."""
+
+    def __init__(self) -> None:
+        self.rest = ""
+
+    def feed(self, text: str) -> List[str]:
+        text = self.rest + text
+        # A trailing \r may be the first half of \r\n: keep it until more arrives.
+        cut = len(text) - 1 if text.endswith("\r") else len(text)
+        pieces = text[:cut].splitlines(keepends=True)
+        self.rest = text[cut:]
+        if pieces and pieces[-1].splitlines()[0] == pieces[-1]:  # no ending yet
+            self.rest = pieces.pop() + self.rest
+        return [(p.splitlines() or [""])[0] for p in pieces]
+
+    def end(self) -> List[str]:
+        rest, self.rest = self.rest, ""
+        return rest.splitlines()
+
+
 class _StreamBase:
     def __init__(self, core: ClientCore, method: str, path: str, build: Callable[..., RequestHandle],
-                 kwargs: dict) -> None:
+                 kwargs: Dict[str, Any], buffer_bytes: Optional[int] = DEFAULT_BUFFER_BYTES,
+                 credentials: Tuple[Any, Any] = (None, None)) -> None:
+        if buffer_bytes is not None and (isinstance(buffer_bytes, bool) or not isinstance(buffer_bytes, int)
+                                         or buffer_bytes < 1):
+            raise ValueError(f"buffer_bytes must be a positive int or None, got {buffer_bytes!r}")
         self._core = core
         self._method = method
         self._path = path
         self._build = build
         self._kwargs = kwargs
+        self._limit = buffer_bytes
+        self._credentials = credentials  # auth=, cookies= (made into headers at the start)
         self._task: Any = None
         self._finished = False
-        self._cancelled = False
+        self._buffer: Optional[_Buffer] = None
+        self._error: Optional[Error] = None
+        self._head: Optional[Response] = None
         #: The :class:`~netcore.Response` (empty body) once the body has been read to
         #: its end; ``None`` before.
         self.response: Optional[Response] = None
 
-    def _start(self, put: Callable[[Any], None]) -> None:
+    def _start(self, wake_reader: Optional[Callable[[], None]] = None) -> None:
         progress = progress_callback(self._kwargs.pop("progress", None))
+        buffer = self._buffer = _Buffer(self._core, self._limit, wake_reader)
 
         def chunk(data: Optional[int], size: int, _ud: Any) -> int:
-            if self._cancelled:
-                return 1
-            put(ctypes.string_at(data, size) if data else b"")
-            return 0
+            return 0 if buffer.put(ctypes.string_at(data, size) if data else b"") else 1
 
         body_cb = BODY_FN(chunk)
-        req = self._build(self._method, self._path, **self._kwargs)
+        extra = per_request(self._core, *self._credentials)
+        try:
+            req = self._build(self._method, self._path,
+                              **dict(self._kwargs, headers=merged_headers(extra, self._kwargs.get("headers"))))
+        except BaseException:
+            if extra is not None:
+                extra.release()
+            raise
         try:
             check_call(C.nc_request_set_body_callback, req, body_cb, None)
             apply_progress(req, progress)
             description = f"{self._method.upper()} {self._path}"
-            pending = _StreamPending(put, description, (body_cb, progress),
+            pending = _StreamPending(buffer.put, description, (body_cb, progress),
                                      bool(self._kwargs.get("skip_error_handler")))
+            pending.extra = extra  # released by the completion (or by a refused send)
+            buffer.pending = pending
+            self._core.watch_stream(buffer, True)
             self._task = self._core.send(req, pending)
+        except BaseException:
+            self._core.watch_stream(buffer, False)
+            raise
         finally:
             C.nc_request_free(req)
+
+    def _see_head(self, first: Any) -> None:
+        """What entering knows from the first item: the end (a response or an
+        error, with its status and headers) or a first 2xx chunk."""
+        if isinstance(first, tuple) and first and first[0] is _DONE:
+            _, resp, err = first
+            self._head = resp if resp is not None else (err.response if err is not None else None)
+            self._error = err
 
     def _item(self, item: Any) -> Optional[bytes]:
         """The chunk, or None at the end (raising the request's error, if any)."""
@@ -111,34 +267,74 @@ class _StreamBase:
             self._finished = True
             _, resp, err = item
             self.response = resp
+            if resp is not None:
+                self._head = resp
+            self._core.watch_stream(self._buffer, False)
             if err is not None:
                 raise err
             return None
-        return item
+        return item  # type: ignore[no-any-return]
 
     def _close(self) -> None:
         task, self._task = self._task, None
+        buffer = self._buffer
+        if buffer is not None:
+            self._core.watch_stream(buffer, False)
+            if not self._finished:
+                buffer.close()  # the body callback returns 1 from now on (and stops waiting)
         if task is None:
             return
         if not self._finished:
-            self._cancelled = True
             C.nc_task_cancel(task)
         C.nc_task_free(task)
+
+    # -- the head -------------------------------------------------------------
+
+    @property
+    def status_code(self) -> Optional[int]:
+        """The status, once known: on entering when the request ended before any
+        body chunk (an HTTP error — then :meth:`raise_for_status` raises it — or an
+        empty 2xx body); for a 2xx body, after its last chunk (the library hands a
+        2xx head over with the response at the end). ``None`` until then, while
+        :attr:`is_success` is already true."""
+        return self._head.status if self._head is not None else None
+
+    @property
+    def headers(self) -> Headers:
+        """The response headers once :attr:`status_code` is known, else empty."""
+        return self._head.headers if self._head is not None else Headers()
+
+    @property
+    def is_success(self) -> bool:
+        """True when the answer is a 2xx, known on entering: the body arrives
+        in chunks only for a 2xx."""
+        if self._head is not None:
+            return 200 <= self._head.status < 300
+        return self._error is None
+
+    def raise_for_status(self) -> "_StreamBase":
+        """Raise the request's :class:`~netcore.HTTPError` on entering when the
+        status is 400 or more (its body is on the error); return the stream."""
+        if self._head is not None:
+            self._head.raise_for_status()
+        return self
 
 
 class Stream(_StreamBase):
     """``with client.stream("GET", url) as r: for chunk in r.iter_bytes(): ...``
 
-    The request starts when the block is entered; :meth:`iter_bytes` yields the 2xx
-    body's chunks as they arrive and raises the request's :class:`~netcore.Error`
-    (an HTTP error keeps its body on the error). Leaving the block early cancels the
-    request. Chunks wait in an unbounded queue between the transfer thread and the
-    reader.
+    The request starts when the block is entered, which returns once the first
+    chunk or the end has arrived (:attr:`status_code`). :meth:`iter_bytes`,
+    :meth:`iter_text` and :meth:`iter_lines` read the 2xx body as it arrives and
+    raise the request's :class:`~netcore.Error` at the end (an HTTP error keeps its
+    body on the error). Leaving the block early cancels the request. At most
+    ``buffer_bytes`` wait for the reader (see ``Client.stream``).
     """
 
     def __enter__(self) -> "Stream":
-        self._queue: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
-        self._start(self._queue.put)
+        self._start()
+        assert self._buffer is not None
+        self._see_head(self._buffer.peek())
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -146,43 +342,104 @@ class Stream(_StreamBase):
 
     def iter_bytes(self) -> Iterator[bytes]:
         """The body's chunks (bytes) in order; raises the request's error at the end."""
+        buffer = self._buffer
+        assert buffer is not None, "use the stream inside its with block"
         while not self._finished:
-            chunk = self._item(self._queue.get())
+            chunk = self._item(buffer.take())
             if chunk is None:
                 return
             yield chunk
 
+    def iter_text(self) -> Iterator[str]:
+        """The body decoded as UTF-8 text, chunk by chunk (a character cut between
+        chunks is joined; invalid bytes are replaced)."""
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        for chunk in self.iter_bytes():
+            text = decoder.decode(chunk)
+            if text:
+                yield text
+        tail = decoder.decode(b"", final=True)
+        if tail:
+            yield tail
+
+    def iter_lines(self) -> Iterator[str]:
+        """The body's lines as text, without their ending, empty lines included:
+        NDJSON records, ``text/event-stream`` fields and event separators."""
+        splitter = _LineSplitter()
+        for text in self.iter_text():
+            yield from splitter.feed(text)
+        yield from splitter.end()
+
 
 class AsyncStream(_StreamBase):
     """``async with aclient.stream("GET", url) as r: async for chunk in r.aiter_bytes(): ...``
-    — :class:`Stream` for asyncio (chunks reach the event loop with
+    — :class:`Stream` for asyncio (the reader is woken with
     ``call_soon_threadsafe``)."""
 
     async def __aenter__(self) -> "AsyncStream":
         loop = asyncio.get_running_loop()
-        self._queue: "asyncio.Queue[Any]" = asyncio.Queue()
-        q = self._queue
+        self._event = event = asyncio.Event()
 
-        def put(item: Any) -> None:
+        def wake() -> None:
             try:
-                loop.call_soon_threadsafe(q.put_nowait, item)
+                loop.call_soon_threadsafe(event.set)
             except RuntimeError:  # the loop is closed: nobody reads any more
                 pass
 
-        self._start(put)
+        self._start(wake)
+        first = await self._next()
+        self._see_head(first)
+        self._first: Any = first
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
         # nc_task_cancel waits for the completion on the transfer thread: not on the loop.
         if self._task is not None and not self._finished:
+            if self._buffer is not None:
+                self._buffer.close()  # never wait for the executor while the callback waits
             await asyncio.get_running_loop().run_in_executor(None, self._close)
         else:
             self._close()
 
+    async def _next(self) -> Any:
+        buffer = self._buffer
+        assert buffer is not None, "use the stream inside its async with block"
+        while True:
+            with buffer.cond:
+                item = buffer.take_nowait()
+                if item is _EMPTY:
+                    self._event.clear()
+            if item is not _EMPTY:
+                return item
+            await self._event.wait()
+
     async def aiter_bytes(self) -> AsyncIterator[bytes]:
         """The body's chunks (bytes) in order; raises the request's error at the end."""
+        first, self._first = getattr(self, "_first", _EMPTY), _EMPTY
         while not self._finished:
-            chunk = self._item(await self._queue.get())
+            item = first if first is not _EMPTY else await self._next()
+            first = _EMPTY
+            chunk = self._item(item)
             if chunk is None:
                 return
             yield chunk
+
+    async def aiter_text(self) -> AsyncIterator[str]:
+        """:meth:`Stream.iter_text` for asyncio."""
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        async for chunk in self.aiter_bytes():
+            text = decoder.decode(chunk)
+            if text:
+                yield text
+        tail = decoder.decode(b"", final=True)
+        if tail:
+            yield tail
+
+    async def aiter_lines(self) -> AsyncIterator[str]:
+        """:meth:`Stream.iter_lines` for asyncio."""
+        splitter = _LineSplitter()
+        async for text in self.aiter_text():
+            for line in splitter.feed(text):
+                yield line
+        for line in splitter.end():
+            yield line

@@ -22,10 +22,10 @@ import asyncio
 import functools
 import threading
 import weakref
-from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence
+from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Type, TypeVar, cast, overload
 
 from . import _batch
-from ._adapters import redirect_arg
+from ._adapters import follow_arg, merged_headers, per_request, redirect_arg
 from ._base import BaseClient, Callback
 from ._capi import C, TaskHandle
 from ._completion import convert, report
@@ -33,11 +33,14 @@ from ._core import ClientCore, Pending, data_key, dispatch
 from ._request import (HeadersArg, Params, RequestLimits, TimeoutArg, build_request,
                        endpoint_request, plain_request)
 from ._retry import RetryArg
-from ._transfers import AsyncStream, ProgressFn, apply_progress, progress_callback
+from ._transfers import DEFAULT_BUFFER_BYTES, AsyncStream, ProgressFn, apply_progress, progress_callback
 from .errors import Error, Status, error_for
-from .response import LIBRARY, Response
+from ._models import check_model
+from .response import LIBRARY, Response, decoded
 
 __all__ = ["AsyncClient"]
+
+M = TypeVar("M")
 
 
 class _FuturePending(Pending):
@@ -66,6 +69,8 @@ class _FuturePending(Pending):
             core.call_on_error(err, self.skip_error_handler)
         elif resp is not None:
             resp._data_key = self.key
+            if not self.skip_error_handler:
+                resp._owner = core  # its on_error sees a failed data_as()
         if on_loop_thread and callback is None:
             _settle(fut, resp, err)  # the common case, without a call to _finish
         elif on_loop_thread or loop.is_closed():
@@ -168,7 +173,12 @@ class AsyncClient(BaseClient):
         return weakref.finalize(self, _finalize, core, self._fd)
 
     def _refresh_loop(self) -> Optional[Callable[[], Any]]:
-        return lambda core=self._core: core.loop
+        core = self._core
+
+        def loop() -> Any:
+            return core.loop
+
+        return loop
 
     # -- loop binding -----------------------------------------------------------
 
@@ -230,6 +240,7 @@ class AsyncClient(BaseClient):
     # request() and send() each start the request themselves: a shared helper
     # costs a Python call (about 700 instructions) per awaited request.
 
+    @overload
     async def request(self, method: str, path: str, *, params: Optional[Params] = None,
                       json: Any = None, data: Any = None, files: Any = None, headers: Optional[HeadersArg] = None,
                       timeout: Optional[TimeoutArg] = None, envelope: Optional[bool] = None,
@@ -238,7 +249,47 @@ class AsyncClient(BaseClient):
                 deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
                 idle_timeout: Optional[float] = None, cache: Optional[int] = None,
                 on_cached: Optional[Callable[..., Any]] = None,
-                progress: Optional[ProgressFn] = None, skip_error_handler: bool = False) -> Response:
+                progress: Optional[ProgressFn] = None, skip_error_handler: bool = False,
+                auth: Any = None, cookies: Any = None, allow_redirects: Optional[bool] = None,
+                model: None = None) -> Response: ...
+
+    @overload
+    async def request(self, method: str, path: str, *, params: Optional[Params] = None,
+                      json: Any = None, data: Any = None, files: Any = None, headers: Optional[HeadersArg] = None,
+                      timeout: Optional[TimeoutArg] = None, envelope: Optional[bool] = None,
+                      output: Any = None,
+                follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
+                deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
+                idle_timeout: Optional[float] = None, cache: Optional[int] = None,
+                on_cached: Optional[Callable[..., Any]] = None,
+                progress: Optional[ProgressFn] = None, skip_error_handler: bool = False,
+                auth: Any = None, cookies: Any = None, allow_redirects: Optional[bool] = None,
+                model: Type[M]) -> M: ...
+
+    @overload
+    async def request(self, method: str, path: str, *, params: Optional[Params] = None,
+                      json: Any = None, data: Any = None, files: Any = None, headers: Optional[HeadersArg] = None,
+                      timeout: Optional[TimeoutArg] = None, envelope: Optional[bool] = None,
+                      output: Any = None,
+                follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
+                deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
+                idle_timeout: Optional[float] = None, cache: Optional[int] = None,
+                on_cached: Optional[Callable[..., Any]] = None,
+                progress: Optional[ProgressFn] = None, skip_error_handler: bool = False,
+                auth: Any = None, cookies: Any = None, allow_redirects: Optional[bool] = None,
+                model: Any) -> Any: ...
+
+    async def request(self, method: str, path: str, *, params: Optional[Params] = None,
+                      json: Any = None, data: Any = None, files: Any = None, headers: Optional[HeadersArg] = None,
+                      timeout: Optional[TimeoutArg] = None, envelope: Optional[bool] = None,
+                      output: Any = None,
+                follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
+                deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
+                idle_timeout: Optional[float] = None, cache: Optional[int] = None,
+                on_cached: Optional[Callable[..., Any]] = None,
+                progress: Optional[ProgressFn] = None, skip_error_handler: bool = False,
+                auth: Any = None, cookies: Any = None, allow_redirects: Optional[bool] = None,
+                model: Any = None) -> Any:
         """Send a request and await its response (``nc_client_send``; the completion
         is dispatched on the event loop).
 
@@ -254,6 +305,23 @@ class AsyncClient(BaseClient):
         """
         loop = self._attach()
         core = self._core
+        follow_redirects = follow_arg(follow_redirects, allow_redirects)
+        if model is not None:
+            check_model(model)
+        if auth is not None or cookies is not None:
+            extra = per_request(core, auth, cookies)
+            try:
+                return await self.request(method, path, params=params, json=json, data=data, files=files,
+                                          headers=merged_headers(extra, headers), timeout=timeout,
+                                          envelope=envelope, output=output,
+                                          follow_redirects=follow_redirects, group=group, retry=retry,
+                                          deadline=deadline, connect_timeout=connect_timeout,
+                                          idle_timeout=idle_timeout, cache=cache, on_cached=on_cached,
+                                          progress=progress, skip_error_handler=skip_error_handler,
+                                          model=model)
+            finally:
+                if extra is not None:
+                    extra.release()
         fut: "asyncio.Future[Response]" = loop.create_future()
         pending = _FuturePending(fut, f"{method.upper()} {path}", data_key(core, envelope, output))
         if (params is None and json is None and data is None and files is None and headers is None
@@ -279,7 +347,7 @@ class AsyncClient(BaseClient):
             finally:
                 C.nc_request_free(req)
         try:
-            return await fut
+            response = await fut
         except asyncio.CancelledError:
             # Returns at once in queue mode; the cancelled completion comes at a
             # later dispatch and finds the Future done.
@@ -287,34 +355,85 @@ class AsyncClient(BaseClient):
             raise
         finally:
             C.nc_task_free(task)
+        return response if model is None else decoded(response, model)
 
-    async def get(self, path: str, **kwargs: Any) -> Response:
-        """GET ``path``; keyword arguments as in :meth:`request`."""
-        return await self.request("GET", path, **kwargs)
+    @overload
+    async def get(self, path: str, *, model: None = None, **kwargs: Any) -> Response: ...
 
-    async def post(self, path: str, **kwargs: Any) -> Response:
-        """POST ``path``; keyword arguments as in :meth:`request`."""
-        return await self.request("POST", path, **kwargs)
+    @overload
+    async def get(self, path: str, *, model: Type[M], **kwargs: Any) -> M: ...
 
-    async def put(self, path: str, **kwargs: Any) -> Response:
-        """PUT ``path``; keyword arguments as in :meth:`request`."""
-        return await self.request("PUT", path, **kwargs)
+    @overload
+    async def get(self, path: str, *, model: Any, **kwargs: Any) -> Any: ...
 
-    async def patch(self, path: str, **kwargs: Any) -> Response:
-        """PATCH ``path``; keyword arguments as in :meth:`request`."""
-        return await self.request("PATCH", path, **kwargs)
+    async def get(self, path: str, *, model: Any = None, **kwargs: Any) -> Any:
+        """GET ``path``; keyword arguments as in :meth:`request` (``model=``: the
+        data decoded as that class is returned instead of the Response)."""
+        return await self.request("GET", path, model=model, **kwargs)
 
-    async def delete(self, path: str, **kwargs: Any) -> Response:
-        """DELETE ``path``; keyword arguments as in :meth:`request`."""
-        return await self.request("DELETE", path, **kwargs)
+    @overload
+    async def post(self, path: str, *, model: None = None, **kwargs: Any) -> Response: ...
+
+    @overload
+    async def post(self, path: str, *, model: Type[M], **kwargs: Any) -> M: ...
+
+    @overload
+    async def post(self, path: str, *, model: Any, **kwargs: Any) -> Any: ...
+
+    async def post(self, path: str, *, model: Any = None, **kwargs: Any) -> Any:
+        """POST ``path``; keyword arguments as in :meth:`request` (``model=``: the
+        data decoded as that class is returned instead of the Response)."""
+        return await self.request("POST", path, model=model, **kwargs)
+
+    @overload
+    async def put(self, path: str, *, model: None = None, **kwargs: Any) -> Response: ...
+
+    @overload
+    async def put(self, path: str, *, model: Type[M], **kwargs: Any) -> M: ...
+
+    @overload
+    async def put(self, path: str, *, model: Any, **kwargs: Any) -> Any: ...
+
+    async def put(self, path: str, *, model: Any = None, **kwargs: Any) -> Any:
+        """PUT ``path``; keyword arguments as in :meth:`request` (``model=``: the
+        data decoded as that class is returned instead of the Response)."""
+        return await self.request("PUT", path, model=model, **kwargs)
+
+    @overload
+    async def patch(self, path: str, *, model: None = None, **kwargs: Any) -> Response: ...
+
+    @overload
+    async def patch(self, path: str, *, model: Type[M], **kwargs: Any) -> M: ...
+
+    @overload
+    async def patch(self, path: str, *, model: Any, **kwargs: Any) -> Any: ...
+
+    async def patch(self, path: str, *, model: Any = None, **kwargs: Any) -> Any:
+        """PATCH ``path``; keyword arguments as in :meth:`request` (``model=``: the
+        data decoded as that class is returned instead of the Response)."""
+        return await self.request("PATCH", path, model=model, **kwargs)
+
+    @overload
+    async def delete(self, path: str, *, model: None = None, **kwargs: Any) -> Response: ...
+
+    @overload
+    async def delete(self, path: str, *, model: Type[M], **kwargs: Any) -> M: ...
+
+    @overload
+    async def delete(self, path: str, *, model: Any, **kwargs: Any) -> Any: ...
+
+    async def delete(self, path: str, *, model: Any = None, **kwargs: Any) -> Any:
+        """DELETE ``path``; keyword arguments as in :meth:`request` (``model=``: the
+        data decoded as that class is returned instead of the Response)."""
+        return await self.request("DELETE", path, model=model, **kwargs)
 
     async def head(self, path: str, **kwargs: Any) -> Response:
         """HEAD ``path``; keyword arguments as in :meth:`request`."""
-        return await self.request("HEAD", path, **kwargs)
+        return cast(Response, await self.request("HEAD", path, **kwargs))
 
     async def options(self, path: str, **kwargs: Any) -> Response:
         """OPTIONS ``path``; keyword arguments as in :meth:`request`."""
-        return await self.request("OPTIONS", path, **kwargs)
+        return cast(Response, await self.request("OPTIONS", path, **kwargs))
 
     def send(self, method: str, path: str, *, callback: Optional[Callback] = None,
              params: Optional[Params] = None, json: Any = None, data: Any = None, files: Any = None,
@@ -323,9 +442,9 @@ class AsyncClient(BaseClient):
              follow_redirects: Optional[bool] = None,
              group: Optional[str] = None, retry: RetryArg = None,
              deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
-             idle_timeout: Optional[float] = None,
-             progress: Optional[ProgressFn] = None,
-             skip_error_handler: bool = False) -> "asyncio.Future[Response]":
+             idle_timeout: Optional[float] = None, progress: Optional[ProgressFn] = None,
+             skip_error_handler: bool = False, auth: Any = None, cookies: Any = None,
+             allow_redirects: Optional[bool] = None) -> "asyncio.Future[Response]":
         """Start a request and return at once (``nc_client_send``), as
         :meth:`netcore.Client.send` does; call it from a coroutine or callback of the
         client's event loop.
@@ -348,11 +467,19 @@ class AsyncClient(BaseClient):
         fut: "asyncio.Future[Response]" = loop.create_future()
         pending = _FuturePending(fut, f"{method.upper()} {path}", data_key(core, envelope, output),
                                  callback)
-        req = build_request(method, path, params=params, json=json, data=data, files=files, headers=headers,
-                            timeout=timeout, envelope=envelope, output=output,
-                            max_redirects=redirect_arg(self._core, follow_redirects), group=group,
-                            limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout),
-                            skip_error_handler=skip_error_handler)
+        follow_redirects = follow_arg(follow_redirects, allow_redirects)
+        extra = per_request(core, auth, cookies)
+        try:
+            req = build_request(method, path, params=params, json=json, data=data, files=files,
+                                headers=merged_headers(extra, headers), timeout=timeout, envelope=envelope,
+                                output=output, max_redirects=redirect_arg(self._core, follow_redirects),
+                                group=group, limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout),
+                                skip_error_handler=skip_error_handler)
+        except BaseException:
+            if extra is not None:
+                extra.release()
+            raise
+        pending.extra = extra  # released by the completion (or by a refused send)
         pending.skip_error_handler = skip_error_handler
         try:
             pending.keep = progress_callback(progress)   # alive until the completion
@@ -368,31 +495,52 @@ class AsyncClient(BaseClient):
     def stream(self, method: str, path: str, *, params: Optional[Params] = None,
                json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
                timeout: Optional[TimeoutArg] = None, group: Optional[str] = None,
-               progress: Optional[ProgressFn] = None, skip_error_handler: bool = False) -> AsyncStream:
+               progress: Optional[ProgressFn] = None, skip_error_handler: bool = False,
+               buffer_bytes: Optional[int] = DEFAULT_BUFFER_BYTES, auth: Any = None,
+               cookies: Any = None, follow_redirects: Optional[bool] = None,
+               allow_redirects: Optional[bool] = None) -> AsyncStream:
         """:meth:`netcore.Client.stream` for asyncio::
 
             async with aclient.stream("GET", "/files/big") as r:
                 async for chunk in r.aiter_bytes():
                     ...
 
-        Chunks reach the event loop as they arrive (an unbounded queue); leaving the
-        block early cancels the request. Arguments as in :meth:`request`.
+        Chunks reach the event loop as they arrive, at most ``buffer_bytes`` waiting
+        for the reader (as :meth:`netcore.Client.stream`); leaving the block early
+        cancels the request. Arguments as in :meth:`request`.
         """
         self._attach()
-        kwargs = dict(params=params, json=json, data=data, headers=headers, timeout=timeout,
-                      group=group, progress=progress, skip_error_handler=skip_error_handler)
-        return AsyncStream(self._core, method, path, build_request, kwargs)
+        kwargs: Dict[str, Any] = dict(
+            params=params, json=json, data=data, headers=headers, timeout=timeout, group=group,
+            progress=progress, skip_error_handler=skip_error_handler,
+            max_redirects=redirect_arg(self._core, follow_arg(follow_redirects, allow_redirects)))
+        return AsyncStream(self._core, method, path, build_request, kwargs, buffer_bytes,
+                                 (auth, cookies))
 
     # -- the endpoint catalog ---------------------------------------------------
 
+    @overload
     async def call(self, endpoint: str, params: Optional[Dict[str, Any]] = None, *,
-                   skip_error_handler: bool = False, **kwargs: Any) -> Response:
+                   skip_error_handler: bool = False, model: None = None, **kwargs: Any) -> Response: ...
+
+    @overload
+    async def call(self, endpoint: str, params: Optional[Dict[str, Any]] = None, *,
+                   skip_error_handler: bool = False, model: Type[M], **kwargs: Any) -> M: ...
+
+    @overload
+    async def call(self, endpoint: str, params: Optional[Dict[str, Any]] = None, *,
+                   skip_error_handler: bool = False, model: Any, **kwargs: Any) -> Any: ...
+
+    async def call(self, endpoint: str, params: Optional[Dict[str, Any]] = None, *,
+                   skip_error_handler: bool = False, model: Any = None, **kwargs: Any) -> Any:
         """Call the endpoint ``endpoint`` and await its response
         (``nc_request_new_endpoint`` + params + ``nc_client_send``); arguments,
         result and errors as in :meth:`netcore.Client.call`."""
         merged = dict(params or {})
         merged.update(kwargs)
         loop = self._attach()
+        if model is not None:
+            check_model(model)
         fut: "asyncio.Future[Response]" = loop.create_future()
         pending = _FuturePending(fut, f"endpoint {endpoint}", LIBRARY)
         pending.skip_error_handler = skip_error_handler
@@ -402,12 +550,13 @@ class AsyncClient(BaseClient):
         finally:
             C.nc_request_free(req)
         try:
-            return await fut
+            response = await fut
         except asyncio.CancelledError:
             C.nc_task_cancel(task)
             raise
         finally:
             C.nc_task_free(task)
+        return response if model is None else decoded(response, model)
 
     async def batch(self, requests: Sequence[Any], *, fail_fast: bool = False) -> List[Any]:
         """Send several requests together and await all of them (``nc_batch_*``):

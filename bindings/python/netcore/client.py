@@ -4,10 +4,10 @@ from __future__ import annotations
 import ctypes
 import threading
 import weakref
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Type, TypeVar, cast, overload
 
 from . import _batch
-from ._adapters import redirect_arg
+from ._adapters import follow_arg, merged_headers, per_request, redirect_arg
 from ._base import BaseClient, Callback
 from ._capi import C, NC_OK, ErrorHandle, ResponseHandle, TaskHandle
 from ._completion import convert, report
@@ -15,11 +15,14 @@ from ._core import ClientCore, Pending, data_key
 from ._request import (HeadersArg, Params, RequestLimits, TimeoutArg, build_request,
                        endpoint_request, plain_request)
 from ._retry import RetryArg
-from ._transfers import ProgressFn, Stream, apply_progress, progress_callback
+from ._transfers import DEFAULT_BUFFER_BYTES, ProgressFn, Stream, apply_progress, progress_callback
 from .errors import Error, Status, check_call, error_for
-from .response import Response
+from ._models import check_model
+from .response import Response, decoded
 
 __all__ = ["Client", "Task", "Callback"]
+
+M = TypeVar("M")
 
 
 class Task:
@@ -98,6 +101,8 @@ class _CallbackPending(Pending):
             resp, err = convert(response, error)
             if err is not None:
                 core.call_on_error(err, self.skip_error_handler)
+            elif resp is not None and not self.skip_error_handler:
+                resp._owner = core
             if self.callback is not None:
                 try:
                     self.callback(resp, err)
@@ -236,6 +241,7 @@ class Client(BaseClient):
 
     # -- synchronous requests ---------------------------------------------------
 
+    @overload
     def request(self, method: str, path: str, *, params: Optional[Params] = None,
                 json: Any = None, data: Any = None, files: Any = None, headers: Optional[HeadersArg] = None,
                 timeout: Optional[TimeoutArg] = None, envelope: Optional[bool] = None, output: Any = None,
@@ -243,7 +249,44 @@ class Client(BaseClient):
                 deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
                 idle_timeout: Optional[float] = None, cache: Optional[int] = None,
                 on_cached: Optional[Callable[..., Any]] = None,
-                progress: Optional[ProgressFn] = None, skip_error_handler: bool = False) -> Response:
+                progress: Optional[ProgressFn] = None, skip_error_handler: bool = False,
+                auth: Any = None, cookies: Any = None, allow_redirects: Optional[bool] = None,
+                model: None = None) -> Response: ...
+
+    @overload
+    def request(self, method: str, path: str, *, params: Optional[Params] = None,
+                json: Any = None, data: Any = None, files: Any = None, headers: Optional[HeadersArg] = None,
+                timeout: Optional[TimeoutArg] = None, envelope: Optional[bool] = None, output: Any = None,
+                follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
+                deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
+                idle_timeout: Optional[float] = None, cache: Optional[int] = None,
+                on_cached: Optional[Callable[..., Any]] = None,
+                progress: Optional[ProgressFn] = None, skip_error_handler: bool = False,
+                auth: Any = None, cookies: Any = None, allow_redirects: Optional[bool] = None,
+                model: Type[M]) -> M: ...
+
+    @overload
+    def request(self, method: str, path: str, *, params: Optional[Params] = None,
+                json: Any = None, data: Any = None, files: Any = None, headers: Optional[HeadersArg] = None,
+                timeout: Optional[TimeoutArg] = None, envelope: Optional[bool] = None, output: Any = None,
+                follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
+                deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
+                idle_timeout: Optional[float] = None, cache: Optional[int] = None,
+                on_cached: Optional[Callable[..., Any]] = None,
+                progress: Optional[ProgressFn] = None, skip_error_handler: bool = False,
+                auth: Any = None, cookies: Any = None, allow_redirects: Optional[bool] = None,
+                model: Any) -> Any: ...
+
+    def request(self, method: str, path: str, *, params: Optional[Params] = None,
+                json: Any = None, data: Any = None, files: Any = None, headers: Optional[HeadersArg] = None,
+                timeout: Optional[TimeoutArg] = None, envelope: Optional[bool] = None, output: Any = None,
+                follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
+                deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
+                idle_timeout: Optional[float] = None, cache: Optional[int] = None,
+                on_cached: Optional[Callable[..., Any]] = None,
+                progress: Optional[ProgressFn] = None, skip_error_handler: bool = False,
+                auth: Any = None, cookies: Any = None, allow_redirects: Optional[bool] = None,
+                model: Any = None) -> Any:
         """Send a request and wait for it (``nc_client_send_sync``; the GIL is released
         while waiting).
 
@@ -319,9 +362,22 @@ class Client(BaseClient):
                 called if this request fails (the caller handles the error itself);
                 the request carries ``NC_REQUEST_SKIP_ERROR_HANDLER``
                 (``nc_request_set_flags``). The error is raised all the same.
+            auth: this request's credentials, as requests and httpx take them:
+                ``(user, password)`` (``Authorization: Basic``), a token string
+                (``Bearer``), or a callable ``auth(outgoing)`` run before every
+                attempt of this request (after the client's adapters). They win over
+                the client's ``auth=``.
+            cookies: a dict (or pairs) sent as this request's ``Cookie`` line, beside
+                the jar's (never stored in it).
+            allow_redirects: requests' name of ``follow_redirects``.
+            model: the data as this class instead of a Response: a dataclass,
+                TypedDict, NamedTuple, enum, ``list[User]``, ``Optional[...]``, a
+                pydantic model… (:meth:`Response.data_as`; a mismatch raises
+                :class:`~netcore.ParseError` naming the key path, after the
+                ``on_error`` hook).
 
         Returns:
-            The :class:`~netcore.Response`.
+            The :class:`~netcore.Response`; with ``model=``, the decoded data.
 
         Raises:
             netcore.Error: the request failed (the subclass tells the domain; it has
@@ -331,6 +387,22 @@ class Client(BaseClient):
                 callbacks.
         """
         core = self._core
+        follow_redirects = follow_arg(follow_redirects, allow_redirects)
+        if model is not None:
+            check_model(model)
+        if auth is not None or cookies is not None:
+            extra = per_request(core, auth, cookies)
+            try:
+                return self.request(method, path, params=params, json=json, data=data, files=files,
+                                    headers=merged_headers(extra, headers), timeout=timeout,
+                                    envelope=envelope, output=output, follow_redirects=follow_redirects,
+                                    group=group, retry=retry, deadline=deadline,
+                                    connect_timeout=connect_timeout, idle_timeout=idle_timeout,
+                                    cache=cache, on_cached=on_cached, progress=progress,
+                                    skip_error_handler=skip_error_handler, model=model)
+            finally:
+                if extra is not None:
+                    extra.release()
         if group is not None and (cache is not None or on_cached is not None):
             raise ValueError("cache= and on_cached= are not supported together with group=")
         if group is not None:
@@ -342,7 +414,8 @@ class Client(BaseClient):
                              follow_redirects=follow_redirects, group=group, retry=retry,
                              deadline=deadline, connect_timeout=connect_timeout, idle_timeout=idle_timeout,
                              progress=progress, skip_error_handler=skip_error_handler)
-            return task.result()
+            result = task.result()
+            return result if model is None else decoded(result, model)
         resp_p, err_p = ResponseHandle(), ErrorHandle()
         if (params is None and json is None and data is None and files is None and headers is None
                 and timeout is None and envelope is None and output is None
@@ -374,35 +447,85 @@ class Client(BaseClient):
         # A success: its data is where the request's mode says (parsed in Python).
         response._data_key = (core.data_key if envelope is None and output is None
                               else data_key(core, envelope, output))
-        return response
+        return response if model is None else decoded(response, model)
 
-    def get(self, path: str, **kwargs: Any) -> Response:
-        """GET ``path``; keyword arguments as in :meth:`request`."""
-        return self.request("GET", path, **kwargs)
+    @overload
+    def get(self, path: str, *, model: None = None, **kwargs: Any) -> Response: ...
 
-    def post(self, path: str, **kwargs: Any) -> Response:
-        """POST ``path``; keyword arguments as in :meth:`request`."""
-        return self.request("POST", path, **kwargs)
+    @overload
+    def get(self, path: str, *, model: Type[M], **kwargs: Any) -> M: ...
 
-    def put(self, path: str, **kwargs: Any) -> Response:
-        """PUT ``path``; keyword arguments as in :meth:`request`."""
-        return self.request("PUT", path, **kwargs)
+    @overload
+    def get(self, path: str, *, model: Any, **kwargs: Any) -> Any: ...
 
-    def patch(self, path: str, **kwargs: Any) -> Response:
-        """PATCH ``path``; keyword arguments as in :meth:`request`."""
-        return self.request("PATCH", path, **kwargs)
+    def get(self, path: str, *, model: Any = None, **kwargs: Any) -> Any:
+        """GET ``path``; keyword arguments as in :meth:`request` (``model=``: the
+        data decoded as that class is returned instead of the Response)."""
+        return self.request("GET", path, model=model, **kwargs)
 
-    def delete(self, path: str, **kwargs: Any) -> Response:
-        """DELETE ``path``; keyword arguments as in :meth:`request`."""
-        return self.request("DELETE", path, **kwargs)
+    @overload
+    def post(self, path: str, *, model: None = None, **kwargs: Any) -> Response: ...
+
+    @overload
+    def post(self, path: str, *, model: Type[M], **kwargs: Any) -> M: ...
+
+    @overload
+    def post(self, path: str, *, model: Any, **kwargs: Any) -> Any: ...
+
+    def post(self, path: str, *, model: Any = None, **kwargs: Any) -> Any:
+        """POST ``path``; keyword arguments as in :meth:`request` (``model=``: the
+        data decoded as that class is returned instead of the Response)."""
+        return self.request("POST", path, model=model, **kwargs)
+
+    @overload
+    def put(self, path: str, *, model: None = None, **kwargs: Any) -> Response: ...
+
+    @overload
+    def put(self, path: str, *, model: Type[M], **kwargs: Any) -> M: ...
+
+    @overload
+    def put(self, path: str, *, model: Any, **kwargs: Any) -> Any: ...
+
+    def put(self, path: str, *, model: Any = None, **kwargs: Any) -> Any:
+        """PUT ``path``; keyword arguments as in :meth:`request` (``model=``: the
+        data decoded as that class is returned instead of the Response)."""
+        return self.request("PUT", path, model=model, **kwargs)
+
+    @overload
+    def patch(self, path: str, *, model: None = None, **kwargs: Any) -> Response: ...
+
+    @overload
+    def patch(self, path: str, *, model: Type[M], **kwargs: Any) -> M: ...
+
+    @overload
+    def patch(self, path: str, *, model: Any, **kwargs: Any) -> Any: ...
+
+    def patch(self, path: str, *, model: Any = None, **kwargs: Any) -> Any:
+        """PATCH ``path``; keyword arguments as in :meth:`request` (``model=``: the
+        data decoded as that class is returned instead of the Response)."""
+        return self.request("PATCH", path, model=model, **kwargs)
+
+    @overload
+    def delete(self, path: str, *, model: None = None, **kwargs: Any) -> Response: ...
+
+    @overload
+    def delete(self, path: str, *, model: Type[M], **kwargs: Any) -> M: ...
+
+    @overload
+    def delete(self, path: str, *, model: Any, **kwargs: Any) -> Any: ...
+
+    def delete(self, path: str, *, model: Any = None, **kwargs: Any) -> Any:
+        """DELETE ``path``; keyword arguments as in :meth:`request` (``model=``: the
+        data decoded as that class is returned instead of the Response)."""
+        return self.request("DELETE", path, model=model, **kwargs)
 
     def head(self, path: str, **kwargs: Any) -> Response:
         """HEAD ``path``; keyword arguments as in :meth:`request`."""
-        return self.request("HEAD", path, **kwargs)
+        return cast(Response, self.request("HEAD", path, **kwargs))
 
     def options(self, path: str, **kwargs: Any) -> Response:
         """OPTIONS ``path``; keyword arguments as in :meth:`request`."""
-        return self.request("OPTIONS", path, **kwargs)
+        return cast(Response, self.request("OPTIONS", path, **kwargs))
 
     # -- callbacks ------------------------------------------------------------
 
@@ -413,7 +536,8 @@ class Client(BaseClient):
              follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
              deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
              idle_timeout: Optional[float] = None, progress: Optional[ProgressFn] = None,
-             skip_error_handler: bool = False) -> Task:
+             skip_error_handler: bool = False, auth: Any = None, cookies: Any = None,
+             allow_redirects: Optional[bool] = None) -> Task:
         """Start a request and return at once (``nc_client_send``).
 
         ``callback(response, error)`` runs exactly once when the request ends — on
@@ -430,13 +554,21 @@ class Client(BaseClient):
         """
         description = f"{method.upper()} {path}"
         task = Task(description)
-        req = build_request(method, path, params=params, json=json, data=data, files=files,
-                            headers=headers, timeout=timeout, envelope=envelope,
-                            output=output, max_redirects=redirect_arg(self._core, follow_redirects),
-                            group=group, limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout),
-                            skip_error_handler=skip_error_handler)
+        follow_redirects = follow_arg(follow_redirects, allow_redirects)
+        extra = per_request(self._core, auth, cookies)
+        try:
+            req = build_request(method, path, params=params, json=json, data=data, files=files,
+                                headers=merged_headers(extra, headers), timeout=timeout, envelope=envelope,
+                                output=output, max_redirects=redirect_arg(self._core, follow_redirects),
+                                group=group, limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout),
+                                skip_error_handler=skip_error_handler)
+        except BaseException:
+            if extra is not None:
+                extra.release()
+            raise
         try:
             pending = _CallbackPending(task, callback, skip_error_handler)
+            pending.extra = extra  # released by the completion (or by a refused send)
             pending.keep = progress_callback(progress)   # alive until the completion
             apply_progress(req, pending.keep)
             handle = self._core.send(req, pending)
@@ -448,7 +580,10 @@ class Client(BaseClient):
     def stream(self, method: str, path: str, *, params: Optional[Params] = None,
                json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
                timeout: Optional[TimeoutArg] = None, group: Optional[str] = None,
-               progress: Optional[ProgressFn] = None, skip_error_handler: bool = False) -> Stream:
+               progress: Optional[ProgressFn] = None, skip_error_handler: bool = False,
+               buffer_bytes: Optional[int] = DEFAULT_BUFFER_BYTES, auth: Any = None,
+               cookies: Any = None, follow_redirects: Optional[bool] = None,
+               allow_redirects: Optional[bool] = None) -> Stream:
         """A request whose 2xx body is read as chunks while it arrives
         (``nc_request_set_body_callback``)::
 
@@ -456,23 +591,47 @@ class Client(BaseClient):
                 for chunk in r.iter_bytes():
                     out.write(chunk)
 
-        The request starts when the ``with`` block is entered (``nc_client_send``);
-        ``iter_bytes()`` yields ``bytes`` chunks and at the end raises the request's
+        The request starts when the ``with`` block is entered (``nc_client_send``),
+        which returns once the first chunk or the end has arrived: an HTTP error is
+        then known (``r.status_code``, ``r.raise_for_status()``), and
+        ``r.is_success`` is true for a 2xx body. ``iter_bytes()`` yields ``bytes``
+        chunks, ``iter_text()`` text, ``iter_lines()`` lines (NDJSON,
+        ``text/event-stream``), and at the end raises the request's
         :class:`~netcore.Error` if it failed (an HTTP error keeps its body on the
         error); ``r.response`` is the :class:`~netcore.Response` (empty body) after
-        the last chunk. Leaving the block early cancels the request. Raw mode, never
-        coalesced, not retried once a chunk was delivered. Chunks wait in an
-        unbounded queue between the transfer thread and the reader (loop mode).
-        Arguments as in :meth:`request`.
+        the last chunk, with the status and headers of a 2xx. Leaving the block
+        early cancels the request. Raw mode, never coalesced, not retried once a
+        chunk was delivered.
+
+        Backpressure: at most ``buffer_bytes`` (4 MiB by default; ``None``: no
+        bound) wait for the reader; past that the transfer waits for the reader,
+        so a slow reader keeps memory flat. While it waits it holds the client's
+        transfer thread, but never while another request of the client needs it
+        (``_transfers._Buffer`` says how). Arguments as in :meth:`request`.
         """
-        kwargs = dict(params=params, json=json, data=data, headers=headers, timeout=timeout,
-                      group=group, progress=progress, skip_error_handler=skip_error_handler)
-        return Stream(self._core, method, path, build_request, kwargs)
+        kwargs: Dict[str, Any] = dict(
+            params=params, json=json, data=data, headers=headers, timeout=timeout, group=group,
+            progress=progress, skip_error_handler=skip_error_handler,
+            max_redirects=redirect_arg(self._core, follow_arg(follow_redirects, allow_redirects)))
+        return Stream(self._core, method, path, build_request, kwargs, buffer_bytes,
+                                 (auth, cookies))
 
     # -- the endpoint catalog ---------------------------------------------------
 
+    @overload
     def call(self, endpoint: str, params: Optional[Dict[str, Any]] = None, *,
-             skip_error_handler: bool = False, **kwargs: Any) -> Response:
+             skip_error_handler: bool = False, model: None = None, **kwargs: Any) -> Response: ...
+
+    @overload
+    def call(self, endpoint: str, params: Optional[Dict[str, Any]] = None, *,
+             skip_error_handler: bool = False, model: Type[M], **kwargs: Any) -> M: ...
+
+    @overload
+    def call(self, endpoint: str, params: Optional[Dict[str, Any]] = None, *,
+             skip_error_handler: bool = False, model: Any, **kwargs: Any) -> Any: ...
+
+    def call(self, endpoint: str, params: Optional[Dict[str, Any]] = None, *,
+             skip_error_handler: bool = False, model: Any = None, **kwargs: Any) -> Any:
         """Call the endpoint ``endpoint`` of the client's catalog and wait for it
         (``nc_request_new_endpoint`` + params + ``nc_client_send_sync``)::
 
@@ -483,7 +642,11 @@ class Client(BaseClient):
         the rest are encoded per the endpoint (a ``None`` is ``null`` in a JSON
         body and left out of a query or form). ``skip_error_handler=True`` (not a
         param: pass a param of that name in ``params``) keeps the call from the
-        client's ``on_error`` hook, as in :meth:`request`.
+        client's ``on_error`` hook, as in :meth:`request`. ``model=User`` (or
+        ``list[User]``, …) returns the data decoded as that class, as in
+        :meth:`request` (a param named ``model`` goes in ``params``)::
+
+            user = client.call("user.get", id=7, model=User)
 
         Raises:
             netcore.Error: the request failed; an unknown endpoint or a missing
@@ -495,13 +658,17 @@ class Client(BaseClient):
         merged = dict(params or {})
         merged.update(kwargs)
         core = self._core
+        if model is not None:
+            check_model(model)
         resp_p, err_p = ResponseHandle(), ErrorHandle()
         req = endpoint_request(endpoint, merged, skip_error_handler)
         try:
             status = C.nc_client_send_sync(core.handle(), req, ctypes.byref(resp_p), ctypes.byref(err_p))
         finally:
             C.nc_request_free(req)
-        return _sync_response(core, status, resp_p, err_p, skip_error_handler)  # data: the library's (the endpoint may set its own envelope mode)
+        # data: the library's (the endpoint may set its own envelope mode)
+        response = _sync_response(core, status, resp_p, err_p, skip_error_handler)
+        return response if model is None else decoded(response, model)
 
     # -- event-loop integration (``"callbacks": "queue"``) ----------------------
 
@@ -538,4 +705,6 @@ def _sync_response(core: ClientCore, status: int, resp_p: ResponseHandle,
     if response is None:  # pragma: no cover - the library always gives one on NC_OK
         raise error_for(Status.FAILED, function="nc_client_send_sync",
                         message="nc_client_send_sync gave neither a response nor an error")
+    if not skip_error_handler:
+        response._owner = core  # its on_error sees a failed data_as()
     return response

@@ -47,7 +47,7 @@ from __future__ import annotations
 import ctypes
 import enum
 import json
-from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Type, Union
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Type, Union, cast
 
 from ._capi import C, NC_OK, ErrorHandle
 
@@ -98,6 +98,7 @@ class ParseCode(enum.IntEnum):
     NOT_OBJECT = 2
     MISSING_FIELD = 3
     FIELD_TYPE = 4
+    DECODING_FAILED = 5
     DUPLICATE_KEY = 6
 
 
@@ -312,9 +313,12 @@ class APIError(Error):
     ``code_str`` are its business code, ``message`` its message."""
 
 
-class ParseError(Error):
-    """NC_DOMAIN_PARSE: the body is not what the envelope configuration expects;
-    ``code`` is a :class:`ParseCode`."""
+class ParseError(Error, ValueError):
+    """NC_DOMAIN_PARSE: the body is not what the envelope configuration expects
+    (raised by a request), not JSON (:meth:`Response.json`), or the data does not
+    fit the model asked for (``model=``, :meth:`Response.data_as`: code
+    ``DECODING_FAILED``, the message naming the key path); ``code`` is a
+    :class:`ParseCode`. Also a :class:`ValueError`, as ``json.JSONDecodeError`` is."""
 
 
 _CLIENT_CLASSES: Dict[int, Type[ClientError]] = {
@@ -455,6 +459,46 @@ def check_call(function: Any, *args: Any, detail: str = "") -> None:
     status = function(*args)
     if status != NC_OK:
         raise error_for(status, function=function.__name__, detail=detail)
+
+
+_PARSE_DOMAIN = "NCParseErrorDomain"
+
+
+def _response_info(response: "Response") -> Dict[str, Any]:
+    """What an error made in Python carries of the response it is about."""
+    return {"http_status": response.status, "attempts": 1}
+
+
+def parse_error(code: ParseCode, message: str, response: Optional["Response"] = None,
+                data: Any = None) -> "ParseError":
+    """A :class:`ParseError` decided in Python about a received response: the body
+    is not JSON (:meth:`Response.json`, ``INVALID_JSON``) or the data does not fit a
+    model (``DECODING_FAILED``). It has the response's status, body and data, and
+    ``response``; ``attempts`` 1 (a response was received)."""
+    info: Dict[str, Any] = {"domain": _PARSE_DOMAIN, "domain_code": int(Domain.PARSE),
+                            "code": int(code), "code_str": str(int(code)), "message": message,
+                            "retryable": False, "auth_expired": False, "timeout": None}
+    body = b""
+    if response is not None:
+        info.update(_response_info(response))
+        body = response.body
+    info["data"] = data
+    return cast(ParseError, Error.from_info(info, body, response))
+
+
+def http_error(response: "Response") -> "HTTPError":
+    """The :class:`HTTPError` of a response whose status is 400 or more
+    (:meth:`Response.raise_for_status`): as the library's, ``code`` the status, the
+    response's body, and ``response``."""
+    status = response.status
+    reason = response.reason_phrase
+    info: Dict[str, Any] = {"domain": "NCHTTPErrorDomain", "domain_code": int(Domain.HTTP),
+                            "code": status, "code_str": str(status),
+                            "message": f"HTTP {status}{' ' + reason if reason else ''} from {response.url}",
+                            "retryable": status in (408, 429, 500, 502, 503, 504), "auth_expired": False, "timeout": None,
+                            "data": None}
+    info.update(_response_info(response))
+    return cast(HTTPError, Error.from_info(info, response.body, response))
 
 
 def client_error(code: ClientCode, message: str) -> Error:

@@ -3,15 +3,19 @@ from __future__ import annotations
 
 import ctypes
 import datetime
+import http
 import json as _json
 import threading
 from collections.abc import Mapping
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Type, TypeVar, overload
 
 from ._capi import C, ResponseHandle
-from .errors import check_call
+from ._models import DecodeFailure, decode, model_name
+from .errors import ParseCode, check_call, http_error, parse_error
 
-__all__ = ["Headers", "Redirect", "Response"]
+__all__ = ["Headers", "Redirect", "Response", "decoded"]
+
+M = TypeVar("M")
 
 _UNSET: Any = object()
 
@@ -114,7 +118,7 @@ class Response:
     """
 
     __slots__ = ("_handle", "_status", "_headers", "_body", "_data", "_from_cache", "_not_modified", "_data_key",
-                 "_metrics", "_url", "__weakref__")
+                 "_metrics", "_url", "_owner", "__weakref__")
 
     def __init__(self, handle: ResponseHandle) -> None:
         """Take ownership of ``handle``, an owned ``nc_response *`` (not borrowed)."""
@@ -130,6 +134,9 @@ class Response:
         self._data_key: Any = LIBRARY
         self._metrics: Any = _UNSET
         self._url: Any = _UNSET
+        #: The ClientCore whose ``on_error`` hook sees a failed :meth:`data_as`
+        #: (None: no hook, e.g. ``skip_error_handler=True``).
+        self._owner: Any = None
 
     def __del__(self, _free: Any = C.nc_response_free) -> None:
         # Cheaper than a weakref.finalize per response; `_free` is bound at
@@ -162,7 +169,7 @@ class Response:
         ``redirects``, ``total_us``, ``url`` (redacted) and ``attempt_log`` (one entry
         per attempt with libcurl's timings in µs; empty unless the client has an event
         hook, or the ``"netcore"`` logger was enabled for DEBUG when the client was made)."""
-        return self._read("_metrics", _read_metrics)
+        return self._read("_metrics", _read_metrics)  # type: ignore[no-any-return]
 
     @property
     def elapsed(self) -> datetime.timedelta:
@@ -193,14 +200,64 @@ class Response:
 
     @property
     def ok(self) -> bool:
-        """True when :attr:`status` is below 400."""
+        """True when :attr:`status` is below 400 (requests' name)."""
         return self.status < 400
+
+    @property
+    def reason_phrase(self) -> str:
+        """The standard reason phrase of :attr:`status` (``"Not Found"``; ``""`` for
+        a status without one). httpx gives the phrase the server sent; libcurl does
+        not keep it, so this is the IANA registry's (``http.HTTPStatus``)."""
+        try:
+            return http.HTTPStatus(self.status).phrase
+        except ValueError:
+            return ""
+
+    @property
+    def reason(self) -> str:
+        """Alias of :attr:`reason_phrase` (requests' name)."""
+        return self.reason_phrase
+
+    @property
+    def is_success(self) -> bool:
+        """2xx (httpx's name)."""
+        return 200 <= self.status < 300
+
+    @property
+    def is_redirect(self) -> bool:
+        """3xx (a redirect not followed: ``follow_redirects=False``)."""
+        return 300 <= self.status < 400
+
+    @property
+    def is_error(self) -> bool:
+        """4xx or 5xx (httpx's name)."""
+        return self.status >= 400
+
+    @property
+    def is_client_error(self) -> bool:
+        """4xx (httpx's name)."""
+        return 400 <= self.status < 500
+
+    @property
+    def is_server_error(self) -> bool:
+        """5xx (httpx's name)."""
+        return 500 <= self.status < 600
+
+    def raise_for_status(self) -> "Response":
+        """Raise :class:`~netcore.HTTPError` (with this response as ``e.response``)
+        when :attr:`status` is 400 or more; return the response otherwise (as httpx
+        does, so ``client.get(url).raise_for_status().json()`` chains). A request
+        already raises ``HTTPError`` for such a status, so this matters for a
+        response in hand: ``e.response`` of an error, a stream's."""
+        if self.status >= 400:
+            raise http_error(self)
+        return self
 
     @property
     def url(self) -> str:
         """The URL that answered: the request's, or the last of the redirects followed
         (``nc_response_url``)."""
-        return self._read("_url", lambda h: (C.nc_response_url(h) or b"").decode("utf-8"))
+        return str(self._read("_url", lambda h: (C.nc_response_url(h) or b"").decode("utf-8")))
 
     @property
     def http_version(self) -> Optional[str]:
@@ -261,12 +318,51 @@ class Response:
             return self.body.decode("utf-8", errors="replace")
 
     def json(self) -> Any:
-        """The whole body parsed as JSON.
+        """The whole body parsed as JSON (UTF-8, as RFC 8259 says).
 
         Raises:
-            json.JSONDecodeError: the body is not JSON (a :class:`ValueError`).
+            ParseError: the body is not JSON (code ``INVALID_JSON``, the message
+                has the line and column), or not UTF-8; a :class:`ValueError`,
+                as requests' and httpx's ``JSONDecodeError`` is. It has this
+                response (``e.response``). Not passed to the client's ``on_error``:
+                reading a body is not a request.
         """
-        return _json.loads(self.body)
+        body = self.body
+        try:
+            return _loads(body.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise parse_error(ParseCode.INVALID_JSON,
+                              f"the body is not JSON: not UTF-8 at byte {exc.start}", self) from None
+        except ValueError as exc:  # json.JSONDecodeError
+            what = "the body is empty" if not body else f"the body is not JSON: {exc}"
+            raise parse_error(ParseCode.INVALID_JSON, what, self) from None
+
+    @overload
+    def data_as(self, model: Type[M]) -> M: ...
+
+    @overload
+    def data_as(self, model: Any) -> Any: ...
+
+    def data_as(self, model: Any) -> Any:
+        """:attr:`data` as an instance of ``model``: a dataclass, ``TypedDict``,
+        ``NamedTuple``, enum, ``datetime`` (from an ISO 8601 string), ``Optional`` /
+        union, ``list[X]`` / ``dict[str, X]`` nested at will, or a pydantic model
+        when the app uses pydantic (the module ``netcore._models`` lists them all)::
+
+            user = client.get("/users/7").data_as(User)
+
+        Keys the model does not name are ignored; a field with a default may be
+        absent, an ``Optional`` one may be absent or null.
+
+        Raises:
+            ParseError: code ``DECODING_FAILED``; the message names the key path
+                from ``data``, e.g. ``Could not decode Order: data.items[3].price:
+                expected float, found string``; ``e.response`` is this response. The
+                client's ``on_error`` hook sees it first (unless the request was
+                sent with ``skip_error_handler=True``).
+            TypeError: ``model`` is not a class or a typing form.
+        """
+        return decoded(self, model)
 
     @property
     def data(self) -> Any:
@@ -303,7 +399,8 @@ class Response:
 
 def _read_metrics(handle: ResponseHandle) -> Dict[str, Any]:
     text = C.nc_response_metrics_json(handle)
-    return _json.loads(text) if text else {}
+    value: Dict[str, Any] = _json.loads(text) if text else {}
+    return value
 
 
 def _read_headers(handle: ResponseHandle) -> Headers:
@@ -351,7 +448,7 @@ def _data_from_body(body: bytes, key: Any) -> Any:
     return doc.get(key) if isinstance(doc, dict) else None
 
 
-_scan = _json.JSONDecoder().scan_once
+_scan: Any = getattr(_json.JSONDecoder(), "scan_once")
 
 
 def _loads(text: str) -> Any:
@@ -371,3 +468,18 @@ def _loads(text: str) -> Any:
 def _read_data(handle: ResponseHandle) -> Any:
     text = C.nc_response_data_json(handle, ctypes.byref(ctypes.c_size_t(0)))
     return None if text is None else _json.loads(text)
+
+
+def decoded(response: Response, model: Any) -> Any:
+    """``response.data`` as ``model`` (:meth:`Response.data_as`): a mismatch is a
+    ParseError (DECODING_FAILED) that the owning client's ``on_error`` sees first."""
+    data = response.data
+    try:
+        return decode(data, model)
+    except DecodeFailure as failure:
+        exc = parse_error(ParseCode.DECODING_FAILED,
+                          f"Could not decode {model_name(model)}: {failure}", response, data)
+        owner = response._owner
+        if owner is not None:
+            owner.call_on_error(exc)
+        raise exc from None

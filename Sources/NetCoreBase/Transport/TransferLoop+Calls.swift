@@ -1,0 +1,173 @@
+import CCurlShim
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What other threads call on a transfer loop: sending, resuming a parked transfer,
+/// the pass hook, queue mode's dispatch, the async API's batched resumes, and
+/// stopping. Each only queues work in the `LoopInbox` and wakes the loop (or waits
+/// for it); libcurl is called on the loop thread alone.
+extension TransferLoop {
+    /// The loop's monitor (LoopInbox): guards the fields of `Transfer` marked so.
+    var monitor: Monitor { inbox.monitor }
+    /// Queue mode's notification descriptor (eventfd), -1 in loop mode.
+    var eventFD: Int32 { completions?.fd ?? -1 }
+
+    /// The next request number of this client (events' `id`, nc_task_id).
+    func nextID() -> UInt64 { inbox.nextID() }
+
+    /// Queues a transfer. False if the client is shutting down.
+    func submit(_ t: Transfer) -> Bool { inbox.submit(t) }
+
+    /// Queues `shared` (its `owner` set) on behalf of `caller`, a transfer the loop
+    /// will not run: the caller takes the shared transfer's id and `owner`, so its
+    /// cancels go to the owner (TransferOwner.swift). False, with nothing queued,
+    /// if the client is shutting down or `caller` was already asked to cancel (a
+    /// Swift task cancelled before its send: submit it alone).
+    func submit(_ shared: Transfer, for caller: Transfer) -> Bool { inbox.submit(shared, for: caller) }
+
+    /// Gives `caller` (a transfer the loop will not run) the id and owner of
+    /// `shared`, which runs already. False if `caller` was already asked to cancel.
+    func attach(_ caller: Transfer, to shared: Transfer) -> Bool {
+        monitor.withLock {
+            if caller.cancelRequested { return false }
+            caller.id = shared.id
+            caller.owner = shared.owner
+            return true
+        }
+    }
+
+    /// The pass hook of this loop (module NetCore's executor): the one installed,
+    /// else `make()`'s, installed now while the loop accepts work. Once shutdown
+    /// has begun the new hook is not installed: `queueForPass` refuses it, so its
+    /// work goes elsewhere (no task waits on a stopped loop). Any thread.
+    package func passHook<H: LoopPassHook>(_ make: () -> H) -> H { inbox.passHook(make) }
+
+    /// Queues work of the installed pass hook `hook`, from any thread (the loop
+    /// thread included): runs `body` (which adds to the hook's queue) under the
+    /// monitor and wakes the loop, whose next pass takes it (`LoopPassHook.take`)
+    /// and runs it before new transfers start, so a task resumed by a completion
+    /// sends its next request in the same pass without a thread switch. False,
+    /// `body` not run, once shutdown has begun or when `hook` is not installed.
+    package func queueForPass(_ hook: AnyObject, _ body: () -> Void) -> Bool { inbox.queueForPass(hook, body) }
+
+    /// Relaunches a transfer parked by `TransferAction.park` (a new attempt), from
+    /// any thread. Nothing happens for a transfer that is not parked (anymore).
+    func resume(_ t: Transfer) {
+        monitor.lock()
+        t.resumeRequested = true
+        if let lane = t.parkedLane {
+            monitor.unlock()
+            lanes.wake(lane)
+            return
+        }
+        inbox.queueResume(t)
+        monitor.unlock()
+    }
+
+    /// True once the loop has stopped and freed its multi handle.
+    var isStopped: Bool { inbox.lifecycle.load(ordering: .acquiring) == .stopped }
+
+    /// Whether the caller runs on the loop thread (an executor job or a callback).
+    package var onLoopThread: Bool { isLoopThread }
+
+    /// Queue mode, called on the loop thread: queues `call` to run in the next
+    /// `dispatch()` (after the completions queued before it) and returns true.
+    /// Otherwise false: the caller runs it now. How a hook reaches the caller's
+    /// thread in queue mode, as the completions do.
+    func deferToDispatch(_ call: @escaping @Sendable () -> Void) -> Bool {
+        guard let completions, onLoopThread else { return false }
+        completions.push(call)
+        return true
+    }
+
+    /// deferToDispatch would take a call now (queue mode, on the loop thread):
+    /// asked first by callers that would otherwise allocate the call for nothing.
+    var defersToDispatch: Bool { completions != nil && onLoopThread }
+
+    /// True when the caller runs inside one of this client's callbacks.
+    var isCallbackThread: Bool {
+        onLoopThread || (completions?.isDrainingThread ?? false) || CallbackScope.isInside(self)
+    }
+
+    /// Marks `t` completed and wakes the threads waiting for it.
+    func markDone(_ t: Transfer) { inbox.markDone(t) }
+
+    /// Queue mode: runs the completions waiting now on the calling thread.
+    func dispatch(force: Bool = false) -> DispatchResult {
+        guard let completions else { return .wrongMode }
+        return completions.drain(force: force) { t in
+            t.deliver(t, t.result.0, t.result.1)
+            t.result = (nil, nil)
+            markDone(t)
+        }
+    }
+
+    /// Called by an async send's completion on the loop thread (module NetCore):
+    /// its task (which runs on Swift's global executor) is resumed at the end of
+    /// this pass, with every other one completed in it, by one call of `resumeAll`
+    /// with their waiters (it starts one job on the global executor). `waiter` is the
+    /// task's continuation as the one pointer it is (Transfer.waiter). Resumed one by
+    /// one from here, each wakes a pool thread, which on a busy core preempts this
+    /// one at once: two context switches per request; batched, far fewer, and more
+    /// requests a second (bench/RESULTS.md, "Figures that justified code choices").
+    /// False when not on the loop thread (queue mode: the caller resumes it itself).
+    package func deferResume(
+        _ waiter: UnsafeRawPointer, resumeAll: @escaping ([UnsafeRawPointer]) -> Void
+    ) -> Bool {
+        guard onLoopThread else { return false }
+        state.pointee.deferred.append(waiter)
+        state.pointee.resumeAll = resumeAll
+        return true
+    }
+
+    /// Resumes the waiters deferResume() collected, by handing them to the
+    /// `resumeAll` given with them (one job on Swift's global executor, so the loop
+    /// goes on to its next pass without a thread switch). Loop thread.
+    func resumeDeferred() {
+        guard !state.pointee.deferred.isEmpty, let resumeAll = state.pointee.resumeAll else { return }
+        let batch = state.pointee.deferred
+        state.pointee.deferred.removeAll(keepingCapacity: true)
+        resumeAll(batch)
+    }
+
+    /// Stops the loop: every transfer completes with `NetError.shutdown`; returns
+    /// after the loop thread has exited. Queued completions (queue mode) then run
+    /// on the calling thread. False (nothing done) from inside a callback.
+    func shutdown() -> Bool {
+        if isCallbackThread { return false }
+        guard inbox.beginStop(.stopping) else { return true }
+        lanes.stop(wait: true)
+        joinThread()
+        cleanUpAfterLoop()
+        return true
+    }
+
+    /// Stops the loop without waiting for it, from inside one of its callbacks (or
+    /// a job of its executor): for the owner's deinit, which may run there when
+    /// the last reference goes. Transfers in flight complete with
+    /// `NetError.shutdown` as with shutdown(); the loop thread then cleans up and
+    /// exits on its own.
+    func stopDetached() {
+        guard inbox.beginStop(.stoppingDetached) else { return }
+        // A synchronous send holds its client, so no lane is busy when the owner
+        // goes; stop them anyway.
+        lanes.stop(wait: false)
+    }
+
+    /// After the loop thread has stopped: nothing may stay queued behind it (a
+    /// transfer or a job refers to it), queued completions run, libcurl is freed.
+    func cleanUpAfterLoop() {
+        let hook = inbox.emptyAfterStop()
+        // Tasks waiting on the executor continue on Swift's global executor.
+        hook?.loopStopped()
+        _ = dispatch(force: true)
+        state.pointee.easyPool.removeAll()
+        monitor.withLock {
+            curl_multi_cleanup(multi)
+            inbox.lifecycle.store(.stopped, ordering: .releasing)
+        }
+    }
+}
