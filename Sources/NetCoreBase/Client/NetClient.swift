@@ -28,7 +28,14 @@ public final class NetClient: @unchecked Sendable {
     /// bundle (`CURL_CA_BUNDLE`, else `SSL_CERT_FILE`, trusted when `tls` names no
     /// `caFile`/`caPath`) are read here, once (ProxyEnvironment.swift,
     /// CABundleEnvironment.swift).
-    public init(configuration: Configuration) throws(NetError) {
+    public convenience init(configuration: Configuration) throws(NetError) {
+        try self.init(configuration: configuration, transport: nil)
+    }
+
+    /// A client whose loop carries its hops on `transport` (nil: libcurl): a
+    /// `TableTransport` answers from a table, with no server (HopTransport.swift).
+    /// Synchronous sends always use libcurl.
+    init(configuration: Configuration, transport: (any HopTransport)?) throws(NetError) {
         try configuration.validate()
         let jar = configuration.cookies.enabled ? try CookieJar(file: configuration.cookies.file) : nil
         // Before the transfer thread starts: a cache directory that cannot be used
@@ -43,7 +50,7 @@ public final class NetClient: @unchecked Sendable {
         guard
             let loop = TransferLoop(
                 mode: configuration.callbacks, limits: configuration.limits,
-                proxies: ProxyEnvironment(configured: configuration.proxy), share: jar?.share)
+                proxies: ProxyEnvironment(configured: configuration.proxy), share: jar?.share, transport: transport)
         else {
             throw NetError.internalError(
                 "libcurl or the transfer thread could not be started (out of memory or thread limit).")

@@ -164,9 +164,8 @@ extension TransferLoop {
         // Tasks waiting on the executor continue on Swift's global executor.
         hook?.loopStopped()
         _ = dispatch(force: true)
-        state.pointee.easyPool.removeAll()
         monitor.withLock {
-            curl_multi_cleanup(multi)
+            transport.close()
             inbox.lifecycle.store(.stopped, ordering: .releasing)
         }
     }
