@@ -25,7 +25,7 @@ EXAMPLES := $(patsubst examples/c/%.c,$(BUILD)/bin/%,$(wildcard examples/c/*.c))
 
 # What `make format` rewrites and `make lint` checks (not part of `make test`).
 SWIFT_FORMAT_DIRS := Sources Tests bench/swift/Sources examples/swift
-C_FORMAT_FILES := $(wildcard Sources/CCurlShim/*.c Sources/CCurlShim/include/*.h Sources/CJansson/*.h \
+C_FORMAT_FILES := $(wildcard Sources/CCurlShim/*.c Sources/CCurlShim/include/*.h Sources/CJansson/*.h Sources/CNetVariadic/*.c Sources/CNetVariadic/include/*.h \
 	include/*.h examples/c/*.c Tests/C/*.c Tests/chaos/*.c Tests/fault/*.c Tests/fuzz/*.c Tests/fuzz/*.h bench/c/*.c bench/c/*.h)
 
 # NO_CONCURRENCY: the C product's modules (NetCoreBase, CNetAPI) are compiled without

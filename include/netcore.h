@@ -57,6 +57,7 @@
 #define NETCORE_H
 
 #include <jansson.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -168,7 +169,7 @@ typedef int32_t nc_domain;
 #define NC_PARSE_NOT_OBJECT      2 /* body is JSON but not an object */
 #define NC_PARSE_MISSING_FIELD   3 /* a configured envelope field is absent */
 #define NC_PARSE_FIELD_TYPE      4 /* a configured envelope field has the wrong type */
-#define NC_PARSE_DECODING_FAILED 5 /* Swift API only: data did not match the Decodable type */
+#define NC_PARSE_DECODING_FAILED 5 /* data did not match a model (Swift, Python, data_unpack) */
 #define NC_PARSE_DUPLICATE_KEY   6 /* envelope mode: a key twice in an object (Since: 0.4) */
 
 /**
@@ -1291,6 +1292,65 @@ NC_API json_t *nc_response_data(const nc_response *response);
  * Since:     0.1
  */
 NC_API const char *nc_response_data_json(const nc_response *response, size_t *len_out);
+
+/**
+ * Reads the business data (the value nc_response_data() returns: the envelope's data
+ * field, or the whole body in raw mode) into C variables, with a jansson unpack
+ * format (json_unpack_ex(), flags 0):
+ *
+ *   const char *name; int id, vip = 0;
+ *   nc_error *err = NULL;
+ *   if (nc_response_data_unpack(resp, &err, "{s:i, s:s, s?b}", "id", &id, "name", &name,
+ *                               "vip", &vip) != NC_OK) {
+ *       fprintf(stderr, "%s\n", nc_error_message(err));  // names the path: data.name
+ *       nc_error_free(err);
+ *   }
+ *
+ * Format: jansson's unpack format (https://jansson.readthedocs.io, "Parsing and
+ * validating values"): {} objects with `s` keys (`s?` optional), [] arrays, `s`
+ * (`const char **`, `s%` adds a `size_t *` length), `i` (int *), `I` (json_int_t *),
+ * `b` (int *), `f` (double *, real only), `F` (double *, integer or real), `n` (null,
+ * nothing written), `o` / `O` (json_t **); `!` at the end of an object or array refuses
+ * members the format does not name, `*` allows them (the default). Keys are `const
+ * char *` arguments; every target pointer must be non-NULL.
+ *
+ * A mismatch (a wrong type, a missing key, a member left over after `!`, an index
+ * out of range) gives NC_ERR_FAILED and *error_out a PARSE error
+ * NC_PARSE_DECODING_FAILED whose message names the path from the data's root and
+ * jansson's reason: "Could not unpack the data: data.user.id: Expected integer, got
+ * string (format "{s:{s:i}}", position 7)."; its http_status, body and data are the
+ * response's. Then no target is changed (a reference `O` took is released).
+ *
+ * Ownership: `response`, `fmt` and the keys are borrowed. Strings (`s`) and `o`
+ *   values written to the targets are BORROWED from `response`: valid until its last
+ *   nc_response_free(), never freed or modified by the caller. `O` gives a NEW
+ *   reference the caller releases with json_decref(). On NC_ERR_FAILED, *error_out
+ *   (may be NULL) receives a new error, released with nc_error_free(); it is not
+ *   written otherwise.
+ * Thread:    any thread (responses are immutable); the targets are written on the
+ *   calling thread.
+ * Returns:   NC_OK (every target written as the format says; those of absent `s?`
+ *   keys untouched); NC_ERR_FAILED (the data does not match, or the body is not
+ *   JSON in raw mode: PARSE NC_PARSE_DECODING_FAILED); NC_ERR_INVALID_ARGUMENT (NULL
+ *   response or fmt, a format that is not a valid unpack format, a NULL key or
+ *   target: nothing written, *error_out untouched); NC_ERR_NO_MEMORY.
+ * Since:     0.4
+ */
+NC_API nc_status nc_response_data_unpack(const nc_response *response, nc_error **error_out,
+                                         const char *fmt, ...);
+
+/**
+ * nc_response_data_unpack() with the keys and targets in a `va_list` (for wrappers
+ * that are variadic themselves): the same format, checks, error and guarantees.
+ *
+ * Ownership: as nc_response_data_unpack(); `ap` is only read through copies
+ *   (va_copy), so the caller va_end()s it as usual.
+ * Thread:    any thread.
+ * Returns:   as nc_response_data_unpack().
+ * Since:     0.4
+ */
+NC_API nc_status nc_response_data_vunpack(const nc_response *response, nc_error **error_out,
+                                          const char *fmt, va_list ap);
 
 /**
  * Returns 1 if the response was served from the client's cache (a stored answer,

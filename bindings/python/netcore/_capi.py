@@ -241,6 +241,10 @@ TABLE: Tuple[Signature, ...] = (
     ("nc_response_json", (ResponseHandle,), JsonRef),
     ("nc_response_data", (ResponseHandle,), JsonRef),
     ("nc_response_data_json", (ResponseHandle, size_p), c_void_p, sized_bytes),
+    # variadic (jansson unpack targets after fmt); declared so a library without them
+    # is detected, never called (the package reads data as JSON text)
+    ("nc_response_data_unpack", (ResponseHandle, POINTER(ErrorHandle), c_char_p), nc_status),
+    ("nc_response_data_vunpack", (ResponseHandle, POINTER(ErrorHandle), c_char_p, c_void_p), nc_status),
     ("nc_response_from_cache", (ResponseHandle,), c_int),
     ("nc_response_not_modified", (ResponseHandle,), c_int),
     ("nc_request_set_cache_policy", (RequestHandle, c_int32), nc_status),
