@@ -199,7 +199,7 @@ public final class NetClient: @unchecked Sendable {
     /// completion of every request sent from now on (EventMonitor.swift); nil, the
     /// default, reads no timings and builds no events.
     public var eventMonitor: (any EventMonitor)? {
-        get { currentSettings.monitor }
+        get { currentSettings.userMonitor }
         set { settingsLock.withLock { settings = settings.with(monitor: newValue) } }
     }
 
@@ -253,8 +253,14 @@ final class ClientSettings: Sendable {
     let envelope: CompiledEnvelope?
     /// `config.signing != nil`, read by every send without copying the config.
     let signs: Bool
-    /// Installed on every transfer made from this snapshot (nil: none).
+    /// Installed on every transfer made from this snapshot (nil: none): the
+    /// user's monitor and the client's hooks' (event and log handlers), both
+    /// receiving when both are installed (`MonitorPair`).
     let monitor: (any EventMonitor)?
+    /// The monitor set through `NetClient.eventMonitor`.
+    let userMonitor: (any EventMonitor)?
+    /// The event and log handlers' monitor (NetClient+Hooks.swift).
+    let hookMonitor: (any EventMonitor)?
     /// A policy installed by hand (tests); nil: the one the configuration implies.
     let explicitPolicy: (any TransferPolicy)?
     /// nc_client_set_retry_handler's handler (NetClient+Retry.swift).
@@ -276,8 +282,8 @@ final class ClientSettings: Sendable {
     /// kept when they did not change (pooled handles then set nothing again), and
     /// whose `environmentCA` is kept (`environmentCA` is the first snapshot's).
     init(
-        config: Configuration, monitor: (any EventMonitor)? = nil, policy: (any TransferPolicy)? = nil,
-        retryHandler: RetryHandler? = nil, previous: ClientSettings? = nil,
+        config: Configuration, monitor: (any EventMonitor)? = nil, hookMonitor: (any EventMonitor)? = nil,
+        policy: (any TransferPolicy)? = nil, retryHandler: RetryHandler? = nil, previous: ClientSettings? = nil,
         environmentCA: CABundleEnvironment? = nil
     ) {
         self.config = config
@@ -292,7 +298,9 @@ final class ClientSettings: Sendable {
         baseURL = config.activeBaseURL
         credentialHeaderNames = config.credentialHeaderNames
         signs = config.signing != nil
-        self.monitor = monitor
+        self.userMonitor = monitor
+        self.hookMonitor = hookMonitor
+        self.monitor = MonitorPair.combine(monitor, hookMonitor)
         self.explicitPolicy = policy
         self.retryHandler = retryHandler
         self.policy =
@@ -302,18 +310,28 @@ final class ClientSettings: Sendable {
 
     func with(config: Configuration) -> ClientSettings {
         ClientSettings(
-            config: config, monitor: monitor, policy: explicitPolicy, retryHandler: retryHandler, previous: self)
+            config: config, monitor: userMonitor, hookMonitor: hookMonitor, policy: explicitPolicy,
+            retryHandler: retryHandler, previous: self)
     }
     func with(monitor: (any EventMonitor)?) -> ClientSettings {
         ClientSettings(
-            config: config, monitor: monitor, policy: explicitPolicy, retryHandler: retryHandler, previous: self)
+            config: config, monitor: monitor, hookMonitor: hookMonitor, policy: explicitPolicy,
+            retryHandler: retryHandler, previous: self)
+    }
+    func with(hookMonitor: (any EventMonitor)?) -> ClientSettings {
+        ClientSettings(
+            config: config, monitor: userMonitor, hookMonitor: hookMonitor, policy: explicitPolicy,
+            retryHandler: retryHandler, previous: self)
     }
     func with(policy: (any TransferPolicy)?) -> ClientSettings {
-        ClientSettings(config: config, monitor: monitor, policy: policy, retryHandler: retryHandler, previous: self)
+        ClientSettings(
+            config: config, monitor: userMonitor, hookMonitor: hookMonitor, policy: policy, retryHandler: retryHandler,
+            previous: self)
     }
     func with(retryHandler: RetryHandler?) -> ClientSettings {
         ClientSettings(
-            config: config, monitor: monitor, policy: explicitPolicy, retryHandler: retryHandler, previous: self)
+            config: config, monitor: userMonitor, hookMonitor: hookMonitor, policy: explicitPolicy,
+            retryHandler: retryHandler, previous: self)
     }
 
     /// The policy of a transfer resolved as `prepared`: the snapshot's, or retry

@@ -1,4 +1,5 @@
 import CCurlShim
+import Synchronization
 import Testing
 
 @testable import NetCore
@@ -160,5 +161,39 @@ import Testing
         }
         // Nothing is left to cancel.
         #expect(c.loop.cancelMatching { _ in true } == 0)
+    }
+}
+
+/// A user's event monitor and the client's event handler (what the C and Python
+/// handlers install) both receive: installing one never replaces the other.
+@Suite struct MonitorPairTests {
+    final class Counter: EventMonitor, @unchecked Sendable {
+        let ends = Mutex<Int>(0)
+        func requestDidComplete(_ event: RequestEvent) { ends.withLock { $0 += 1 } }
+    }
+
+    @Test func aMonitorAndAnEventHandlerBothReceive() async throws {
+        let table = TableTransport([.init(method: "GET", path: "/a", answers: [.status(200)])])
+        let config = try Configuration.parse(json: #"{"base_url": "http://table.invalid"}"#).get()
+        let c = try NetClient(configuration: config, transport: table)
+        defer { c.shutdown() }
+        let mine = Counter()
+        let handled = Mutex<[String]>([])
+        c.eventMonitor = mine
+        c.eventHandler = { e in handled.withLock { $0.append(e.kind.rawValue) } }
+        #expect(c.eventMonitor === mine)
+        _ = try await c.send(Request(method: "GET", target: "/a"))
+        #expect(mine.ends.withLock { $0 } == 1)
+        #expect(handled.withLock { $0.filter { $0 == "request_end" }.count } == 1)
+        // Removing the handler leaves the user's monitor alone, and the other way round.
+        c.eventHandler = nil
+        #expect(c.eventMonitor === mine)
+        _ = try await c.send(Request(method: "GET", target: "/a"))
+        #expect(mine.ends.withLock { $0 } == 2)
+        c.eventHandler = { e in handled.withLock { $0.append(e.kind.rawValue) } }
+        c.eventMonitor = nil
+        _ = try await c.send(Request(method: "GET", target: "/a"))
+        #expect(mine.ends.withLock { $0 } == 2)
+        #expect(handled.withLock { $0.filter { $0 == "request_end" }.count } == 2)
     }
 }

@@ -68,14 +68,15 @@ extension NetClient {
     /// "Authorization".
     public func noteCredentialsChanged() { hooks.noteCredentialsChanged() }
 
-    /// The event and log handlers use the event seam: a `HookMonitor` is the
-    /// client's `eventMonitor` while either is installed (it replaces a monitor
-    /// set directly).
+    /// The event and log handlers use the event seam: a `HookMonitor` is
+    /// installed beside the client's `eventMonitor` while either is set, and both
+    /// receive every event (ClientSettings.monitor).
     private func installHookMonitor(_ needed: Bool) {
-        if needed {
-            if !(eventMonitor is HookMonitor) { eventMonitor = HookMonitor(hooks: hooks) }
-        } else if eventMonitor is HookMonitor {
-            eventMonitor = nil
+        changeSettings { s in
+            if needed {
+                return s.hookMonitor is HookMonitor ? s : s.with(hookMonitor: HookMonitor(hooks: hooks))
+            }
+            return s.hookMonitor == nil ? s : s.with(hookMonitor: nil)
         }
     }
 
