@@ -206,7 +206,7 @@ package final class TransferLoop: @unchecked Sendable {
 
     /// Carries out what `Transfer.next(after:)` decided.
     func execute(_ action: TransferAction, for t: Transfer) {
-        // A hook cancelled it while the loop moved it (attempt end, the retry
+        // A hook cancelled it while the loop moved it (attempt end, the policy's
         // decision): an outcome already decided stands; anything that would send
         // or wait again ends it as cancelled instead.
         if t.cancelAsked, !action.isComplete {
