@@ -1769,7 +1769,8 @@ NC_API nc_status nc_outgoing_set_query(nc_outgoing *out, const char *name, const
  *   is changed.
  * Since: 0.4
  */
-NC_API nc_status nc_outgoing_set_body(nc_outgoing *out, const void *data, size_t len, const char *content_type);
+NC_API nc_status nc_outgoing_set_body(nc_outgoing *out, const void *data, size_t len,
+                                      const char *content_type);
 
 /**
  * The request's params as compact JSON text: the object given with

@@ -1432,10 +1432,11 @@ static void test_api_layer(void) {
     long long before;
     g_ctx = "api layer";
     client = make_client(
-        "null", "\"endpoints\":{\"find\":{\"path\":\"/echo\",\"additional_params\":false,"
-                "\"params\":{\"key\":{\"type\":\"string\",\"required\":true},"
-                "\"page\":{\"type\":\"integer\",\"min\":1}}}},"
-                "\"messages\":{\"CLIENT.3\":\"This request is not valid.\",\"HTTP.5xx\":\"Try later.\"}");
+        "null",
+        "\"endpoints\":{\"find\":{\"path\":\"/echo\",\"additional_params\":false,"
+        "\"params\":{\"key\":{\"type\":\"string\",\"required\":true},"
+        "\"page\":{\"type\":\"integer\",\"min\":1}}}},"
+        "\"messages\":{\"CLIENT.3\":\"This request is not valid.\",\"HTTP.5xx\":\"Try later.\"}");
     if (!client) return;
     CHECK_INT(nc_client_add_adapter(client, set_stamp_adapter, NULL), NC_OK);
     CHECK_INT(nc_client_call_sync(client, "find", bad, strlen(bad), &resp, &err), NC_ERR_FAILED);
@@ -1443,10 +1444,11 @@ static void test_api_layer(void) {
     CHECK_INT(nc_error_domain(err), NC_DOMAIN_CLIENT);
     CHECK_INT(nc_error_code(err), NC_CLIENT_INVALID_REQUEST);
     CHECK_INT(nc_error_attempts(err), 0);
-    CHECK(strstr(nc_error_message(err), "'page'") != NULL && strstr(nc_error_message(err), "'min'") != NULL);
+    CHECK(strstr(nc_error_message(err), "'page'") != NULL &&
+          strstr(nc_error_message(err), "'min'") != NULL);
     CHECK_STR(nc_error_user_message(err), "This request is not valid.");
     nc_error_free(err);
-    err = NULL;   /* (a success writes no error) */
+    err = NULL; /* (a success writes no error) */
     CHECK_INT(hits(client, "c-decl-refused"), 0);
     before = hits(client, "c-decl-ok");
     if (CHECK_INT(nc_client_call_sync(client, "find", fine, strlen(fine), &resp, &err), NC_OK)) {

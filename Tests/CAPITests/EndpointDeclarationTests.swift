@@ -37,7 +37,7 @@ private let declared =
         (#"{"name":"ab","meta":[1]}"#, "'meta'", "'type'"),
         (#"{"name":"ab","ok":"yes"}"#, "'ok'", "'type'"),
         (#"{"name":"ab","extra":1}"#, "'extra'", "'additional_params'"),
-        (#"{"name":null}"#, "'name'", "'type'"),
+        (#"{"name":null}"#, "'name'", "'type'")
     ]
 
     @Test func everyBrokenRuleIsRefusedNamingItAndNothingIsSent() throws {
@@ -100,7 +100,7 @@ private let declared =
         (#"{"path":"/x","additional_params":1}"#, "additional_params"),
         (#"{"path":"/x","flags":["fast"]}"#, "flags"),
         (#"{"path":"/x","envelope":{"code":"c","ok_codes":"0"}}"#, "envelope.ok_codes"),
-        (#"{"path":"/x","envelope":"raw"}"#, "envelope"),
+        (#"{"path":"/x","envelope":"raw"}"#, "envelope")
     ])
     func aBadDeclarationIsRefusedNamingTheKey(spec: String, key: String) throws {
         let c = try TestClient(config())
@@ -158,9 +158,12 @@ private let declared =
     /// skip_error_handler from the spec: the client's error handler is not called.
     @Test func skipErrorHandlerFromTheSpec() throws {
         let c = try TestClient(
-            config(#""endpoints":{"quiet":{"path":"/status/500","flags":["skip_error_handler"]},"loud":{"path":"/status/500"}}"#))
+            config(
+                #""endpoints":{"quiet":{"path":"/status/500","flags":["skip_error_handler"]},"loud":{"path":"/status/500"}}"#
+            ))
         let seen = DeclCounter()
-        #expect(nc_client_set_error_handler(c.handle, counterErrorFn, Unmanaged.passUnretained(seen).toOpaque()) == NC_OK)
+        #expect(
+            nc_client_set_error_handler(c.handle, counterErrorFn, Unmanaged.passUnretained(seen).toOpaque()) == NC_OK)
         #expect(c.call("quiet").error?.code == 500)
         #expect(seen.value == 0)
         #expect(c.call("loud").error?.code == 500)

@@ -433,7 +433,6 @@ func waitForServer(_ server: MockServer, path: String, count: Int = 1, timeout: 
     waitUntil(timeout: timeout) { (serverStats(server).paths[path] ?? 0) >= count }
 }
 
-
 /// Runs `body` on `count` new threads at once and waits for all of them.
 func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     let group = DispatchGroup()

@@ -40,7 +40,8 @@ import Testing
         #expect(e.domain == NC_DOMAIN_TRANSPORT && e.code == 28, "\(e)")
         #expect(timeoutField(e) == "idle", "\(e)")
         #expect(
-            e.message.contains("no byte sent or received for idle_timeout_ms (500 ms) after 100 of 101 bytes of the body"),
+            e.message.contains(
+                "no byte sent or received for idle_timeout_ms (500 ms) after 100 of 101 bytes of the body"),
             "\(e.message)")
         #expect(!e.message.contains("did not answer"))
         #expect(e.retryable == 1)

@@ -114,7 +114,10 @@ let dropAdapter: nc_adapter_fn = { out, _ in
         let probe = AdapterCallResults()
         #expect(nc_client_add_adapter(c.handle, badInputAdapter, probe.userdata) == NC_OK)
         #expect(c.sync(try Request("GET", "/echo")).succeeded)
-        #expect(probe.results == [NC_ERR_INVALID_ARGUMENT, NC_ERR_INVALID_ARGUMENT, NC_ERR_INVALID_ARGUMENT, NC_ERR_INVALID_ARGUMENT])
+        #expect(
+            probe.results == [
+                NC_ERR_INVALID_ARGUMENT, NC_ERR_INVALID_ARGUMENT, NC_ERR_INVALID_ARGUMENT, NC_ERR_INVALID_ARGUMENT
+            ])
         #expect(nc_outgoing_set_query(nil, "a", "b") == NC_ERR_INVALID_ARGUMENT)
         #expect(nc_outgoing_params_json(nil) == nil)
     }
@@ -158,7 +161,9 @@ let dropAdapter: nc_adapter_fn = { out, _ in
                 nc_error_free(e)
             }
             let json = foundationJSON(string(nc_error_json(e))) as? [String: Any]
-            return (string(nc_error_user_message(e)), json?["user_message"] as? String, string(nc_error_message(e)) ?? "")
+            return (
+                string(nc_error_user_message(e)), json?["user_message"] as? String, string(nc_error_message(e)) ?? ""
+            )
         }
         let api = try userMessage("/env/code/fail")
         #expect(api.0 == "Wrong password." && api.1 == "Wrong password.")
@@ -196,7 +201,9 @@ let dropAdapter: nc_adapter_fn = { out, _ in
     @Test func aBadMessagesKeyRefusesTheConfiguration() throws {
         var client: OpaquePointer?
         var error: OpaquePointer?
-        #expect(nc_client_new(config(#""messages":{"TRANSPORT.28":"ok","NETWORK":"x"}"#), &client, &error) == NC_ERR_INVALID_ARGUMENT)
+        #expect(
+            nc_client_new(config(#""messages":{"TRANSPORT.28":"ok","NETWORK":"x"}"#), &client, &error)
+                == NC_ERR_INVALID_ARGUMENT)
         #expect(string(nc_error_message(error))?.contains("'messages'") == true)
         #expect(string(nc_error_message(error))?.contains("'NETWORK'") == true)
         nc_client_free(client)
@@ -216,7 +223,7 @@ let badInputAdapter: nc_adapter_fn = { out, userdata in
         nc_outgoing_set_query(out, "", "x"),
         nc_outgoing_set_query(out, nil, "x"),
         nc_outgoing_set_body(out, nil, 3, nil),
-        nc_outgoing_set_body(out, "x", 1, "text/plain\r\nX-Evil: 1"),
+        nc_outgoing_set_body(out, "x", 1, "text/plain\r\nX-Evil: 1")
     ]
     return NC_OK
 }

@@ -49,11 +49,23 @@ import Testing
 
     @Test func docsAndBindingsStateTheSameStatuses() throws {
         let copies: [(String, [Int])] = [
-            ("docs/errors.md domain table", try Self.numbers(in: "docs/errors.md", after: "`NCHTTPErrorDomain` | the HTTP status |")),
-            ("docs/configuration.md statuses row", try Self.numbers(in: "docs/configuration.md", after: "| `statuses` | array of HTTP statuses |")),
+            (
+                "docs/errors.md domain table",
+                try Self.numbers(in: "docs/errors.md", after: "`NCHTTPErrorDomain` | the HTTP status |")
+            ),
+            (
+                "docs/configuration.md statuses row",
+                try Self.numbers(in: "docs/configuration.md", after: "| `statuses` | array of HTTP statuses |")
+            ),
             ("README.md retry table", try Self.numbers(in: "README.md", after: "| HTTP statuses retried |")),
-            ("netcore.h nc_error_is_retryable", try Self.numbers(in: "include/netcore.h", between: "failures, HTTP ", and: "), else 0")),
-            ("Python DEFAULT_STATUS_FORCELIST", try Self.numbers(in: "bindings/python/netcore/_retry.py", after: "DEFAULT_STATUS_FORCELIST = ")),
+            (
+                "netcore.h nc_error_is_retryable",
+                try Self.numbers(in: "include/netcore.h", between: "failures, HTTP ", and: "), else 0")
+            ),
+            (
+                "Python DEFAULT_STATUS_FORCELIST",
+                try Self.numbers(in: "bindings/python/netcore/_retry.py", after: "DEFAULT_STATUS_FORCELIST = ")
+            )
         ]
         for (name, found) in copies {
             #expect(Set(found) == Self.statuses, "\(name): \(found)")
@@ -62,9 +74,16 @@ import Testing
 
     @Test func docsStateTheSameTransportCodes() throws {
         let copies: [(String, [Int])] = [
-            ("docs/errors.md domain table", try Self.numbers(in: "docs/errors.md", after: "the `CURLcode`, unchanged |")),
+            (
+                "docs/errors.md domain table",
+                try Self.numbers(in: "docs/errors.md", after: "the `CURLcode`, unchanged |")
+            ),
             ("README.md retry table", try Self.numbers(in: "README.md", after: "| transport errors retried |")),
-            ("netcore.h retry policy", try Self.numbers(in: "include/netcore.h", between: "NC_DOMAIN_TRANSPORT DNS (", and: "; NC_DOMAIN_HTTP with")),
+            (
+                "netcore.h retry policy",
+                try Self.numbers(
+                    in: "include/netcore.h", between: "NC_DOMAIN_TRANSPORT DNS (", and: "; NC_DOMAIN_HTTP with")
+            )
         ]
         for (name, found) in copies {
             #expect(Set(found) == Self.codes, "\(name): \(found)")

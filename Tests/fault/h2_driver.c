@@ -33,7 +33,7 @@
 static long g_port, g_mcs1;
 static char g_ca[1024];
 static int g_passed, g_failed, g_wait_s = 30;
-static char g_why[2048]; /* the current case's first failure */
+static char g_why[2048];         /* the current case's first failure */
 static long g_note_refused = -1; /* streams the mcs1 server refused (printed) */
 
 static void why(const char *fmt, ...) {
@@ -52,7 +52,7 @@ typedef struct {
     long code;
     int retryable;
     int attempts;
-    long conn;  /* the answer's connection number (h2_server.py), -1 without one */
+    long conn;       /* the answer's connection number (h2_server.py), -1 without one */
     long stall_conn; /* /wait-stall's: the stalled stream's connection, and whether it was open */
     int stall_open;
     char message[1024];
@@ -126,7 +126,8 @@ static int batch_wait(batch *b, int count) {
         if (pthread_cond_timedwait(&b->cond, &b->lock, &until) != 0) break;
     int done = b->done;
     pthread_mutex_unlock(&b->lock);
-    if (done < count) why("%d of %d requests had no callback within %d s", count - done, count, g_wait_s);
+    if (done < count)
+        why("%d of %d requests had no callback within %d s", count - done, count, g_wait_s);
     return done >= count;
 }
 
@@ -159,11 +160,12 @@ static int send_one(nc_client *client, batch *b, int i, const char *method, cons
 
 static nc_client *new_client(long port, const char *extra) {
     char config[4096];
-    snprintf(config, sizeof config,
-             "{\"base_url\":\"https://127.0.0.1:%ld\",\"http_version\":\"2\",\"tls\":{\"ca_file\":\"%s\"},"
-             "\"coalesce\":false,\"reachability\":{\"mode\":\"online\"},"
-             "\"envelope\":{\"code\":\"code\",\"ok_codes\":[0],\"message\":\"msg\",\"data\":\"data\"}%s%s}",
-             port, g_ca, extra ? "," : "", extra ? extra : "");
+    snprintf(
+        config, sizeof config,
+        "{\"base_url\":\"https://127.0.0.1:%ld\",\"http_version\":\"2\",\"tls\":{\"ca_file\":\"%s\"},"
+        "\"coalesce\":false,\"reachability\":{\"mode\":\"online\"},"
+        "\"envelope\":{\"code\":\"code\",\"ok_codes\":[0],\"message\":\"msg\",\"data\":\"data\"}%s%s}",
+        port, g_ca, extra ? "," : "", extra ? extra : "");
     nc_client *client = NULL;
     nc_error *err = NULL;
     if (nc_client_new(config, &client, &err) != NC_OK) why("nc_client_new: %s", nc_error_message(err));
@@ -178,7 +180,8 @@ static json_t *get_data(nc_client *client, const char *path) {
     nc_error *err = NULL;
     json_t *data = NULL;
     nc_request_new("GET", path, &req);
-    if (nc_client_send_sync(client, req, &resp, &err) == NC_OK) data = json_incref(nc_response_data(resp));
+    if (nc_client_send_sync(client, req, &resp, &err) == NC_OK)
+        data = json_incref(nc_response_data(resp));
     else why("GET %s failed: %s", path, nc_error_message(err));
     nc_response_free(resp);
     nc_error_free(err);
@@ -199,8 +202,12 @@ static long processed(nc_client *client, const char *id) {
 
 static const char *outcome(const result *r, char *buf, size_t n) {
     if (!r->domain) snprintf(buf, n, "success");
-    else snprintf(buf, n, "%s %ld%s", r->domain == T ? "TRANSPORT" : r->domain == C ? "CLIENT" : "other", r->code,
-                  r->retryable ? " (retryable)" : "");
+    else
+        snprintf(buf, n, "%s %ld%s",
+                 r->domain == T   ? "TRANSPORT"
+                 : r->domain == C ? "CLIENT"
+                                  : "other",
+                 r->code, r->retryable ? " (retryable)" : "");
     return buf;
 }
 
@@ -211,21 +218,21 @@ static void finish(nc_client *client, batch *b, const char *name) {
     snprintf(path, sizeof path, "/ok?id=next-%s", name);
     json_t *data = get_data(client, path);
     const char *id = json_string_value(json_object_get(data, "id"));
-    if (data && (!id || strcmp(id, path + 7) != 0))
-        why("the next request's answer is not its own");
+    if (data && (!id || strcmp(id, path + 7) != 0)) why("the next request's answer is not its own");
     json_decref(data);
     int before[256];
     for (int i = 0; i < b->n; i++) before[i] = b->r[i].calls;
     if (getenv("H2_VERBOSE"))
         for (int i = 0; i < b->n; i++) {
             char got[64];
-            printf("       %s %d: %s conn %ld attempts %d %s\n", name, i, outcome(&b->r[i], got, sizeof got),
-                   b->r[i].conn, b->r[i].attempts, b->r[i].message);
+            printf("       %s %d: %s conn %ld attempts %d %s\n", name, i,
+                   outcome(&b->r[i], got, sizeof got), b->r[i].conn, b->r[i].attempts, b->r[i].message);
         }
     nc_client_free(client);
     for (int i = 0; i < b->n; i++)
         if (before[i] != 1 || b->r[i].calls != 1)
-            why("request %d: %d callbacks before nc_client_free, %d after (want 1)", i, before[i], b->r[i].calls);
+            why("request %d: %d callbacks before nc_client_free, %d after (want 1)", i, before[i],
+                b->r[i].calls);
 }
 
 /* Request i ended with `domain`/`code` (0/0: success). */
@@ -233,7 +240,8 @@ static int expect(const batch *b, int i, int domain, long code) {
     const result *r = &b->r[i];
     if (r->domain == domain && r->code == code) return 1;
     char got[64];
-    why("request %d: got %s, want %d %ld (%s)", i, outcome(r, got, sizeof got), domain, code, r->message);
+    why("request %d: got %s, want %d %ld (%s)", i, outcome(r, got, sizeof got), domain, code,
+        r->message);
     return 0;
 }
 
@@ -241,7 +249,8 @@ static int expect(const batch *b, int i, int domain, long code) {
 
 /* GOAWAY while N streams are in flight; the server answers the `answered` lowest
  * first, then GOAWAY(last-stream-id = the highest of those) and closes. */
-static void goaway_case(const char *name, const char *method, size_t body, int opt_in, const char *retry) {
+static void goaway_case(const char *name, const char *method, size_t body, int opt_in,
+                        const char *retry) {
     enum { N = 10, ANSWERED = 4 };
     nc_client *client = new_client(g_port, retry);
     if (!client) return;
@@ -249,7 +258,8 @@ static void goaway_case(const char *name, const char *method, size_t body, int o
     batch_init(&b, N);
     char path[256], key[64];
     for (int i = 0; i < N; i++) {
-        snprintf(path, sizeof path, "/goaway?tag=%s&n=%d&answer=%d&id=%s-%d", name, N, ANSWERED, name, i);
+        snprintf(path, sizeof path, "/goaway?tag=%s&n=%d&answer=%d&id=%s-%d", name, N, ANSWERED, name,
+                 i);
         snprintf(key, sizeof key, "%s-%d", name, i);
         send_one(client, &b, i, method, path, body, 0, opt_in ? key : NULL);
     }
@@ -268,7 +278,8 @@ static void goaway_case(const char *name, const char *method, size_t body, int o
             } else {
                 failed++;
                 /* Failed: never processed, and retryable (the server refused it). */
-                if (n != 0) why("request %d failed (%s), processed %ld times (want 0)", i, r->message, n);
+                if (n != 0)
+                    why("request %d failed (%s), processed %ld times (want 0)", i, r->message, n);
                 if (!r->retryable) why("request %d failed not retryable: %s", i, r->message);
             }
         }
@@ -276,7 +287,8 @@ static void goaway_case(const char *name, const char *method, size_t body, int o
             /* No retry policy: one attempt, but libcurl's own resend of a refused stream. */
             if (ok < ANSWERED) why("%d succeeded, want at least the %d answered", ok, ANSWERED);
         } else if (!strcmp(method, "GET") || opt_in) {
-            if (ok != N) why("%d of %d succeeded, want all (idempotent: retried on a new connection)", ok, N);
+            if (ok != N)
+                why("%d of %d succeeded, want all (idempotent: retried on a new connection)", ok, N);
             int moved = 0;
             for (int i = 0; i < N; i++) moved += b.r[i].conn != first_conn;
             if (moved != N - ANSWERED)
@@ -298,8 +310,12 @@ static void goaway_case(const char *name, const char *method, size_t body, int o
 }
 
 static const char *RETRY = "\"retry\":{\"backoff\":\"immediate\"}";
-static void goaway_get(void) { goaway_case("goaway-get", "GET", 0, 0, RETRY); }
-static void goaway_get_once(void) { goaway_case("goaway-get-once", "GET", 0, 0, NULL); }
+static void goaway_get(void) {
+    goaway_case("goaway-get", "GET", 0, 0, RETRY);
+}
+static void goaway_get_once(void) {
+    goaway_case("goaway-get-once", "GET", 0, 0, NULL);
+}
 static void goaway_post(void) {
     /* A retry policy is on: the failed POSTs are retryable but not retried (not opted in). */
     goaway_case("goaway-post", "POST", 1000, 0, RETRY);
@@ -309,8 +325,8 @@ static void goaway_post_key(void) {
 }
 
 /* RST_STREAM(code) on the first try of one request. */
-static void rst_case(const char *name, const char *method, size_t body, int rst_code, int domain, long code,
-                     long want_processed) {
+static void rst_case(const char *name, const char *method, size_t body, int rst_code, int domain,
+                     long code, long want_processed) {
     nc_client *client = new_client(g_port, NULL);
     if (!client) return;
     batch b;
@@ -329,11 +345,21 @@ static void rst_case(const char *name, const char *method, size_t body, int rst_
     batch_destroy(&b);
 }
 
-static void rst_refused_get(void) { rst_case("rst-refused-get", "GET", 0, 7, 0, 0, 1); }
-static void rst_refused_post(void) { rst_case("rst-refused-post", "POST", 1000, 7, T, 65, 0); }
-static void rst_internal(void) { rst_case("rst-internal", "GET", 0, 2, T, 92, 0); }
-static void rst_cancel(void) { rst_case("rst-cancel", "GET", 0, 8, T, 92, 0); }
-static void rst_calm(void) { rst_case("rst-enhance-your-calm", "GET", 0, 11, T, 92, 0); }
+static void rst_refused_get(void) {
+    rst_case("rst-refused-get", "GET", 0, 7, 0, 0, 1);
+}
+static void rst_refused_post(void) {
+    rst_case("rst-refused-post", "POST", 1000, 7, T, 65, 0);
+}
+static void rst_internal(void) {
+    rst_case("rst-internal", "GET", 0, 2, T, 92, 0);
+}
+static void rst_cancel(void) {
+    rst_case("rst-cancel", "GET", 0, 8, T, 92, 0);
+}
+static void rst_calm(void) {
+    rst_case("rst-enhance-your-calm", "GET", 0, 11, T, 92, 0);
+}
 
 /* A POST whose stream window the server never reopens: the idle timeout ends it,
  * while other streams on the same connection are answered. */
@@ -365,7 +391,8 @@ static void stalled_window(void) {
         if (b.r[1].stall_open != 1) why("the stalled stream was not open when GET 1 was answered");
         for (int i = 1; i < N; i++)
             if (expect(&b, i, 0, 0) && b.r[i].conn != stall_conn)
-                why("GET %d went on connection %ld, not the stalled one (%ld)", i, b.r[i].conn, stall_conn);
+                why("GET %d went on connection %ld, not the stalled one (%ld)", i, b.r[i].conn,
+                    stall_conn);
         if (processed(client, "stall-post") != 0) why("the stalled POST was processed");
     }
     finish(client, &b, "stall");
@@ -389,28 +416,32 @@ static void one_case(const char *name, const char *path, const char *config, int
     batch_destroy(&b);
 }
 
-static void settings_flood(void) { one_case("flood", "/flood?n=5000&id=flood", NULL, T, 56, NULL); }
-static void settings_some(void) { one_case("flood-900", "/flood?n=900&id=flood-900", NULL, 0, 0, NULL); }
+static void settings_flood(void) {
+    one_case("flood", "/flood?n=5000&id=flood", NULL, T, 56, NULL);
+}
+static void settings_some(void) {
+    one_case("flood-900", "/flood?n=900&id=flood-900", NULL, 0, 0, NULL);
+}
 static void headers_count(void) {
     /* 150 fields of 200 bytes: 30 KiB, a HEADERS and a CONTINUATION frame; over 100 lines. */
-    one_case("headers-count", "/headers?n=150&size=200&id=headers-count", NULL, C, NC_CLIENT_HEADERS_TOO_LARGE,
-             "max_header_count");
+    one_case("headers-count", "/headers?n=150&size=200&id=headers-count", NULL, C,
+             NC_CLIENT_HEADERS_TOO_LARGE, "max_header_count");
 }
 static void headers_bytes(void) {
     /* 90 fields of 1000 bytes: 90 KiB over 6 frames; under 100 lines, over 64 KiB. */
-    one_case("headers-bytes", "/headers?n=90&size=1000&id=headers-bytes", NULL, C, NC_CLIENT_HEADERS_TOO_LARGE,
-             "max_header_bytes");
+    one_case("headers-bytes", "/headers?n=90&size=1000&id=headers-bytes", NULL, C,
+             NC_CLIENT_HEADERS_TOO_LARGE, "max_header_bytes");
 }
 static void headers_continuations(void) {
     /* 90 fields of 100 bytes (8,648 bytes of HPACK) cut into 500-byte frames: 17
      * CONTINUATION frames, over nghttp2's 8; under our caps. */
-    one_case("headers-continuations", "/headers?n=90&size=100&frame=500&id=headers-continuations", NULL, C,
-             NC_CLIENT_HEADERS_TOO_LARGE, "CONTINUATION");
+    one_case("headers-continuations", "/headers?n=90&size=100&frame=500&id=headers-continuations", NULL,
+             C, NC_CLIENT_HEADERS_TOO_LARGE, "CONTINUATION");
 }
 static void headers_8_continuations(void) {
     /* The same in 1000-byte frames: 8 CONTINUATION frames, nghttp2's most. */
-    one_case("headers-8-continuations", "/headers?n=90&size=100&frame=1000&id=headers-8-continuations", NULL, 0, 0,
-             NULL);
+    one_case("headers-8-continuations", "/headers?n=90&size=100&frame=1000&id=headers-8-continuations",
+             NULL, 0, 0, NULL);
 }
 static void headers_huge(void) {
     /* 14 fields of 10,000 bytes: 140 KiB in 16 KiB frames, over libcurl's 128 KiB for a
@@ -424,7 +455,9 @@ static void headers_raised(void) {
     one_case("headers-raised", "/headers?n=150&size=200&id=headers-raised",
              "\"limits\":{\"max_header_count\":1000,\"max_header_bytes\":1048576}", 0, 0, NULL);
 }
-static void server_push(void) { one_case("push", "/push?id=push", NULL, T, 52, NULL); }
+static void server_push(void) {
+    one_case("push", "/push?id=push", NULL, T, 52, NULL);
+}
 
 /* SETTINGS_MAX_CONCURRENT_STREAMS 1 and 50 requests at once. */
 static void max_streams_1(void) {
@@ -450,11 +483,15 @@ static void max_streams_1(void) {
             long n = (long)json_integer_value(json_object_get(counts, path));
             if (n != 1) why("%s processed %ld times, want 1", path, n);
         }
-        long max_open = (long)json_integer_value(json_object_get(json_object_get(data, "stats"), "max_open"));
-        if (max_open != 1) why("the server saw %ld streams open at once on a connection, want 1", max_open);
-        g_note_refused = (long)json_integer_value(json_object_get(json_object_get(data, "stats"), "refused"));
+        long max_open =
+            (long)json_integer_value(json_object_get(json_object_get(data, "stats"), "max_open"));
+        if (max_open != 1)
+            why("the server saw %ld streams open at once on a connection, want 1", max_open);
+        g_note_refused =
+            (long)json_integer_value(json_object_get(json_object_get(data, "stats"), "refused"));
         /* Refused streams were all sent before libcurl had read the SETTINGS. */
-        long late = (long)json_integer_value(json_object_get(json_object_get(data, "stats"), "refused_after_ack"));
+        long late = (long)json_integer_value(
+            json_object_get(json_object_get(data, "stats"), "refused_after_ack"));
         if (late) why("%ld streams were opened over the limit after libcurl acknowledged it", late);
         json_decref(data);
     }
@@ -463,15 +500,16 @@ static void max_streams_1(void) {
 }
 
 /* The connection dies (TCP reset, or closed without close_notify) with 100 streams in flight. */
-static void die_case(const char *name, int N, const char *mode, const char *method, size_t body, const char *retry,
-                     int want_ok, int process) {
+static void die_case(const char *name, int N, const char *mode, const char *method, size_t body,
+                     const char *retry, int want_ok, int process) {
     nc_client *client = new_client(g_port, retry);
     if (!client) return;
     batch b;
     batch_init(&b, N);
     char path[256];
     for (int i = 0; i < N; i++) {
-        snprintf(path, sizeof path, "/die?tag=%s&n=%d&mode=%s&process=%d&id=%s-%d", name, N, mode, process, name, i);
+        snprintf(path, sizeof path, "/die?tag=%s&n=%d&mode=%s&process=%d&id=%s-%d", name, N, mode,
+                 process, name, i);
         send_one(client, &b, i, method, path, body, 0, NULL);
     }
     if (batch_wait(&b, N)) {
@@ -503,13 +541,23 @@ static void die_case(const char *name, int N, const char *mode, const char *meth
     batch_destroy(&b);
 }
 
-static void die_rst_get(void) { die_case("die-rst-get", 100, "rst", "GET", 0, RETRY, 100, 0); }
-static void die_fin_get(void) { die_case("die-fin-get", 100, "fin", "GET", 0, RETRY, 100, 0); }
-static void die_rst_post(void) { die_case("die-rst-post", 100, "rst", "POST", 100, RETRY, 0, 0); }
-static void die_rst_post_acted(void) { die_case("die-rst-post-acted", 100, "rst", "POST", 100, RETRY, 0, 1); }
+static void die_rst_get(void) {
+    die_case("die-rst-get", 100, "rst", "GET", 0, RETRY, 100, 0);
+}
+static void die_fin_get(void) {
+    die_case("die-fin-get", 100, "fin", "GET", 0, RETRY, 100, 0);
+}
+static void die_rst_post(void) {
+    die_case("die-rst-post", 100, "rst", "POST", 100, RETRY, 0, 0);
+}
+static void die_rst_post_acted(void) {
+    die_case("die-rst-post-acted", 100, "rst", "POST", 100, RETRY, 0, 1);
+}
 /* A POST without a body goes on a connection of its own (CURLOPT_FRESH_CONNECT, so
  * that libcurl cannot resend it by itself): 8 at once, max_connections_per_host. */
-static void die_rst_post_empty(void) { die_case("die-rst-post-empty", 8, "rst", "POST", 0, RETRY, 0, 1); }
+static void die_rst_post_empty(void) {
+    die_case("die-rst-post-empty", 8, "rst", "POST", 0, RETRY, 0, 1);
+}
 
 /* ---- the table ------------------------------------------------------------------------- */
 
@@ -518,31 +566,47 @@ static const struct {
     const char *expected;
     void (*run)(void);
 } CASES[] = {
-    {"GOAWAY, 10 GETs in flight, 4 answered, retry on", "all 10 succeed, each processed once; the 6 above the last id on a new connection", goaway_get},
-    {"GOAWAY, 10 GETs in flight, 4 answered, no retry policy", "each succeeds processed once, or fails TRANSPORT 16 retryable, never processed", goaway_get_once},
-    {"GOAWAY, 10 POSTs in flight, 4 answered, retry on", "4 succeed; 6 TRANSPORT 65 (one 16) retryable, not retried, never processed", goaway_post},
-    {"GOAWAY, 10 POSTs with Idempotency-Key, retry on", "all 10 succeed, each processed once", goaway_post_key},
-    {"RST_STREAM REFUSED_STREAM, GET", "success, processed once (sent again on a new connection)", rst_refused_get},
+    {"GOAWAY, 10 GETs in flight, 4 answered, retry on",
+     "all 10 succeed, each processed once; the 6 above the last id on a new connection", goaway_get},
+    {"GOAWAY, 10 GETs in flight, 4 answered, no retry policy",
+     "each succeeds processed once, or fails TRANSPORT 16 retryable, never processed", goaway_get_once},
+    {"GOAWAY, 10 POSTs in flight, 4 answered, retry on",
+     "4 succeed; 6 TRANSPORT 65 (one 16) retryable, not retried, never processed", goaway_post},
+    {"GOAWAY, 10 POSTs with Idempotency-Key, retry on", "all 10 succeed, each processed once",
+     goaway_post_key},
+    {"RST_STREAM REFUSED_STREAM, GET", "success, processed once (sent again on a new connection)",
+     rst_refused_get},
     {"RST_STREAM REFUSED_STREAM, POST", "TRANSPORT 65 retryable, never processed", rst_refused_post},
     {"RST_STREAM INTERNAL_ERROR", "TRANSPORT 92 retryable", rst_internal},
     {"RST_STREAM CANCEL", "TRANSPORT 92 retryable", rst_cancel},
     {"RST_STREAM ENHANCE_YOUR_CALM", "TRANSPORT 92 retryable", rst_calm},
-    {"stalled flow-control window (POST of 200 kB)", "TRANSPORT 28 idle; 5 GETs on the same connection succeed meanwhile", stalled_window},
+    {"stalled flow-control window (POST of 200 kB)",
+     "TRANSPORT 28 idle; 5 GETs on the same connection succeed meanwhile", stalled_window},
     {"SETTINGS flood (5,000 frames at once)", "TRANSPORT 56", settings_flood},
     {"SETTINGS, 900 frames at once", "success", settings_some},
-    {"header block over max_header_count in CONTINUATION frames", "CLIENT HEADERS_TOO_LARGE", headers_count},
-    {"header block over max_header_bytes in CONTINUATION frames", "CLIENT HEADERS_TOO_LARGE", headers_bytes},
-    {"header block in 17 CONTINUATION frames (nghttp2 takes 8)", "CLIENT HEADERS_TOO_LARGE", headers_continuations},
+    {"header block over max_header_count in CONTINUATION frames", "CLIENT HEADERS_TOO_LARGE",
+     headers_count},
+    {"header block over max_header_bytes in CONTINUATION frames", "CLIENT HEADERS_TOO_LARGE",
+     headers_bytes},
+    {"header block in 17 CONTINUATION frames (nghttp2 takes 8)", "CLIENT HEADERS_TOO_LARGE",
+     headers_continuations},
     {"header block in 8 CONTINUATION frames", "success", headers_8_continuations},
-    {"header block of 140 KiB (libcurl takes 128 KiB), caps raised to 1 MiB", "CLIENT HEADERS_TOO_LARGE", headers_huge},
+    {"header block of 140 KiB (libcurl takes 128 KiB), caps raised to 1 MiB", "CLIENT HEADERS_TOO_LARGE",
+     headers_huge},
     {"header block over the default caps, caps raised", "success", headers_raised},
     {"server push (PUSH_PROMISE, push disabled)", "TRANSPORT 52 retryable", server_push},
-    {"SETTINGS_MAX_CONCURRENT_STREAMS 1, 50 GETs, retry on", "all succeed, each processed once, never 2 streams open", max_streams_1},
-    {"connection reset with 100 GETs in flight, retry on", "all succeed, each processed once", die_rst_get},
-    {"connection closed with 100 GETs in flight, retry on", "all succeed, each processed once", die_fin_get},
-    {"connection reset with 100 POSTs in flight, retry on", "each fails once, retryable, never processed", die_rst_post},
-    {"connection reset with 100 POSTs in flight, all acted on, retry on", "each fails once, retryable, processed once", die_rst_post_acted},
-    {"8 connections reset, each with a POST without a body, acted on, retry on", "each fails once, retryable, processed once", die_rst_post_empty},
+    {"SETTINGS_MAX_CONCURRENT_STREAMS 1, 50 GETs, retry on",
+     "all succeed, each processed once, never 2 streams open", max_streams_1},
+    {"connection reset with 100 GETs in flight, retry on", "all succeed, each processed once",
+     die_rst_get},
+    {"connection closed with 100 GETs in flight, retry on", "all succeed, each processed once",
+     die_fin_get},
+    {"connection reset with 100 POSTs in flight, retry on",
+     "each fails once, retryable, never processed", die_rst_post},
+    {"connection reset with 100 POSTs in flight, all acted on, retry on",
+     "each fails once, retryable, processed once", die_rst_post_acted},
+    {"8 connections reset, each with a POST without a body, acted on, retry on",
+     "each fails once, retryable, processed once", die_rst_post_empty},
 };
 
 int main(int argc, char **argv) {
@@ -581,7 +645,8 @@ int main(int argc, char **argv) {
         } else {
             g_passed++;
             printf("ok   - %s: %s (%.0f ms)", CASES[i].name, CASES[i].expected, ms);
-            if (g_note_refused >= 0) printf(" [the server refused %ld streams over its limit]", g_note_refused);
+            if (g_note_refused >= 0)
+                printf(" [the server refused %ld streams over its limit]", g_note_refused);
             printf("\n");
             g_note_refused = -1;
         }

@@ -83,9 +83,9 @@ static int signing;
 static int default_timeouts;
 static int total_timeout;
 static int connect_timeout;
-static int extra_thread; /* --features thread */
-static int events;       /* --features events */
-static int no_user_agent; /* --features no-user-agent */
+static int extra_thread;    /* --features thread */
+static int events;          /* --features events */
+static int no_user_agent;   /* --features no-user-agent */
 static char user_agent[64]; /* "rawcurl/0.3.0 libcurl/X.Y.Z", as long as libnetcore's */
 static const char *event_url;
 
@@ -704,7 +704,8 @@ int main(int argc, char **argv) {
         }
     }
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return 1;
-    snprintf(user_agent, sizeof user_agent, "rawcurl/0.3.0 libcurl/%s", curl_version_info(CURLVERSION_NOW)->version);
+    snprintf(user_agent, sizeof user_agent, "rawcurl/0.3.0 libcurl/%s",
+             curl_version_info(CURLVERSION_NOW)->version);
     if (no_user_agent && !strcmp(PEER, "raw-curl")) PEER = "raw-curl-no-ua";
     if (!strcmp(a.tuned, "on")) {
         PEER = signing ? "raw-curl-tuned-signed" : "raw-curl-tuned";

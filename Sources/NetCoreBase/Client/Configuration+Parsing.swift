@@ -26,7 +26,8 @@ extension Configuration {
     /// An endpoint's "envelope" object (Endpoint.parse): the same keys, defaults and
     /// checks as the top-level "envelope"; `label` names the key in messages
     /// ("Configuration key 'endpoints.x.envelope'").
-    static func parseEnvelope(_ value: UnsafeMutablePointer<json_t>, label: String) -> Result<EnvelopeSchema, NetError> {
+    static func parseEnvelope(_ value: UnsafeMutablePointer<json_t>, label: String) -> Result<EnvelopeSchema, NetError>
+    {
         do {
             return .success(try ConfigReader().envelope(value))
         } catch let error as ConfigError {

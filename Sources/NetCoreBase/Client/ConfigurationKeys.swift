@@ -93,7 +93,8 @@ enum ConfigKey: String, CaseIterable, Sendable {
             return .init(
                 .headerNames, .list([]), "credentialHeaders", "extra headers dropped on a redirect to another origin")
         case .compression:
-            return .init(.boolean, .boolean(true), "compression", "ask for every encoding libcurl decodes and decompress")
+            return .init(
+                .boolean, .boolean(true), "compression", "ask for every encoding libcurl decodes and decompress")
         case .coalesce:
             return .init(
                 .boolean, .boolean(true), "coalesce", "identical GET/HEAD requests in flight share one transfer")
@@ -150,7 +151,8 @@ enum ConfigKey: String, CaseIterable, Sendable {
         case .envelopeMessage:
             return .init(.fieldName, .text("msg"), "envelope.messageField", "field with the message")
         case .envelopeData:
-            return .init(.fieldName, .text("data"), "envelope.dataField", "field with the business data; \"\" = the whole body")
+            return .init(
+                .fieldName, .text("data"), "envelope.dataField", "field with the business data; \"\" = the whole body")
         case .envelopeTraceID:
             return .init(.fieldName, .text("traceId"), "envelope.traceIDField", "field with the trace id")
         case .envelopeAuthExpiredCodes:
@@ -165,7 +167,8 @@ enum ConfigKey: String, CaseIterable, Sendable {
                 .integer(1...Int64.max), .integer(104_857_600), "limits.maxResponseBytes", "largest body accepted")
         case .limitsMaxRedirects:
             return .init(
-                .integer(Configuration.Limits.maxRedirectsRange), .integer(10), "limits.maxRedirects", "redirects followed; 0 = none")
+                .integer(Configuration.Limits.maxRedirectsRange), .integer(10), "limits.maxRedirects",
+                "redirects followed; 0 = none")
         case .limitsMaxHeaderCount:
             return .init(.integer(1...100_000), .integer(100), "limits.maxHeaderCount", "header lines in one response")
         case .limitsMaxHeaderBytes:

@@ -170,7 +170,9 @@ public final class NetClient: @unchecked Sendable {
         let t = transfer(request) { _, _, _ in }
         guard loop.runSync(t) else { return .failure(.shuttingDown) }
         t.deliver(t, t.result.0, t.result.1)   // the failure hooks, if any, on this thread
-        if let e = t.result.1, messageBox.installed.load(ordering: .relaxed) { return .success((t.result.0, messageBox.apply(e))) }
+        if let e = t.result.1, messageBox.installed.load(ordering: .relaxed) {
+            return .success((t.result.0, messageBox.apply(e)))
+        }
         return .success(t.result)
     }
 
@@ -293,7 +295,9 @@ final class ClientSettings: Sendable {
             for: config, environmentCA: environmentCA, reusing: previous)
         envelope = config.envelope.map(CompiledEnvelope.init)
         var endpointEnvelopes: [String: CompiledEnvelope] = [:]
-        for (name, e) in config.endpoints.endpoints { if let s = e.envelopeSchema { endpointEnvelopes[name] = CompiledEnvelope(s) } }
+        for (name, e) in config.endpoints.endpoints {
+            if let s = e.envelopeSchema { endpointEnvelopes[name] = CompiledEnvelope(s) }
+        }
         self.endpointEnvelopes = endpointEnvelopes
         baseURL = config.activeBaseURL
         credentialHeaderNames = config.credentialHeaderNames

@@ -90,7 +90,9 @@ public struct Endpoint: Sendable, Equatable {
                 throw fail("header '\(header)' contains CR, LF or another control character.")
             }
         }
-        for (key, ms) in [("timeout_ms", timeoutMs), ("connect_timeout_ms", connectTimeoutMs), ("idle_timeout_ms", idleTimeoutMs)] {
+        for (key, ms) in [
+            ("timeout_ms", timeoutMs), ("connect_timeout_ms", connectTimeoutMs), ("idle_timeout_ms", idleTimeoutMs)
+        ] {
             if let ms, !(0...Int64(Int32.max)).contains(ms) {
                 throw fail("\(key) must be between 0 and \(Int32.max), got \(ms).")
             }
@@ -184,12 +186,12 @@ extension Endpoint {
     /// The spec keys, in the order the reference lists them.
     static let specKeys = [
         "method", "path", "encoding", "headers", "timeout_ms", "connect_timeout_ms", "idle_timeout_ms", "envelope",
-        "retry", "cache", "group", "tls", "flags", "params", "additional_params",
+        "retry", "cache", "group", "tls", "flags", "params", "additional_params"
     ]
     /// The names of "flags", with their bits (`RequestFlags`).
     static let flagNames: [(String, RequestFlags)] = [
         ("skip_error_handler", .skipErrorHandler), ("no_coalesce", .noCoalesce), ("no_retry", .noRetry),
-        ("idempotent", .idempotent), ("skip_auth", .skipAuth),
+        ("idempotent", .idempotent), ("skip_auth", .skipAuth)
     ]
     /// The keys of a "retry" object (docs/configuration.md#retry-retry).
     static let retryKeys = RetryPolicy.keys
@@ -285,7 +287,8 @@ extension Endpoint {
                     case .success(let schema): envelopeSchema = schema
                     case .failure(let e): throw e
                     }
-                default: throw fail(key, "must be true, false, null (raw) or an envelope object, got \(JSON.typeName(v)).")
+                default:
+                    throw fail(key, "must be true, false, null (raw) or an envelope object, got \(JSON.typeName(v)).")
                 }
             case "flags":
                 guard v.pointee.type == JSON_ARRAY else {

@@ -115,7 +115,8 @@ public struct ParamRule: Sendable, Equatable {
     func problem(_ value: UnsafeMutablePointer<json_t>) -> String? {
         let t = value.pointee.type
         if let type, !ParamRule.matches(type, value) {
-            return "must be \(type == .integer || type == .array || type == .object ? "an" : "a") \(type.rawValue) (rule 'type'), got \(JSON.typeName(value))"
+            return
+                "must be \(type == .integer || type == .array || type == .object ? "an" : "a") \(type.rawValue) (rule 'type'), got \(JSON.typeName(value))"
         }
         if let allowed, !allowed.contains(where: { json_equal($0.raw, value) != 0 }) {
             let list = allowed.map(\.text).joined(separator: ", ")
@@ -123,15 +124,20 @@ public struct ParamRule: Sendable, Equatable {
         }
         if t == JSON_INTEGER || t == JSON_REAL {
             let n = json_number_value(value)
-            if let min, n < min { return "must be at least \(ParamRule.text(min)) (rule 'min'), got \(JSONValue(borrowing: value).text)" }
-            if let max, n > max { return "must be at most \(ParamRule.text(max)) (rule 'max'), got \(JSONValue(borrowing: value).text)" }
+            if let min, n < min {
+                return "must be at least \(ParamRule.text(min)) (rule 'min'), got \(JSONValue(borrowing: value).text)"
+            }
+            if let max, n > max {
+                return "must be at most \(ParamRule.text(max)) (rule 'max'), got \(JSONValue(borrowing: value).text)"
+            }
         }
         if let maxLength {
             var length: Int? = nil
             if t == JSON_STRING, let s = JSON.string(value) { length = s.unicodeScalars.count }
             if t == JSON_ARRAY { length = json_array_size(value) }
             if let length, length > maxLength {
-                return "must be at most \(maxLength) \(t == JSON_ARRAY ? "items" : "characters") long (rule 'max_length'), got \(length)"
+                return
+                    "must be at most \(maxLength) \(t == JSON_ARRAY ? "items" : "characters") long (rule 'max_length'), got \(length)"
             }
         }
         if let pattern, t == JSON_STRING, let s = JSON.string(value), !pattern.matches(s) {
@@ -193,7 +199,9 @@ public struct ParamRule: Sendable, Equatable {
                 guard x.pointee.type == JSON_ARRAY, json_array_size(x) > 0 else {
                     throw fail(key, "must be a non-empty array of the values allowed.")
                 }
-                allowed = (0..<json_array_size(x)).compactMap { i in json_array_get(x, i).map { JSONValue(borrowing: $0) } }
+                allowed = (0..<json_array_size(x)).compactMap { i in
+                    json_array_get(x, i).map { JSONValue(borrowing: $0) }
+                }
             case "min": min = try number(key, x)
             case "max": max = try number(key, x)
             case "pattern":
@@ -202,7 +210,9 @@ public struct ParamRule: Sendable, Equatable {
                 }
                 pattern = p
             case "max_length":
-                guard x.pointee.type == JSON_INTEGER, json_integer_value(x) >= 0, json_integer_value(x) <= Int64(Int32.max) else {
+                guard x.pointee.type == JSON_INTEGER, json_integer_value(x) >= 0,
+                    json_integer_value(x) <= Int64(Int32.max)
+                else {
                     throw fail(key, "must be an integer from 0 to \(Int32.max), got \(JSONValue(borrowing: x).text).")
                 }
                 maxLength = Int(json_integer_value(x))
@@ -269,7 +279,8 @@ public struct PatternSubset: Sendable {
     /// Throws `invalidArgument` naming what is outside the subset.
     public init(_ pattern: String) throws(NetError) {
         func bad(_ why: String) -> NetError {
-            .invalidArgument("is outside the supported pattern subset: \(why) (docs/configuration.md#parameter-declarations).")
+            .invalidArgument(
+                "is outside the supported pattern subset: \(why) (docs/configuration.md#parameter-declarations).")
         }
         source = pattern
         var s = Array(pattern.unicodeScalars)

@@ -14,7 +14,7 @@ enum Retryable {
         (500, "Internal Server Error: usually a passing failure of the server or what it depends on"),
         (502, "Bad Gateway: the proxy could not reach the server, which may be restarting"),
         (503, "Service Unavailable: overloaded or in maintenance, often with a Retry-After"),
-        (504, "Gateway Timeout: the server behind the proxy was too slow this time"),
+        (504, "Gateway Timeout: the server behind the proxy was too slow this time")
     ]
     // Not retried: other 4xx (the request itself is wrong: sending it again gives the
     // same answer); 501 and 505 (the server cannot do it at all); 3xx (followed, not
@@ -34,7 +34,7 @@ enum Retryable {
         (CURLE_SEND_ERROR, "connection reset while sending"),
         (CURLE_RECV_ERROR, "connection reset while receiving"),
         (CURLE_SEND_FAIL_REWIND, "a kept-alive connection closed without an answer (ncbody.h)"),
-        (CURLE_HTTP2_STREAM, "HTTP/2 stream reset by the server"),
+        (CURLE_HTTP2_STREAM, "HTTP/2 stream reset by the server")
     ]
     // Not retried: every other transport error (TLS verification, a malformed URL,
     // too many redirects, a file that cannot be written: the same again). Where the

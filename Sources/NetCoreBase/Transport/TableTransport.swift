@@ -66,7 +66,8 @@ final class TableTransport: HopTransport, @unchecked Sendable {
             guard let i = routes.firstIndex(where: { ($0.method == nil || $0.method == p.method) && $0.path == path })
             else { return .failure(CURLE_COULDNT_CONNECT) }
             let answers = routes[i].answers
-            let answer = answers.isEmpty ? Answer.failure(CURLE_COULDNT_CONNECT) : answers[min(served[i], answers.count - 1)]
+            let answer =
+                answers.isEmpty ? Answer.failure(CURLE_COULDNT_CONNECT) : answers[min(served[i], answers.count - 1)]
             served[i] += 1
             return answer
         }

@@ -52,7 +52,11 @@ extension TransportErrors {
                 )
             }
             if code == CURLE_COULDNT_RESOLVE_PROXY {
-                return (nil, "The proxy's host name \(host) could not be resolved: check proxy.url or the environment's http_proxy/https_proxy/all_proxy.", true)
+                return (
+                    nil,
+                    "The proxy's host name \(host) could not be resolved: check proxy.url or the environment's http_proxy/https_proxy/all_proxy.",
+                    true
+                )
             }
             let target = Array("to \(host) port \(port)".utf8)
             let d = Array(detail.utf8)

@@ -37,11 +37,11 @@ import Testing
                 params: ParamRules(
                     [
                         "page": try ParamRule(type: .integer, required: true, min: 1),
-                        "q": try ParamRule(type: .string, pattern: "^[a-z]{2,8}$"),
+                        "q": try ParamRule(type: .string, pattern: "^[a-z]{2,8}$")
                     ], additionalParams: false)))
         for (text, rule) in [
             (#"{}"#, "'required'"), (#"{"page":0}"#, "'min'"), (#"{"page":"1"}"#, "'type'"),
-            (#"{"page":1,"q":"A"}"#, "'pattern'"), (#"{"page":1,"x":1}"#, "'additional_params'"),
+            (#"{"page":1,"q":"A"}"#, "'pattern'"), (#"{"page":1,"x":1}"#, "'additional_params'")
         ] {
             let params = try JSONValue.parse(text).get()
             let e = await failure { () async throws(NetError) -> Response in
@@ -64,7 +64,7 @@ import Testing
             ("^a.c$", "abc", true), ("^a\\.c$", "abc", false), ("^[^0-9]*$", "abc", true),
             ("^x?y+z*$", "yyy", true), ("^\\w+@\\w+\\.com$", "ada@mail.com", true),
             ("^a{2,}$", "a", false), ("^a{2,}$", "aaaa", true), ("^é+$", "éé", true),
-            (String(repeating: "a*", count: 30) + "b", String(repeating: "a", count: 2000), false),
+            (String(repeating: "a*", count: 30) + "b", String(repeating: "a", count: 2000), false)
         ]
         for (pattern, text, expected) in cases {
             #expect(try PatternSubset(pattern).matches(text) == expected, "\(pattern) ~ \(text)")
@@ -100,7 +100,8 @@ import Testing
             guard let body = request.body?.text,
                 var object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
                 let password = object["password"] as? String,
-                let data = try? JSONSerialization.data(withJSONObject: object.merging(["password": "enc:" + String(password.reversed())]) { $1 })
+                let data = try? JSONSerialization.data(
+                    withJSONObject: object.merging(["password": "enc:" + String(password.reversed())]) { $1 })
             else { return }
             object = [:]
             try request.setBody(NetBytes(String(decoding: data, as: UTF8.self)), contentType: "application/json")
@@ -116,7 +117,8 @@ import Testing
         c.addAdapter(QuerySigner())
         c.addAdapter(Encrypt())
         let signed = try await c.call("q", params: try JSONValue.parse(#"{"a":"x"}"#).get())
-        #expect(signed.data?.text.contains(#""signed":"a=x&app=demo&ts=1700000000""#) == true, "\(signed.data?.text ?? "")")
+        #expect(
+            signed.data?.text.contains(#""signed":"a=x&app=demo&ts=1700000000""#) == true, "\(signed.data?.text ?? "")")
         // The query signer also signs the POST's query; the body's field is replaced.
         let login = try await c.call("login", params: try JSONValue.parse(#"{"password":"secret"}"#).get())
         #expect(login.data?.text.contains("enc:terces") == true, "\(login.data?.text ?? "")")
@@ -132,7 +134,8 @@ import Testing
             json: #"{"base_url":"\#(server.baseURL)","envelope":{},"retry":{"max_attempts":3,"initial_ms":1},"#
                 + #""messages":{"API.1001":"Wrong password.","HTTP.5xx":"Server trouble."},"#
                 + #""endpoints":{"whole":{"path":"/object","envelope":{"code":null,"status":"hello","ok_status":["world"],"data":""}},"#
-                + #""raw":{"path":"/array","envelope":null},"once":{"path":"/flaky","flags":["no_retry"],"envelope":false}}}"#)
+                + #""raw":{"path":"/array","envelope":null},"once":{"path":"/flaky","flags":["no_retry"],"envelope":false}}}"#
+        )
         defer { c.shutdown() }
         #expect(try await c.call("whole").data?.text == #"{"hello":"world"}"#)
         #expect(try await c.call("raw").data?.text == "[1,2,3]")

@@ -30,9 +30,11 @@ import Testing
 
     @Test func anAnswerReachesTheCallerAsTheNetworkWould() async throws {
         let (c, table) = try client([
-            .init(method: "GET", path: "/users/7", answers: [
-                .status(200, headers: [("Content-Type", "application/json"), ("X-Req", "a")], body: #"{"id":7}"#)
-            ])
+            .init(
+                method: "GET", path: "/users/7",
+                answers: [
+                    .status(200, headers: [("Content-Type", "application/json"), ("X-Req", "a")], body: #"{"id":7}"#)
+                ])
         ])
         defer { c.shutdown() }
         let r = try await outcome(c, "/users/7").get()
@@ -96,7 +98,7 @@ import Testing
     @Test func aRedirectIsFollowedOnTheSameAttempt() async throws {
         let (c, table) = try client([
             .init(method: "GET", path: "/old", answers: [.status(302, headers: [("Location", "/new")])]),
-            .init(method: "GET", path: "/new", answers: [.status(200, body: "moved")]),
+            .init(method: "GET", path: "/new", answers: [.status(200, body: "moved")])
         ])
         defer { c.shutdown() }
         let r = try await outcome(c, "/old").get()
@@ -123,7 +125,9 @@ import Testing
     @Test func aCancelWhileWaitingToRetryEndsTheWait() async throws {
         let (c, table) = try client(
             [.init(method: "GET", path: "/later", answers: [.status(503)])],
-            retry: #"{"max_attempts": 3, "initial_ms": 60000, "max_delay_ms": 60000, "jitter": false, "respect_retry_after": false}"#)
+            retry:
+                #"{"max_attempts": 3, "initial_ms": 60000, "max_delay_ms": 60000, "jitter": false, "respect_retry_after": false}"#
+        )
         defer { c.shutdown() }
         let task = Task { await outcome(c, "/later") }
         while table.hops("/later") == 0 { await Task.yield() }
@@ -143,7 +147,7 @@ import Testing
         let (c, table) = try client(
             [
                 .init(method: "GET", path: "/run", answers: [.status(200, delayMs: 60_000)]),
-                .init(method: "GET", path: "/wait", answers: [.status(503)]),
+                .init(method: "GET", path: "/wait", answers: [.status(503)])
             ],
             retry: #"{"max_attempts": 3, "initial_ms": 60000, "max_delay_ms": 60000, "jitter": false}"#)
         defer { c.shutdown() }

@@ -150,7 +150,7 @@ import Testing
     @Test func anHTTP2HeaderBlockLibcurlRefusesIsTooLarge() throws {
         let details = [
             "h2_process_pending_input: nghttp2_session_mem_recv() returned -905:Too many CONTINUATION frames following a HEADER frame",
-            "h2_process_pending_input: nghttp2_session_mem_recv() returned -902:The user callback function failed",
+            "h2_process_pending_input: nghttp2_session_mem_recv() returned -902:The user callback function failed"
         ]
         for detail in details {
             let (c, t) = try transfer()

@@ -13,7 +13,7 @@ public struct MessageTable: Sendable, Equatable {
 
     /// The domain names keys start with.
     public static let domains: [(String, NetError.Domain)] = [
-        ("CLIENT", .client), ("TRANSPORT", .transport), ("HTTP", .http), ("API", .api), ("PARSE", .parse),
+        ("CLIENT", .client), ("TRANSPORT", .transport), ("HTTP", .http), ("API", .api), ("PARSE", .parse)
     ]
 
     /// Throws `invalidArgument` naming a key that is not DOMAIN, DOMAIN.code or
@@ -22,7 +22,8 @@ public struct MessageTable: Sendable, Equatable {
         for (key, text) in texts {
             guard MessageTable.isKey(key) else {
                 throw NetError.invalidArgument(
-                    "'\(key)' is not a message key: write DOMAIN, DOMAIN.code or HTTP.Nxx, with DOMAIN one of CLIENT, TRANSPORT, HTTP, API, PARSE (e.g. \"TRANSPORT.28\", \"API.1001\", \"HTTP.5xx\").")
+                    "'\(key)' is not a message key: write DOMAIN, DOMAIN.code or HTTP.Nxx, with DOMAIN one of CLIENT, TRANSPORT, HTTP, API, PARSE (e.g. \"TRANSPORT.28\", \"API.1001\", \"HTTP.5xx\")."
+                )
             }
             guard !text.isEmpty, !text.utf8.contains(0) else {
                 throw NetError.invalidArgument("the text of '\(key)' must be a non-empty string without NUL.")

@@ -87,7 +87,9 @@ extension NetClient {
         if hooks.wrapsCompletions.load(ordering: .relaxed) {
             // An endpoint's "flags" count as the request's own (skip_error_handler).
             var flags = request.flags
-            if let name = request.endpoint, let own = currentSettings.config.endpoints[name]?.flags { flags.formUnion(own) }
+            if let name = request.endpoint, let own = currentSettings.config.endpoints[name]?.flags {
+                flags.formUnion(own)
+            }
             hooks.attach(to: t, flags: flags)
         }
         // "messages": the error's text for people, before the hooks see it.

@@ -73,7 +73,8 @@ extension Transfer {
         let elapsed = startedAt == 0 ? 0 : monotonicNanos() &- startedAt
         if let response {
             response.completionInfo = CompletionInfo(
-                httpVersion: response.completionInfo.httpVersion, attempts: attempt, redirects: redirects, elapsedNs: elapsed,
+                httpVersion: response.completionInfo.httpVersion, attempts: attempt, redirects: redirects,
+                elapsedNs: elapsed,
                 log: keepsAttemptLog ? attemptLog : nil, redirectChain: redirectChain)
         }
         guard let monitor else { return }
