@@ -1,13 +1,14 @@
 # libnetcore — build, demo and tests. See README.md.
 #   make demo   build libnetcore.so and run the C demo against the loopback mock API
 #   make test   every test suite: Swift core, C API (Swift), C header/ABI/examples, Python
-#   make bench  benchmarks vs raw libcurl and peers (bench/README.md)
+#   make bench  benchmarks vs raw libcurl and peers (bench/README.md); make bench-wan over a shaped WAN link
 #   make docs   the HTML reference of the C API from the header (doxygen): build/docs/html
 #   make format / make lint   swift format (.swift-format) and clang-format (.clang-format)
 #   make conformance  the library against httpbin, nginx and tinyproxy, beside requests, httpx and curl
 #   make fault  the fault-injection suite, every case (docs/RELIABILITY.md; its fast part is in make test)
 #   make test-asan / test-tsan / test-ubsan / valgrind / alloc-fail / fuzz / race-1m / soak   reliability tools
 #               (docs/RELIABILITY.md; none is part of make test but a 20,000-a-phase soak)
+#   make chaos  2,000 requests over a lossy, slow, partitioned link in a namespace (short form in make test)
 #   make fuzz-known  the inputs that once crashed a fuzz target, under ASan (part of make test)
 #   make install [PREFIX=] [DESTDIR=]   library, header, netcore.pc, CMake package; make uninstall
 SHELL := /bin/bash
@@ -24,8 +25,8 @@ EXAMPLES := $(patsubst examples/c/%.c,$(BUILD)/bin/%,$(wildcard examples/c/*.c))
 
 # What `make format` rewrites and `make lint` checks (not part of `make test`).
 SWIFT_FORMAT_DIRS := Sources Tests bench/swift/Sources examples/swift
-C_FORMAT_FILES := $(wildcard Sources/CCurlShim/*.c Sources/CCurlShim/include/*.h Sources/CJansson/*.h \
-	include/*.h examples/c/*.c Tests/C/*.c Tests/fault/*.c Tests/fuzz/*.c Tests/fuzz/*.h bench/c/*.c bench/c/*.h)
+C_FORMAT_FILES := $(wildcard Sources/CCurlShim/*.c Sources/CCurlShim/include/*.h Sources/CJansson/*.h Sources/CNetVariadic/*.c Sources/CNetVariadic/include/*.h \
+	include/*.h examples/c/*.c Tests/C/*.c Tests/chaos/*.c Tests/fault/*.c Tests/fuzz/*.c Tests/fuzz/*.h bench/c/*.c bench/c/*.h)
 
 # NO_CONCURRENCY: the C product's modules (NetCoreBase, CNetAPI) are compiled without
 # the implicit `import _Concurrency`, so the compiler proves they use none and
@@ -38,7 +39,7 @@ SWIFT_RELEASE_FLAGS := -c release --product netcore -Xswiftc -static-stdlib $(NO
 	-Xcc -gdwarf-4
 
 .PHONY: install uninstall test-install deps lib examples demo test test-swift test-c test-python test-tsan test-asan test-ubsan valgrind bench \
-	bench-appmix fault alloc-fail fuzz fuzz-known race-1m soak \
+	bench-appmix fault fault-h2 alloc-fail fuzz fuzz-known race-1m soak \
 	format lint format-deps clean
 
 deps:
@@ -90,9 +91,19 @@ conformance: ncurl
 fault: lib
 	@Tests/fault/run.sh --full
 
+# HTTP/2 servers that misbehave (Tests/fault/h2.sh, docs/RELIABILITY.md; in make test).
+fault-h2: lib
+	@Tests/fault/h2.sh
+
 # Benchmarks against raw libcurl and peers (not part of `make test`; bench/README.md).
 bench: deps
 	@bench/run.sh
+
+# Over a WAN-shaped link in a network namespace (bench/wan.sh; needs root): profiles
+# 80ms and 3g; cold burst, screens, steady state; nc beside raw libcurl and httpx.
+.PHONY: bench-wan
+bench-wan: lib
+	@bench/wan.sh
 
 # Workload 8 alone: the app-mix benchmark (bench/appmix.sh).
 bench-appmix: lib
@@ -164,6 +175,13 @@ race-1m: lib
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -Iinclude -o $(BUILD)/bin/race Tests/fault/race.c \
 	  -L$(LIBDIR) -Wl,-rpath,'$$ORIGIN/../lib' -lnetcore -ljansson -pthread
 	$(BUILD)/bin/race $(RACE_N)
+
+# The chaos suite (Tests/chaos, docs/RELIABILITY.md): 2,000 requests through the C API
+# over a lossy, slow, partitioned link in a network namespace (Tests/netns); needs root.
+# `make test` runs its short form (100 requests).
+.PHONY: chaos
+chaos: lib
+	@Tests/chaos/run.sh --full
 
 # Memory over SOAK_N requests a phase with each stateful feature on, one phase per
 # feature (Tests/fault/soak.c; SOAK_PHASE=name runs one; make test runs 20,000 a phase).

@@ -26,7 +26,9 @@ let package = Package(
         // The Swift concurrency API (async send, the client's executor, streams), on
         // NetCoreBase, which it re-exports: Swift callers `import NetCore`.
         .target(name: "NetCore", dependencies: ["NetCoreBase"]),
-        .target(name: "CNetAPI", dependencies: ["NetCoreBase", "CNetCore"]),
+        // The variadic functions of netcore.h (C alone can define them), linked only with CNetAPI.
+        .target(name: "CNetVariadic", dependencies: ["CJansson"]),
+        .target(name: "CNetAPI", dependencies: ["NetCoreBase", "CNetCore", "CNetVariadic"]),
         .executableTarget(name: "NetCoreExamples", dependencies: ["NetCore"], path: "examples/swift"),
         .executableTarget(name: "NetCoreCall", dependencies: ["NetCore"], path: "tools/swift-call"),
         // Starts Tests/Support/mock_server.py for the Swift test suites.

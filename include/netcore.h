@@ -57,6 +57,7 @@
 #define NETCORE_H
 
 #include <jansson.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -168,7 +169,7 @@ typedef int32_t nc_domain;
 #define NC_PARSE_NOT_OBJECT      2 /* body is JSON but not an object */
 #define NC_PARSE_MISSING_FIELD   3 /* a configured envelope field is absent */
 #define NC_PARSE_FIELD_TYPE      4 /* a configured envelope field has the wrong type */
-#define NC_PARSE_DECODING_FAILED 5 /* Swift API only: data did not match the Decodable type */
+#define NC_PARSE_DECODING_FAILED 5 /* data did not match a model (Swift, Python, data_unpack) */
 #define NC_PARSE_DUPLICATE_KEY   6 /* envelope mode: a key twice in an object (Since: 0.4) */
 
 /**
@@ -228,6 +229,22 @@ NC_API const char *nc_error_code_str(const nc_error *error);
  * Since:     0.1
  */
 NC_API const char *nc_error_message(const nc_error *error);
+
+/**
+ * Returns the text for people the client's "messages" give this error: the most
+ * specific key that matches — "DOMAIN.code" ("API.1001", "TRANSPORT.28",
+ * "HTTP.404"; an API code exactly as the server sent it), then for NC_DOMAIN_HTTP
+ * the status class ("HTTP.5xx"), then "DOMAIN" ("TRANSPORT") — as installed when
+ * the error completed (nc_client_set_messages_json() switches the table). The
+ * developer message stays in nc_error_message(). docs/errors.md#messages-for-people.
+ *
+ * Ownership: borrowed from `error`.
+ * Thread:    any thread.
+ * Returns:   the text; NULL when no key matches, no messages are configured, or
+ *   `error` is NULL.
+ * Since:     0.4
+ */
+NC_API const char *nc_error_user_message(const nc_error *error);
 
 /**
  * Returns the HTTP status of the response that produced the error, 0 if no
@@ -320,8 +337,9 @@ NC_API int nc_error_is_auth_expired(const nc_error *error);
  * Renders every field of the error as one JSON object:
  * {"domain":"NCAPIErrorDomain","domain_code":4,"code":1001,"code_str":"1001",
  *  "message":"...","http_status":200,"trace_id":...,"data":...,"body":"...",
- *  "attempts":1,"retryable":false,"auth_expired":false,"timeout":null}
- * "timeout" names the time limit that ended the request, else null: "connect"
+ *  "attempts":1,"retryable":false,"auth_expired":false,"timeout":null,
+ *  "user_message":null}
+ * "user_message" is nc_error_user_message() (Since 0.4), else null. "timeout" names the time limit that ended the request, else null: "connect"
  * (connect_timeout_ms), "total" (timeout_ms), "idle" (idle_timeout_ms) — each
  * NC_DOMAIN_TRANSPORT 28 — or "deadline" (NC_CLIENT_DEADLINE_EXCEEDED).
  *
@@ -431,6 +449,36 @@ NC_API nc_status nc_client_set_environment(nc_client *client, const char *name);
  * Since:     0.1
  */
 NC_API nc_status nc_client_set_header(nc_client *client, const char *name, const char *value);
+
+/**
+ * Sets (NULL `value_json`: removes) one of the "common_params" for requests sent
+ * from now on (a request's own param of the same name still wins; requests
+ * already sent keep theirs). `value_json` is the value as JSON text: a string
+ * ("\"fr\""), a number ("3") or a boolean ("true").
+ *
+ * Ownership: `name` and `value_json` are borrowed (copied).
+ * Thread:    any thread, a callback included.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client or name, an empty name,
+ *   invalid UTF-8, a value that is not JSON or not a string, number or boolean;
+ *   nothing changes).
+ * Since: 0.4
+ */
+NC_API nc_status nc_client_set_common_param(nc_client *client, const char *name, const char *value_json);
+
+/**
+ * Replaces the client's "messages" (texts for people by error key,
+ * nc_error_user_message()) with the JSON object `json` — a locale switch at run
+ * time; NULL or "null" removes them. Errors that complete from now on read the
+ * new table (a request sent while no table was installed gets none).
+ *
+ * Ownership: `json` is borrowed (parsed and copied).
+ * Thread:    any thread, a callback included.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client, text that is not JSON,
+ *   not an object of strings, a key that is not DOMAIN, DOMAIN.code or HTTP.Nxx,
+ *   an empty text; nothing changes).
+ * Since: 0.4
+ */
+NC_API nc_status nc_client_set_messages_json(nc_client *client, const char *json);
 
 /**
  * Sets (NULL: clears) the bearer token: every attempt sent from now on carries
@@ -1037,7 +1085,11 @@ NC_API nc_status nc_request_new_endpoint(const char *name, nc_request **request_
  * nc_complete_fn, `task_out` is an nc_task ** (see "Sending" below) and the
  * callback contract is nc_client_send()'s: called exactly once when NC_OK is
  * returned, never otherwise; an unknown endpoint or a missing placeholder
- * completes through it with NC_CLIENT_INVALID_REQUEST.
+ * completes through it with NC_CLIENT_INVALID_REQUEST, and so do params that break
+ * the endpoint's "params" declarations (naming the parameter and the rule;
+ * attempts 0, nothing sent; Since 0.4). The call carries the endpoint's "flags";
+ * to add flags of its own, build it with nc_request_new_endpoint(),
+ * nc_request_set_flags() and send it with nc_client_send().
  *
  * Ownership: `endpoint` and `params_json` are borrowed (copied); `userdata` is
  *   passed to `fn` untouched. With a non-NULL `task_out`, *task_out receives a
@@ -1329,6 +1381,65 @@ NC_API json_t *nc_response_data(const nc_response *response);
 NC_API const char *nc_response_data_json(const nc_response *response, size_t *len_out);
 
 /**
+ * Reads the business data (the value nc_response_data() returns: the envelope's data
+ * field, or the whole body in raw mode) into C variables, with a jansson unpack
+ * format (json_unpack_ex(), flags 0):
+ *
+ *   const char *name; int id, vip = 0;
+ *   nc_error *err = NULL;
+ *   if (nc_response_data_unpack(resp, &err, "{s:i, s:s, s?b}", "id", &id, "name", &name,
+ *                               "vip", &vip) != NC_OK) {
+ *       fprintf(stderr, "%s\n", nc_error_message(err));  // names the path: data.name
+ *       nc_error_free(err);
+ *   }
+ *
+ * Format: jansson's unpack format (https://jansson.readthedocs.io, "Parsing and
+ * validating values"): {} objects with `s` keys (`s?` optional), [] arrays, `s`
+ * (`const char **`, `s%` adds a `size_t *` length), `i` (int *), `I` (json_int_t *),
+ * `b` (int *), `f` (double *, real only), `F` (double *, integer or real), `n` (null,
+ * nothing written), `o` / `O` (json_t **); `!` at the end of an object or array refuses
+ * members the format does not name, `*` allows them (the default). Keys are `const
+ * char *` arguments; every target pointer must be non-NULL.
+ *
+ * A mismatch (a wrong type, a missing key, a member left over after `!`, an index
+ * out of range) gives NC_ERR_FAILED and *error_out a PARSE error
+ * NC_PARSE_DECODING_FAILED whose message names the path from the data's root and
+ * jansson's reason: "Could not unpack the data: data.user.id: Expected integer, got
+ * string (format "{s:{s:i}}", position 7)."; its http_status, body and data are the
+ * response's. Then no target is changed (a reference `O` took is released).
+ *
+ * Ownership: `response`, `fmt` and the keys are borrowed. Strings (`s`) and `o`
+ *   values written to the targets are BORROWED from `response`: valid until its last
+ *   nc_response_free(), never freed or modified by the caller. `O` gives a NEW
+ *   reference the caller releases with json_decref(). On NC_ERR_FAILED, *error_out
+ *   (may be NULL) receives a new error, released with nc_error_free(); it is not
+ *   written otherwise.
+ * Thread:    any thread (responses are immutable); the targets are written on the
+ *   calling thread.
+ * Returns:   NC_OK (every target written as the format says; those of absent `s?`
+ *   keys untouched); NC_ERR_FAILED (the data does not match, or the body is not
+ *   JSON in raw mode: PARSE NC_PARSE_DECODING_FAILED); NC_ERR_INVALID_ARGUMENT (NULL
+ *   response or fmt, a format that is not a valid unpack format, a NULL key or
+ *   target: nothing written, *error_out untouched); NC_ERR_NO_MEMORY.
+ * Since:     0.4
+ */
+NC_API nc_status nc_response_data_unpack(const nc_response *response, nc_error **error_out,
+                                         const char *fmt, ...);
+
+/**
+ * nc_response_data_unpack() with the keys and targets in a `va_list` (for wrappers
+ * that are variadic themselves): the same format, checks, error and guarantees.
+ *
+ * Ownership: as nc_response_data_unpack(); `ap` is only read through copies
+ *   (va_copy), so the caller va_end()s it as usual.
+ * Thread:    any thread.
+ * Returns:   as nc_response_data_unpack().
+ * Since:     0.4
+ */
+NC_API nc_status nc_response_data_vunpack(const nc_response *response, nc_error **error_out,
+                                          const char *fmt, va_list ap);
+
+/**
  * Returns 1 if the response was served from the client's cache (a stored answer,
  * a 304 answered with the stored body, a failure answered from the cache, or the
  * cached callback's copy), else 0. See "Response cache".
@@ -1614,8 +1725,10 @@ NC_API nc_status nc_client_set_log_handler(nc_client *client, int32_t level, nc_
 typedef struct nc_outgoing nc_outgoing;
 
 /**
- * A request adapter: reads `out` with nc_outgoing_method/_url/_header/_body and
- * changes its headers with nc_outgoing_set_header(). Returning anything but NC_OK
+ * A request adapter: reads `out` with nc_outgoing_method/_url/_header/_body/
+ * _params_json and changes its headers (nc_outgoing_set_header()), its query
+ * (nc_outgoing_set_query(), Since 0.4) and its body (nc_outgoing_set_body(),
+ * Since 0.4). Returning anything but NC_OK
  * (or calling nc_outgoing_fail()) fails the request with NC_DOMAIN_CLIENT /
  * NC_CLIENT_ADAPTER_FAILED, and nothing is sent.
  *
@@ -1712,6 +1825,51 @@ NC_API nc_status nc_outgoing_set_header(nc_outgoing *out, const char *name, cons
  * Since: 0.3
  */
 NC_API nc_status nc_outgoing_fail(nc_outgoing *out, const char *message);
+
+/**
+ * Sets the query parameter `name` of this attempt to `value`: every pair of that
+ * name is removed from the URL's query, then `name=value` is appended, both
+ * percent-encoded as params are; a NULL `value` only removes. A timestamp, a
+ * nonce or a `sign=` parameter is added this way; signing ("signing") runs after
+ * the adapters and signs the query as changed. The cache and coalescing keys stay
+ * those of the request as resolved, before its adapters.
+ *
+ * Ownership: `name` and `value` (UTF-8) are copied.
+ * Thread:    inside the adapter call that received `out`.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL out or name, an empty name,
+ *   invalid UTF-8) and nothing is changed.
+ * Since: 0.4
+ */
+NC_API nc_status nc_outgoing_set_query(nc_outgoing *out, const char *name, const char *value);
+
+/**
+ * Replaces the body of this attempt with `len` bytes at `data` (NULL and 0: no
+ * body), and, when `content_type` is not NULL, its Content-Type header. A body
+ * file or multipart parts of the request are replaced too. Use it to encrypt a
+ * field: read nc_outgoing_body() or nc_outgoing_params_json(), write the new body.
+ * Signing runs after the adapters and signs the new body.
+ *
+ * Ownership: `data` and `content_type` are copied.
+ * Thread:    inside the adapter call that received `out`.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL out, NULL data with len > 0,
+ *   a content type with invalid UTF-8 or CR/LF/control characters) and nothing
+ *   is changed.
+ * Since: 0.4
+ */
+NC_API nc_status nc_outgoing_set_body(nc_outgoing *out, const void *data, size_t len, const char *content_type);
+
+/**
+ * The request's params as compact JSON text: the object given with
+ * nc_request_set_params() or nc_client_call(), the client's common params
+ * included, before they were encoded into the query or the body (an endpoint's
+ * path placeholders are no longer in it).
+ *
+ * Ownership: borrowed from `out`, valid until the adapter returns.
+ * Thread:    inside the adapter call that received `out`.
+ * Returns:   the JSON text; NULL when the request has no params or `out` is NULL.
+ * Since: 0.4
+ */
+NC_API const char *nc_outgoing_params_json(const nc_outgoing *out);
 
 /* ------------------------------------------------------------------------- */
 /* 10. Hooks: retry policy and retry handler                                 */

@@ -29,7 +29,10 @@ run_suite "Swift names beside SwiftNIO (Tests/NIOCompat)" \
 run_suite "C (header, ABI, examples)" Tests/C/run.sh
 run_suite "ABI (exports, Since lines, abidiff baseline)" Tests/abi/run.sh
 run_suite "Fault injection, fast part (Tests/fault; make fault runs all)" Tests/fault/run.sh
+run_suite "HTTP/2 servers that misbehave (Tests/fault/h2.sh; make fault-h2)" Tests/fault/h2.sh
 run_suite "Known fuzz crashes under ASan (Tests/fuzz/known; make fuzz-known)" Tests/fuzz/known.sh
+run_suite "Chaos, short (Tests/chaos: 100 requests over a lossy, slow, partitioned link in a namespace; make chaos runs 2,000)" \
+  bash -c 'Tests/chaos/run.sh; rc=$?; [ $rc -eq 77 ] && { echo "skipped (namespaces not allowed here)"; exit 0; }; exit $rc'
 run_suite "Soak, short (Tests/fault/soak.sh: 20,000 a phase; make soak runs 200,000)" Tests/fault/soak.sh
 run_suite "Python" Tests/python/run.sh
 run_suite "Install (make install, pkg-config, CMake)" Tests/install/run.sh

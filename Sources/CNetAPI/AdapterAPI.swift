@@ -37,6 +37,8 @@ final class OutgoingBox {
     private var kept: [CString] = []
     private var methodC: CString?
     private var urlC: CString?
+    private var urlCText: String?
+    private var paramsC: CString?
 
     init(_ request: OutgoingRequest) { self.request = request }
 
@@ -54,9 +56,20 @@ final class OutgoingBox {
     }
 
     var url: UnsafePointer<CChar> {
-        if let urlC { return urlC.pointer }
+        // (A text handed out before nc_outgoing_set_query stays valid: kept.)
+        if let urlC, urlCText == request.url { return urlC.pointer }
+        if let urlC { kept.append(urlC) }
         let c = CString(request.url)
         urlC = c
+        urlCText = request.url
+        return c.pointer
+    }
+
+    var paramsJSON: UnsafePointer<CChar>? {
+        if let paramsC { return paramsC.pointer }
+        guard let params = request.params else { return nil }
+        let c = CString(params.text)
+        paramsC = c
         return c.pointer
     }
 }
@@ -127,4 +140,48 @@ public func nc_outgoing_fail(_ out: OpaquePointer?, _ message: UnsafePointer<CCh
     box.failed = true
     box.failMessage = m
     return NC_OK
+}
+
+@c @implementation
+public func nc_outgoing_set_query(
+    _ out: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?
+) -> nc_status {
+    guard let box = borrow(out, as: OutgoingBox.self), let name = text(name) else { return NC_ERR_INVALID_ARGUMENT }
+    var v: String? = nil
+    if let value {
+        guard let s = text(value) else { return NC_ERR_INVALID_ARGUMENT }
+        v = s
+    }
+    do throws(NetError) {
+        try box.request.setQuery(name, v)
+        return NC_OK
+    } catch {
+        return NC_ERR_INVALID_ARGUMENT
+    }
+}
+
+@c @implementation
+public func nc_outgoing_set_body(
+    _ out: OpaquePointer?, _ data: UnsafeRawPointer?, _ len: Int, _ content_type: UnsafePointer<CChar>?
+) -> nc_status {
+    guard let box = borrow(out, as: OutgoingBox.self), len >= 0, data != nil || len == 0 else {
+        return NC_ERR_INVALID_ARGUMENT
+    }
+    var type: String? = nil
+    if let content_type {
+        guard let s = text(content_type) else { return NC_ERR_INVALID_ARGUMENT }
+        type = s
+    }
+    let bytes: NetBytes? = data.map { NetBytes(bytes: UnsafeRawBufferPointer(start: $0, count: len)) }
+    do throws(NetError) {
+        try box.request.setBody(bytes, contentType: type)
+        return NC_OK
+    } catch {
+        return NC_ERR_INVALID_ARGUMENT
+    }
+}
+
+@c @implementation
+public func nc_outgoing_params_json(_ out: OpaquePointer?) -> UnsafePointer<CChar>? {
+    borrow(out, as: OutgoingBox.self)?.paramsJSON
 }

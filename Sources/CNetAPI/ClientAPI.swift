@@ -99,3 +99,37 @@ public func nc_client_set_basic_auth(
         return NC_ERR_INVALID_ARGUMENT
     }
 }
+
+@c @implementation
+public func nc_client_set_common_param(
+    _ client: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ value_json: UnsafePointer<CChar>?
+) -> nc_status {
+    guard let c = borrow(client, as: NetClient.self), let name = text(name) else { return NC_ERR_INVALID_ARGUMENT }
+    var value: String? = nil
+    if let value_json {
+        guard let s = text(value_json) else { return NC_ERR_INVALID_ARGUMENT }
+        value = s
+    }
+    do throws(NetError) {
+        try c.setCommonParam(name, json: value)
+        return NC_OK
+    } catch {
+        return NC_ERR_INVALID_ARGUMENT
+    }
+}
+
+@c @implementation
+public func nc_client_set_messages_json(_ client: OpaquePointer?, _ json: UnsafePointer<CChar>?) -> nc_status {
+    guard let c = borrow(client, as: NetClient.self) else { return NC_ERR_INVALID_ARGUMENT }
+    guard let json else {
+        c.setMessages(nil)
+        return NC_OK
+    }
+    guard let s = text(json) else { return NC_ERR_INVALID_ARGUMENT }
+    do throws(NetError) {
+        try c.setMessages(json: s)
+        return NC_OK
+    } catch {
+        return NC_ERR_INVALID_ARGUMENT
+    }
+}

@@ -12,6 +12,7 @@ final class ErrorBox: @unchecked Sendable {
     let traceID: CStringCache
     let dataJSON: CStringCache
     let rendered: CStringCache
+    let userMessage: CStringCache
 
     init(_ error: NetError) {
         self.error = error
@@ -20,6 +21,7 @@ final class ErrorBox: @unchecked Sendable {
         traceID = CStringCache()
         dataJSON = CStringCache()
         rendered = CStringCache()
+        userMessage = CStringCache()
     }
 }
 
@@ -63,6 +65,12 @@ public func nc_error_message(_ error: OpaquePointer?) -> UnsafePointer<CChar>? {
         return staticC("No error handle was given (NULL nc_error).")
     }
     return box.message.get { box.error.message }.pointer
+}
+
+@c @implementation
+public func nc_error_user_message(_ error: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let box = borrow(error, as: ErrorBox.self), let text = box.error.userMessage else { return nil }
+    return box.userMessage.get { text }.pointer
 }
 
 @c @implementation

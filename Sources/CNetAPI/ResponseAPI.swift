@@ -100,3 +100,15 @@ public func nc_response_retain(_ response: OpaquePointer?) -> OpaquePointer? {
 public func nc_response_free(_ response: OpaquePointer?) {
     release(response, as: Response.self)
 }
+
+/// The error of a mismatch in nc_response_data_unpack, whose C half
+/// (Sources/CNetVariadic/ncvariadic.c) calls this: PARSE `decodingFailed` with
+/// `message` and the response's status, body and data (as `Response.decode`'s). Not
+/// exported from libnetcore.so (the version script exports nc_* only).
+@_cdecl("ncvariadic_unpack_failed")
+public func ncvariadic_unpack_failed(_ response: UnsafeRawPointer?, _ message: UnsafePointer<CChar>?) -> OpaquePointer?
+{
+    guard let response, let r = borrow(OpaquePointer(response), as: Response.self) else { return nil }
+    let text = message.map { String(cString: $0) }   // invalid UTF-8 (a key) is repaired
+    return retained(ErrorBox(r.dataMismatch(text ?? "Could not unpack the data.")))
+}

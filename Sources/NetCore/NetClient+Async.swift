@@ -63,14 +63,33 @@ extension NetClient {
     }
 
     /// Sends `request` and decodes the business data (the envelope's data field,
-    /// or the whole body in raw mode) as `type`. A decoding failure throws a PARSE
-    /// error `ParseCode.decodingFailed` naming the key path; see `Response.decode`.
+    /// or the whole body in raw mode) as `type`, or the value at `keyPath` inside it
+    /// (`"user"`, `"items[0].price"`: see `Response.decode(_:at:using:)`).
+    ///
+    /// A decoding failure throws a PARSE error `ParseCode.decodingFailed` naming the
+    /// key path, and is handed first to the client's `errorHandler` (unless the
+    /// request has `.skipErrorHandler`), as a failed send is: one place sees every
+    /// failure. The handler runs on the calling task's thread, with the response.
     public func decode<T: Decodable>(
-        _ type: T.Type, from request: Request,
+        _ type: T.Type, from request: Request, at keyPath: String = "",
         using decoder: JSONValueDecoder = JSONValueDecoder()
     ) async throws(NetError) -> T {
         let response = try await send(request)
-        return try response.decode(type, using: decoder)
+        return try decodeReporting(type, response, at: keyPath, using: decoder, flags: request.flags).get()
+    }
+
+    /// `response.decode`, a failure handed to the error handler. A Result, not typed
+    /// throws with a catch: that combination crashes the compiler in async code.
+    private func decodeReporting<T: Decodable>(
+        _ type: T.Type, _ response: Response, at keyPath: String, using decoder: JSONValueDecoder,
+        flags: RequestFlags
+    ) -> Result<T, NetError> {
+        do throws(NetError) {
+            return .success(try response.decode(type, at: keyPath, using: decoder))
+        } catch {
+            if !flags.contains(.skipErrorHandler), let handler = errorHandler { handler(response, error) }
+            return .failure(error)
+        }
     }
 
 }

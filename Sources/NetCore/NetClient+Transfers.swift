@@ -242,3 +242,51 @@ private final class ByteStreamBuffer: Sendable {
         }
     }
 }
+
+/// One step of `NetClient.progress(for:)`.
+public enum TransferUpdate: Sendable {
+    /// How far the transfer got (at most about 20 a second, the last one before the response).
+    case progress(TransferProgress)
+    /// The request's result; the sequence ends after it.
+    case response(Response)
+}
+
+extension NetClient {
+    /// Sends `request` and yields its progress, then its response, and finishes:
+    ///
+    /// ```swift
+    /// for try await update in client.progress(for: request) {
+    ///     switch update {
+    ///     case .progress(let p): bar.value = Double(p.downloaded) / Double(max(p.downloadTotal, 1))
+    ///     case .response(let r): show(r)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// The progress is `setProgress(_:)`'s (a progress handler the request had is
+    /// replaced); a failure is thrown at the end (an HTTP error keeps its response,
+    /// `NetError.shutdown` when nothing could be sent). Ending the iteration early,
+    /// or cancelling the consuming task, cancels the transfer.
+    public func progress(for request: Request) -> AsyncThrowingStream<TransferUpdate, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<TransferUpdate, any Error>.makeStream()
+        var r = request
+        r.setProgress { continuation.yield(.progress($0)) }
+        let transfer = send(r) { response, error in
+            switch NetClient.outcome(response, error) {
+            case .success(let response):
+                continuation.yield(.response(response))
+                continuation.finish()
+            case .failure(let e):
+                continuation.finish(throwing: e)
+            }
+        }
+        guard let transfer else {
+            continuation.finish(throwing: NetError.shutdown)
+            return stream
+        }
+        continuation.onTermination = { termination in
+            if case .cancelled = termination { transfer.loop.requestCancel(transfer) }
+        }
+        return stream
+    }
+}

@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1397,6 +1398,290 @@ static void test_log_to_stderr(void) {
     nc_error_free(err);
 }
 
+/* How many requests carried ?key=<key> (the mock's /_hits), -1 if unknown. */
+static long long hits(nc_client *client, const char *key) {
+    char path[128];
+    nc_response *resp = NULL;
+    nc_error *err = NULL;
+    long long n = -1;
+    snprintf(path, sizeof path, "/_hits?key=%s", key);
+    if (get(client, path, &resp, &err) == NC_OK) {
+        json_t *h = json_object_get(nc_response_json(resp), "hits");
+        if (json_is_integer(h)) n = json_integer_value(h);
+    }
+    nc_response_free(resp);
+    nc_error_free(err);
+    return n;
+}
+
+/* Issue 34 through the header: a declared param refused with nothing sent (the
+ * mock's /_hits counts), an adapter rewriting the query, messages for people. */
+static nc_status set_stamp_adapter(nc_outgoing *out, void *userdata) {
+    const char *params = nc_outgoing_params_json(out);
+    (void)userdata;
+    if (params == NULL || strstr(params, "\"key\"") == NULL) return NC_OK;
+    return nc_outgoing_set_query(out, "stamp", "c-adapter");
+}
+
+static void test_api_layer(void) {
+    nc_response *resp = NULL;
+    nc_error *err = NULL;
+    nc_client *client;
+    const char *bad = "{\"key\":\"c-decl-refused\",\"page\":0}";
+    const char *fine = "{\"key\":\"c-decl-ok\",\"page\":2}";
+    long long before;
+    g_ctx = "api layer";
+    client = make_client(
+        "null", "\"endpoints\":{\"find\":{\"path\":\"/echo\",\"additional_params\":false,"
+                "\"params\":{\"key\":{\"type\":\"string\",\"required\":true},"
+                "\"page\":{\"type\":\"integer\",\"min\":1}}}},"
+                "\"messages\":{\"CLIENT.3\":\"This request is not valid.\",\"HTTP.5xx\":\"Try later.\"}");
+    if (!client) return;
+    CHECK_INT(nc_client_add_adapter(client, set_stamp_adapter, NULL), NC_OK);
+    CHECK_INT(nc_client_call_sync(client, "find", bad, strlen(bad), &resp, &err), NC_ERR_FAILED);
+    CHECK(resp == NULL);
+    CHECK_INT(nc_error_domain(err), NC_DOMAIN_CLIENT);
+    CHECK_INT(nc_error_code(err), NC_CLIENT_INVALID_REQUEST);
+    CHECK_INT(nc_error_attempts(err), 0);
+    CHECK(strstr(nc_error_message(err), "'page'") != NULL && strstr(nc_error_message(err), "'min'") != NULL);
+    CHECK_STR(nc_error_user_message(err), "This request is not valid.");
+    nc_error_free(err);
+    err = NULL;   /* (a success writes no error) */
+    CHECK_INT(hits(client, "c-decl-refused"), 0);
+    before = hits(client, "c-decl-ok");
+    if (CHECK_INT(nc_client_call_sync(client, "find", fine, strlen(fine), &resp, &err), NC_OK)) {
+        json_t *query = json_object_get(json_object_get(nc_response_json(resp), "data"), "query");
+        CHECK_JSON(json_object_get(query, "stamp"), "[\"c-adapter\"]");
+    }
+    nc_response_free(resp);
+    nc_error_free(err);
+    resp = NULL;
+    err = NULL;
+    CHECK_INT(hits(client, "c-decl-ok"), before + 1);
+    CHECK_INT(get(client, "/status/503", &resp, &err), NC_ERR_FAILED);
+    CHECK_STR(nc_error_user_message(err), "Try later.");
+    nc_response_free(resp);
+    nc_error_free(err);
+    resp = NULL;
+    err = NULL;
+    CHECK_INT(nc_client_set_messages_json(client, NULL), NC_OK);
+    CHECK_INT(get(client, "/status/503", &resp, &err), NC_ERR_FAILED);
+    CHECK(nc_error_user_message(err) == NULL);
+    nc_response_free(resp);
+    nc_error_free(err);
+    nc_client_free(client);
+}
+
+/* ---- nc_response_data_unpack ------------------------------------------------ */
+
+static const char *UNPACK_PARAMS =
+    "{\"user\":{\"id\":7,\"name\":\"Ada\",\"vip\":true,\"score\":2,\"tags\":[\"a\",\"b\"],"
+    "\"nick\":null,\"meta\":{\"k\":1}}}";
+
+/* POST /echo with UNPACK_PARAMS as a JSON body: data.json is that object. */
+static nc_response *unpack_response(nc_client *c) {
+    nc_request *req = NULL;
+    nc_response *resp = NULL;
+    nc_error *err = NULL;
+    if (nc_request_new("POST", "/echo", &req) != NC_OK) return NULL;
+    nc_request_set_encoding(req, NC_ENCODING_JSON);
+    nc_request_set_params_json(req, UNPACK_PARAMS, strlen(UNPACK_PARAMS));
+    if (nc_client_send_sync(c, req, &resp, &err) != NC_OK)
+        printf("     error: %s\n", nc_error_json(err));
+    nc_request_free(req);
+    nc_error_free(err);
+    return resp;
+}
+
+/* A variadic wrapper of one's own, through the va_list form. */
+static nc_status my_unpack(const nc_response *r, nc_error **err, const char *fmt, ...) {
+    va_list ap;
+    nc_status st;
+    va_start(ap, fmt);
+    st = nc_response_data_vunpack(r, err, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+/* The call failed with PARSE NC_PARSE_DECODING_FAILED whose message has `want`
+ * (*errp read here: C does not order the evaluation of a call's arguments). */
+static void expect_unpack_error(nc_status st, nc_error **errp, const char *want, int line) {
+    nc_error *err = *errp;
+    check_int(st, NC_ERR_FAILED, "status", line);
+    if (!check(err != NULL, "err != NULL", line)) return;
+    check_int(nc_error_domain(err), NC_DOMAIN_PARSE, "nc_error_domain(err)", line);
+    check_int(nc_error_code(err), NC_PARSE_DECODING_FAILED, "nc_error_code(err)", line);
+    check_int(nc_error_http_status(err), 200, "nc_error_http_status(err)", line);
+    if (!check(strstr(nc_error_message(err), want) != NULL, want, line))
+        printf("     message: %s\n", nc_error_message(err));
+}
+
+static void test_data_unpack(void) {
+    nc_client *c = make_client(ENVELOPE_A, NULL);
+    nc_client *raw = make_client(NULL, NULL);
+    nc_response *resp, *kept, *text_resp = NULL;
+    nc_error *err = NULL;
+    const char *name = NULL, *t0 = NULL, *t1 = NULL, *s = "untouched";
+    size_t name_len = 0;
+    int id = -1, vip = -1, age = -1, n = -1, many[17];
+    double score = -1;
+    json_t *meta = NULL, *meta_o = NULL, *meta_owned = NULL, *sentinel = json_object();
+    json_int_t big = -1;
+
+    g_ctx = "nc_response_data_unpack";
+    if (!c || !raw || !(resp = unpack_response(c))) {
+        CHECK(!"the /echo response for unpack");
+        nc_client_free(c);
+        nc_client_free(raw);
+        json_decref(sentinel);
+        return;
+    }
+
+    /* Success: every kind of target; an absent optional key leaves its target. */
+    CHECK_INT(nc_response_data_unpack(
+                  resp, &err, "{s:{s:{s:i, s:s%, s:b, s:F, s:[ss!], s:n, s:o, s:O, s?i, s:I}}}", "json",
+                  "user", "id", &id, "name", &name, &name_len, "vip", &vip, "score", &score, "tags", &t0,
+                  &t1, "nick", "meta", &meta_o, "meta", &meta, "age", &age, "id", &big),
+              NC_OK);
+    CHECK(err == NULL);
+    CHECK_INT(id, 7);
+    CHECK_STR(name, "Ada");
+    CHECK_INT(name_len, 3);
+    CHECK_INT(vip, 1);
+    CHECK(score == 2.0);
+    CHECK_STR(t0, "a");
+    CHECK_STR(t1, "b");
+    CHECK_INT(age, -1);
+    CHECK_INT(big, 7);
+    CHECK_JSON(meta, "{\"k\":1}");
+    CHECK(meta == meta_o);
+    meta_owned = meta;
+    /* Ownership: strings and `o` are borrowed from the response, so they live as
+     * long as its last reference; `O` is the caller's own (valgrind: make valgrind). */
+    kept = nc_response_retain(resp);
+    nc_response_free(resp);
+    CHECK_STR(name, "Ada");
+    CHECK_JSON(meta_o, "{\"k\":1}");
+    resp = kept;
+
+    /* The va_list form. */
+    id = -1;
+    CHECK_INT(my_unpack(resp, &err, "{s:{s:{s:i}}}", "json", "user", "id", &id), NC_OK);
+    CHECK_INT(id, 7);
+
+    /* More targets than the stack holds (17): saved on the heap, restored the same. */
+    for (n = 0; n < 17; n++) many[n] = -1;
+    CHECK_INT(nc_response_data_unpack(
+                  resp, &err,
+                  "{s:{s:{s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i}}}",
+                  "json", "user", "id", &many[0], "id", &many[1], "id", &many[2], "id", &many[3], "id",
+                  &many[4], "id", &many[5], "id", &many[6], "id", &many[7], "id", &many[8], "id",
+                  &many[9], "id", &many[10], "id", &many[11], "id", &many[12], "id", &many[13], "id",
+                  &many[14], "id", &many[15], "id", &many[16]),
+              NC_OK);
+    CHECK_INT(many[0] + many[16], 14);
+    for (n = 0; n < 17; n++) many[n] = -1;
+    expect_unpack_error(
+        nc_response_data_unpack(
+            resp, &err, "{s:{s:{s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i s:i}}}",
+            "json", "user", "id", &many[0], "id", &many[1], "id", &many[2], "id", &many[3], "id",
+            &many[4], "id", &many[5], "id", &many[6], "id", &many[7], "id", &many[8], "id", &many[9],
+            "id", &many[10], "id", &many[11], "id", &many[12], "id", &many[13], "id", &many[14], "id",
+            &many[15], "name", &many[16]),
+        &err, "data.json.user.name: Expected integer, got string", __LINE__);
+    CHECK_INT(many[0] + many[15] + many[16], -3);
+    nc_error_free(err);
+    err = NULL;
+
+    /* A wrong type: the path and jansson's reason; what was written before the
+     * mismatch is put back. */
+    id = -1;
+    n = -1;
+    expect_unpack_error(
+        nc_response_data_unpack(resp, &err, "{s:{s:{s:i, s:i}}}", "json", "user", "id", &id, "name", &n),
+        &err, "data.json.user.name: Expected integer, got string", __LINE__);
+    CHECK_INT(id, -1);
+    CHECK_INT(n, -1);
+    if (err) CHECK(strncmp(nc_error_message(err), "Could not unpack the data: ", 27) == 0);
+    nc_error_free(err);
+    err = NULL;
+
+    /* An `O` taken before the mismatch is released and its target put back. */
+    meta = sentinel;
+    expect_unpack_error(nc_response_data_unpack(resp, &err, "{s:{s:{s:O, s:s}}}", "json", "user", "meta",
+                                                &meta, "id", &s),
+                        &err, "data.json.user.id: Expected string, got integer", __LINE__);
+    CHECK(meta == sentinel);
+    CHECK_STR(s, "untouched");
+    nc_error_free(err);
+    err = NULL;
+
+    /* A missing key. */
+    expect_unpack_error(
+        nc_response_data_unpack(resp, &err, "{s:{s:{s:i}}}", "json", "user", "age", &age), &err,
+        "data.json.user.age: Object item not found: age", __LINE__);
+    nc_error_free(err);
+    err = NULL;
+
+    /* Members left over after `!`, in an object and in an array; an array item. */
+    expect_unpack_error(
+        nc_response_data_unpack(resp, &err, "{s:{s:{s:i !}}}", "json", "user", "id", &id), &err,
+        "data.json.user: 6 object item(s) left unpacked: ", __LINE__);
+    nc_error_free(err);
+    err = NULL;
+    expect_unpack_error(
+        nc_response_data_unpack(resp, &err, "{s:{s:{s:[s!]}}}", "json", "user", "tags", &t0), &err,
+        "data.json.user.tags: 1 array item(s) left unpacked", __LINE__);
+    nc_error_free(err);
+    err = NULL;
+    expect_unpack_error(
+        nc_response_data_unpack(resp, &err, "{s:{s:{s:[s, i]}}}", "json", "user", "tags", &t0, &id),
+        &err, "data.json.user.tags[1]: Expected integer, got string", __LINE__);
+    nc_error_free(err);
+    err = NULL;
+    expect_unpack_error(nc_response_data_unpack(resp, &err, "[i]", &id), &err,
+                        "data: Expected array, got object", __LINE__);
+    nc_error_free(err);
+    err = NULL;
+    /* error_out may be NULL. */
+    CHECK_INT(nc_response_data_unpack(resp, NULL, "{s:{s:{s:s}}}", "json", "user", "id", &s),
+              NC_ERR_FAILED);
+    CHECK_STR(s, "untouched");
+
+    /* Bad input: nothing written, no error made. */
+    id = -1;
+    CHECK_INT(nc_response_data_unpack(NULL, &err, "{s:i}", "id", &id), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_response_data_unpack(resp, &err, NULL), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_response_data_unpack(resp, &err, "{s:i", "json", &id), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_response_data_unpack(resp, &err, "{s:x}", "json", &id), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_response_data_unpack(resp, &err, "{s:o} i", "json", &meta, &id),
+              NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_response_data_unpack(resp, &err, "", &id), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_response_data_unpack(resp, &err, "{s:{s:i}}", "json", (const char *)NULL, &id),
+              NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_response_data_unpack(resp, &err, "{s:{s:{s:i}}}", "json", "user", "id", (int *)NULL),
+              NC_ERR_INVALID_ARGUMENT);
+    CHECK(err == NULL);
+    CHECK_INT(id, -1);
+    nc_response_free(resp);
+
+    /* Raw mode, a body that is not JSON: PARSE too. */
+    if (CHECK_INT(get(raw, "/text", &text_resp, &err), NC_OK)) {
+        expect_unpack_error(nc_response_data_unpack(text_resp, &err, "{s:i}", "id", &id), &err,
+                            "data: the body is not JSON", __LINE__);
+    }
+    nc_error_free(err);
+    nc_response_free(text_resp);
+
+    json_decref(sentinel);
+    /* `O` gave a reference of the caller's own: still valid after the response,
+     * released here (meta_o, an `o`, is borrowed and never released). */
+    CHECK_JSON(meta_owned, "{\"k\":1}");
+    json_decref(meta_owned);
+    nc_client_free(c);
+    nc_client_free(raw);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: %s http://127.0.0.1:<port>/api\n", argv[0]);
@@ -1420,6 +1705,9 @@ int main(int argc, char **argv) {
     test_cache();
     test_cookies();
     test_log_to_stderr();
+    test_api_layer();
+
+    test_data_unpack();
 
     printf("%d passed, %d failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;

@@ -6,7 +6,7 @@
 #   3. NC_VERSION_* of the header match the loaded library
 #   4. Tests/C/c_api_test.c against the loopback mock server (4a: Tests/C/upload_test.c, uploads)
 #   5. every example: the demo (scripts/run-demo.sh), the quick start, endpoints, app_layer, batch, retry,
-#      envelopes, cancel, event_loop, download; the Swift stories (examples/swift, netcore-examples all)
+#      envelopes, cancel, event_loop, download, typed_data; the Swift stories (examples/swift, netcore-examples all)
 # Last line: "C: N passed, M failed"; exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -41,7 +41,7 @@ trap 'mock_stop; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
 for f in "$LIB" build/bin/demo build/bin/quickstart build/bin/endpoints build/bin/app_layer build/bin/batch build/bin/retry \
-    build/bin/envelopes build/bin/cancel build/bin/event_loop build/bin/download; do
+    build/bin/envelopes build/bin/cancel build/bin/event_loop build/bin/download build/bin/typed_data; do
     if [[ ! -e $f ]]; then
         fail "$f exists" "run 'make examples' first"
         finish
@@ -293,6 +293,13 @@ if out=$(timeout 60 build/bin/download "$base" "$tmp" 2>&1 {server_in}>&-) &&
     pass "examples: download (a 1 MiB body to a file; a 404 leaves no file)"
 else
     fail "examples: download (exit $?)" "$out"
+fi
+expected_typed='user 7: Ada (vip: 0)
+mismatch: Could not unpack the data: data.id: Expected string, got integer (format "{s:s}", position 4). (domain NCParseErrorDomain, code 5)'
+if out=$(timeout 60 build/bin/typed_data "$base" 2>&1 {server_in}>&-) && [ "$out" = "$expected_typed" ]; then
+    pass "examples: typed_data (nc_response_data_unpack: a user, then a mismatch naming data.id)"
+else
+    fail "examples: typed_data (exit $?)" "$out"
 fi
 # The Swift stories: one executable (examples/swift), built incrementally here.
 if out=$(swift build -q --product netcore-examples 2>&1) &&

@@ -20,7 +20,8 @@ private func errorJSON(_ info: ErrorInfo) throws -> [String: Any] {
 
 private let errorJSONKeys: Set<String> = [
     "domain", "domain_code", "code", "code_str", "message", "http_status",
-    "trace_id", "data", "body", "attempts", "retryable", "auth_expired", "timeout"
+    "trace_id", "data", "body", "attempts", "retryable", "auth_expired", "timeout",
+    "user_message"
 ]
 
 @Suite struct ErrorFieldTests {

@@ -6,7 +6,7 @@ import Testing
 @testable import NetCore
 @testable import NetCoreBase
 
-/// libcurl's cache of idle connections (TransferLoop.sizeConnectionCache).
+/// libcurl's cache of idle connections (CurlTransport.sizeConnectionCache).
 @Suite struct ConnectionCacheTests {
     @Test func connectionsOfABurstSurviveSequentialRequestsInBetween() async throws {
         let server = try MockServer()   // its own: the connection count is the test's

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The C surface under a tool (make test-ubsan, make valgrind): Tests/C/c_api_test.c
-# against the mock server, then the whole fault suite (Tests/fault/run.sh --full).
+# against the mock server, then the whole fault suite (Tests/fault/run.sh --full) and
+# the HTTP/2 one (Tests/fault/h2.sh).
 #   NC_LIBDIR   the library to link (default build/lib)
 #   NC_CC, NC_CFLAGS   the compiler and extra flags (e.g. clang -fsanitize=undefined)
 #   NC_WRAPPER  a command prefixed to each test program (e.g. valgrind …)
@@ -23,5 +24,8 @@ ${NC_WRAPPER:-} "$tmp/c_api_test" "http://127.0.0.1:$port/api" </dev/null | tail
 [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 echo "=== fault suite ${NC_WRAPPER:+under ${NC_WRAPPER%% *}}"
 Tests/fault/run.sh --full | grep -v '^ok '
+[[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+echo "=== HTTP/2 fault suite ${NC_WRAPPER:+under ${NC_WRAPPER%% *}}"
+H2_WAIT_S=${FAULT_WAIT_S:-30} Tests/fault/h2.sh | grep -v '^ok '
 [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 exit $status

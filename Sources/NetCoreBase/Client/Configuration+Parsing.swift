@@ -22,6 +22,24 @@ extension Configuration {
     }
 }
 
+extension Configuration {
+    /// An endpoint's "envelope" object (Endpoint.parse): the same keys, defaults and
+    /// checks as the top-level "envelope"; `label` names the key in messages
+    /// ("Configuration key 'endpoints.x.envelope'").
+    static func parseEnvelope(_ value: UnsafeMutablePointer<json_t>, label: String) -> Result<EnvelopeSchema, NetError> {
+        do {
+            return .success(try ConfigReader().envelope(value))
+        } catch let error as ConfigError {
+            let prefix = "Configuration key 'envelope"
+            var message = error.message
+            if message.hasPrefix(prefix) { message = String(label.dropLast()) + message.dropFirst(prefix.count) }
+            return .failure(.invalidArgument(message))
+        } catch {
+            return .failure(.invalidArgument("\(label) could not be read."))
+        }
+    }
+}
+
 struct ConfigError: Error {
     var message: String
 }
@@ -113,6 +131,16 @@ private struct ConfigReader {
         case .endpoints: config.endpoints = try endpoints(value)
         case .commonParams: config.commonParams = try Configuration.parseCommonParams(value)
         case .signing: config.signing = try Configuration.parseSigning(value)
+        case .messages:
+            if value.pointee.type == JSON_NULL {
+                config.messages = nil
+            } else {
+                do throws(NetError) {
+                    config.messages = try MessageTable.parse(value, label: "Configuration key 'messages'")
+                } catch {
+                    throw ConfigError(message: error.message)
+                }
+            }
         case .cache:
             if value.pointee.type == JSON_NULL {
                 config.cache = nil
@@ -148,7 +176,8 @@ private struct ConfigReader {
         case .envelopeStatus: config.envelope?.statusField = try fieldName(value, path)
         case .envelopeOkStatus: config.envelope?.okStatuses = try codes(value, path)
         case .envelopeMessage: config.envelope?.messageField = try fieldName(value, path)
-        case .envelopeData: config.envelope?.dataField = try fieldName(value, path)
+        // "" is the whole body (an envelope whose data is not one field).
+        case .envelopeData: config.envelope?.dataField = try fieldName(value, path, allowingEmpty: true)
         case .envelopeTraceID: config.envelope?.traceIDField = try fieldName(value, path)
         case .envelopeAuthExpiredCodes: config.envelope?.authExpiredCodes = try codes(value, path)
 
@@ -372,9 +401,9 @@ private struct ConfigReader {
         v.pointee.type == JSON_NULL ? nil : try string(v, key)
     }
 
-    func fieldName(_ v: UnsafeMutablePointer<json_t>, _ key: String) throws -> String? {
+    func fieldName(_ v: UnsafeMutablePointer<json_t>, _ key: String, allowingEmpty: Bool = false) throws -> String? {
         guard let name = try optionalString(v, key) else { return nil }
-        guard !name.isEmpty else {
+        guard !name.isEmpty || allowingEmpty else {
             throw ConfigError(message: "Configuration key '\(key)' must be a field name or null, got \"\".")
         }
         return name

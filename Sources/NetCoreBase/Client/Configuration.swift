@@ -54,6 +54,9 @@ public struct Configuration: Sendable {
     public var commonParams: JSONValue? = nil
     /// HMAC-SHA256 request signing ("signing", Signing.swift); nil = off. Default nil.
     public var signing: Signing? = nil
+    /// Texts for people by error key ("messages", Features/ErrorHandling/Messages.swift);
+    /// nil = none. Default nil.
+    public var messages: MessageTable? = nil
     /// CAs to trust, public-key pins, client certificate, lowest TLS version
     /// ("tls", TLSOptions.swift). Default: the system CA store, no pins, TLS 1.2+.
     public var tls = TLSOptions()

@@ -25,6 +25,7 @@ enum ConfigKey: String, CaseIterable, Sendable {
     case retry, cache, endpoints
     case commonParams = "common_params"
     case signing
+    case messages
 
     case envelopeCode = "envelope.code"
     case envelopeOkCodes = "envelope.ok_codes"
@@ -130,6 +131,8 @@ enum ConfigKey: String, CaseIterable, Sendable {
             return .init(.endpointMap, .emptyMap, "endpoints", "named endpoints: name → {method, path, encoding, …}")
         case .commonParams:
             return .init(.object, .none, "commonParams", "parameters added to every request (a JSON object)")
+        case .messages:
+            return .init(.object, .none, "messages", "texts for people by error key: {\"TRANSPORT.28\": …}")
         case .signing:
             return .init(.object, .none, "signing", "HMAC-SHA256 request signing: {secret, header, timestamp_header}")
 
@@ -147,7 +150,7 @@ enum ConfigKey: String, CaseIterable, Sendable {
         case .envelopeMessage:
             return .init(.fieldName, .text("msg"), "envelope.messageField", "field with the message")
         case .envelopeData:
-            return .init(.fieldName, .text("data"), "envelope.dataField", "field with the business data")
+            return .init(.fieldName, .text("data"), "envelope.dataField", "field with the business data; \"\" = the whole body")
         case .envelopeTraceID:
             return .init(.fieldName, .text("traceId"), "envelope.traceIDField", "field with the trace id")
         case .envelopeAuthExpiredCodes:

@@ -21,6 +21,8 @@ public final class NetClient: @unchecked Sendable {
     let cacheStoringPolicy: CacheTransferPolicy?
     /// The cookie jar ("cookies", NetClient+Cookies.swift); nil when off (the default).
     let cookieJar: CookieJar?
+    /// The texts for people completions read ("messages", NetClient+Messages.swift).
+    let messageBox: MessageBox
 
     /// Creates a client and starts its transfer thread. The configuration is checked
     /// as the JSON form is (`Configuration.validate()`): a bad value throws
@@ -28,7 +30,14 @@ public final class NetClient: @unchecked Sendable {
     /// bundle (`CURL_CA_BUNDLE`, else `SSL_CERT_FILE`, trusted when `tls` names no
     /// `caFile`/`caPath`) are read here, once (ProxyEnvironment.swift,
     /// CABundleEnvironment.swift).
-    public init(configuration: Configuration) throws(NetError) {
+    public convenience init(configuration: Configuration) throws(NetError) {
+        try self.init(configuration: configuration, transport: nil)
+    }
+
+    /// A client whose loop carries its hops on `transport` (nil: libcurl): a
+    /// `TableTransport` answers from a table, with no server (HopTransport.swift).
+    /// Synchronous sends always use libcurl.
+    init(configuration: Configuration, transport: (any HopTransport)?) throws(NetError) {
         try configuration.validate()
         let jar = configuration.cookies.enabled ? try CookieJar(file: configuration.cookies.file) : nil
         // Before the transfer thread starts: a cache directory that cannot be used
@@ -43,13 +52,14 @@ public final class NetClient: @unchecked Sendable {
         guard
             let loop = TransferLoop(
                 mode: configuration.callbacks, limits: configuration.limits,
-                proxies: ProxyEnvironment(configured: configuration.proxy), share: jar?.share)
+                proxies: ProxyEnvironment(configured: configuration.proxy), share: jar?.share, transport: transport)
         else {
             throw NetError.internalError(
                 "libcurl or the transfer thread could not be started (out of memory or thread limit).")
         }
         self.loop = loop
         self.cookieJar = jar
+        self.messageBox = MessageBox(configuration.messages)
         self.hooks = ClientHooks(loop: loop)
         // Why an answer was not stored, at DEBUG (docs/caching.md, "Counters").
         let hooks = self.hooks
@@ -160,6 +170,7 @@ public final class NetClient: @unchecked Sendable {
         let t = transfer(request) { _, _, _ in }
         guard loop.runSync(t) else { return .failure(.shuttingDown) }
         t.deliver(t, t.result.0, t.result.1)   // the failure hooks, if any, on this thread
+        if let e = t.result.1, messageBox.installed.load(ordering: .relaxed) { return .success((t.result.0, messageBox.apply(e))) }
         return .success(t.result)
     }
 
@@ -179,16 +190,9 @@ public final class NetClient: @unchecked Sendable {
             prepared = p; preset = nil
         case .failure(let e): prepared = nil; preset = e
         }
-        let t = attachHooks(
-            Transfer(
-                prepared: prepared, presetError: preset, loop: loop, foreign: foreign,
-                monitor: settings.monitor, policy: tokenRefresher.policy(wrapping: settings.policy(for: prepared)),
-                preparer: adapterRegistry.preparer(for: settings),
-                gate: tokenRefresher.gate(wrapping: reachabilityGate.forTransfers),
-                deliver: completion), request)
-        // Progress and body callbacks (Request+Transfers.swift): one branch when none.
-        if let callbacks = request.transferCallbacks { t.extras = TransferExtras(callbacks) }
-        return t
+        // Its features, composed in one place (NetClient+Composition.swift).
+        return compose(
+            request, prepared, preset: preset, features(for: prepared, settings), foreign: foreign, deliver: completion)
     }
 
     /// Receives the start, each attempt's end (with libcurl's timings) and the
@@ -262,6 +266,8 @@ final class ClientSettings: Sendable {
     /// the endpoints that change the TLS options, by name.
     let connection: ConnectionSettings
     let endpointConnections: [String: ConnectionSettings]
+    /// The envelope rules of the endpoints that have their own ("envelope": {…}), by name.
+    let endpointEnvelopes: [String: CompiledEnvelope]
     /// The CA bundle the environment named when the client was made
     /// (CABundleEnvironment.swift), kept by every later snapshot.
     let environmentCA: CABundleEnvironment?
@@ -280,6 +286,9 @@ final class ClientSettings: Sendable {
         (connection, endpointConnections) = ConnectionSettings.make(
             for: config, environmentCA: environmentCA, reusing: previous)
         envelope = config.envelope.map(CompiledEnvelope.init)
+        var endpointEnvelopes: [String: CompiledEnvelope] = [:]
+        for (name, e) in config.endpoints.endpoints { if let s = e.envelopeSchema { endpointEnvelopes[name] = CompiledEnvelope(s) } }
+        self.endpointEnvelopes = endpointEnvelopes
         baseURL = config.activeBaseURL
         credentialHeaderNames = config.credentialHeaderNames
         signs = config.signing != nil

@@ -156,7 +156,7 @@ final class AdapterChain: AttemptPreparer {
     ) -> Result<PreparedRequest, NetError> {
         var out = OutgoingRequest(
             method: original.method, url: original.urlText,
-            body: original.body, attempt: attempt, headers: original.headers)
+            body: original.body, attempt: attempt, headers: original.headers, params: original.params)
         if let authorization, out.header("Authorization") == nil {
             do throws(NetError) { try out.setHeader("Authorization", authorization) } catch { return .failure(error) }
         }
@@ -171,11 +171,18 @@ final class AdapterChain: AttemptPreparer {
             guard let key else {
                 return .failure(.internalError("The request could not be signed (libcrypto failed)."))
             }
+            // Over what the adapters produced: their URL and body when they changed them.
             if let e = RequestSigning.sign(
-                &out, signing, key: key, url: original.location, upload: original.upload, timestamp: clock())
+                &out, signing, key: key, url: out.urlChanged ? nil : original.location,
+                upload: out.bodyChanged ? nil : original.upload, timestamp: clock())
             {
                 return .failure(e)
             }
+        }
+        if out.urlChanged || out.bodyChanged {
+            return original.rewritten(
+                url: out.urlChanged ? out.url : nil, body: out.bodyChanged ? .some(out.body) : nil,
+                headers: out.headers)
         }
         return .success(original.adapted(headers: out.headers, appendedFrom: out.onlyAppended ? out.baseCount : nil))
     }

@@ -28,8 +28,19 @@ public struct Endpoint: Sendable, Equatable {
     public let connectTimeoutMs: Int64?
     /// Idle (inactivity) timeout, ms (0 = none); nil = the client's idle_timeout_ms.
     public let idleTimeoutMs: Int64?
-    /// Envelope validation on/off; nil = the client's.
+    /// Envelope validation on/off; nil = the client's. `false` also for
+    /// `"envelope": null` (raw); `true` when `envelopeSchema` is set.
     public let envelope: Bool?
+    /// This endpoint's own envelope rules ("envelope": {…}, the keys of the
+    /// client's "envelope", starting from the same defaults), in place of the
+    /// client's for its requests; nil: the client's.
+    public let envelopeSchema: EnvelopeSchema?
+    /// Flags every request naming this endpoint carries, with its own
+    /// ("flags": ["skip_error_handler", "no_retry", …]).
+    public let flags: RequestFlags
+    /// The parameter declarations ("params", "additional_params"), checked before
+    /// anything is sent (ParamRules.swift); nil: none declared.
+    public let params: ParamRules?
     /// The "retry" value: `false` (one attempt) or an object merged over the
     /// client's policy (a request's own retry override is merged over it).
     public let retry: Retry?
@@ -56,7 +67,8 @@ public struct Endpoint: Sendable, Equatable {
         name: String, method: String = "GET", path: String, encoding: ParameterEncoding = .default,
         headers: HeaderFields = HeaderFields(), timeoutMs: Int64? = nil, envelope: Bool? = nil,
         retry: Retry? = nil, cache: String? = nil, group: String? = nil, tls: EndpointTLS? = nil,
-        connectTimeoutMs: Int64? = nil, idleTimeoutMs: Int64? = nil
+        connectTimeoutMs: Int64? = nil, idleTimeoutMs: Int64? = nil, envelopeSchema: EnvelopeSchema? = nil,
+        flags: RequestFlags = [], params: ParamRules? = nil
     ) throws(NetError) {
         func fail(_ why: String) -> NetError { .invalidArgument("Endpoint '\(name)': \(why)") }
         guard Endpoint.isValidName(name) else {
@@ -88,6 +100,7 @@ public struct Endpoint: Sendable, Equatable {
         }
         if let group, group.isEmpty { throw fail("group must be a name, got \"\".") }
         if let tls, let problem = Endpoint.problem(tls) { throw fail("tls.\(problem.0) \(problem.1)") }
+        guard RequestFlags.all.isSuperset(of: flags) else { throw fail("flags has a bit that is not a request flag.") }
         self.name = name
         self.method = method.uppercased()
         self.path = path
@@ -96,7 +109,10 @@ public struct Endpoint: Sendable, Equatable {
         self.timeoutMs = timeoutMs
         self.connectTimeoutMs = connectTimeoutMs
         self.idleTimeoutMs = idleTimeoutMs
-        self.envelope = envelope
+        self.envelope = envelopeSchema != nil ? true : envelope
+        self.envelopeSchema = envelopeSchema
+        self.flags = flags
+        self.params = params
         self.retry = retry
         self.cache = cache
         self.group = group
@@ -157,7 +173,8 @@ public struct Endpoint: Sendable, Equatable {
             && a.headers.entries.elementsEqual(b.headers.entries, by: { $0.name == $1.name && $0.value == $1.value })
             && a.timeoutMs == b.timeoutMs && a.connectTimeoutMs == b.connectTimeoutMs
             && a.idleTimeoutMs == b.idleTimeoutMs && a.envelope == b.envelope && a.retry == b.retry
-            && a.cache == b.cache && a.group == b.group
+            && a.cache == b.cache && a.group == b.group && a.flags == b.flags && a.params == b.params
+            && (a.envelopeSchema == nil) == (b.envelopeSchema == nil)
     }
 }
 
@@ -167,7 +184,12 @@ extension Endpoint {
     /// The spec keys, in the order the reference lists them.
     static let specKeys = [
         "method", "path", "encoding", "headers", "timeout_ms", "connect_timeout_ms", "idle_timeout_ms", "envelope",
-        "retry", "cache", "group", "tls",
+        "retry", "cache", "group", "tls", "flags", "params", "additional_params",
+    ]
+    /// The names of "flags", with their bits (`RequestFlags`).
+    static let flagNames: [(String, RequestFlags)] = [
+        ("skip_error_handler", .skipErrorHandler), ("no_coalesce", .noCoalesce), ("no_retry", .noRetry),
+        ("idempotent", .idempotent), ("skip_auth", .skipAuth),
     ]
     /// The keys of a "retry" object (docs/configuration.md#retry-retry).
     static let retryKeys = RetryPolicy.keys
@@ -175,7 +197,8 @@ extension Endpoint {
     static let encodingNames: [(String, ParameterEncoding)] = [("query", .query), ("form", .form), ("json", .json)]
 
     /// Parses a spec object: {"method","path","encoding","headers","timeout_ms",
-    /// "connect_timeout_ms","idle_timeout_ms","envelope","retry","cache","group","tls"}. Unknown keys and wrong types throw
+    /// "connect_timeout_ms","idle_timeout_ms","envelope","retry","cache","group","tls",
+    /// "flags","params","additional_params"}. Unknown keys and wrong types throw
     /// `invalidArgument` whose message is `label(key)` + what is wrong, e.g.
     /// "Configuration key 'endpoints.user.get.method' must be a string, got integer.".
     static func parse(
@@ -210,6 +233,10 @@ extension Endpoint {
             return n
         }
         var envelope: Bool? = nil
+        var envelopeSchema: EnvelopeSchema? = nil
+        var flags: RequestFlags = []
+        var paramsSpec: UnsafeMutablePointer<json_t>? = nil
+        var additional = true
         var retry: Retry? = nil
         var cache: String? = nil
         var group: String? = nil
@@ -252,7 +279,33 @@ extension Endpoint {
             case "envelope":
                 switch v.pointee.type {
                 case JSON_TRUE: envelope = true
-                case JSON_FALSE: envelope = false
+                case JSON_FALSE, JSON_NULL: envelope = false
+                case JSON_OBJECT:
+                    switch Configuration.parseEnvelope(v, label: label(key)) {
+                    case .success(let schema): envelopeSchema = schema
+                    case .failure(let e): throw e
+                    }
+                default: throw fail(key, "must be true, false, null (raw) or an envelope object, got \(JSON.typeName(v)).")
+                }
+            case "flags":
+                guard v.pointee.type == JSON_ARRAY else {
+                    throw fail(key, "must be an array of flag names, got \(JSON.typeName(v)).")
+                }
+                for i in 0..<json_array_size(v) {
+                    guard let item = json_array_get(v, i), let name = JSON.string(item),
+                        let bit = flagNames.first(where: { $0.0 == name })?.1
+                    else {
+                        let known = flagNames.map { "\"\($0.0)\"" }.joined(separator: ", ")
+                        throw fail(key, "item \(i) is not a flag name (\(known)).")
+                    }
+                    flags.insert(bit)
+                }
+            case "params":
+                paramsSpec = v
+            case "additional_params":
+                switch v.pointee.type {
+                case JSON_TRUE: additional = true
+                case JSON_FALSE: additional = false
                 default: throw fail(key, "must be true or false, got \(JSON.typeName(v)).")
                 }
             case "retry":
@@ -275,11 +328,18 @@ extension Endpoint {
             }
         }
         guard let path else { throw fail("path", "is required (e.g. \"/users/{id}\").") }
+        var params: ParamRules? = nil
+        if let paramsSpec {
+            params = try ParamRules.parse(paramsSpec, additional: additional, fail: fail)
+        } else if !additional {
+            params = ParamRules([:], additionalParams: false)
+        }
         do throws(NetError) {
             return try Endpoint(
                 name: name, method: method, path: path, encoding: encoding, headers: headers,
                 timeoutMs: timeoutMs, envelope: envelope, retry: retry, cache: cache, group: group, tls: tls,
-                connectTimeoutMs: connectTimeoutMs, idleTimeoutMs: idleTimeoutMs)
+                connectTimeoutMs: connectTimeoutMs, idleTimeoutMs: idleTimeoutMs, envelopeSchema: envelopeSchema,
+                flags: flags, params: params)
         } catch {
             throw fail("path", "is refused: \(error.message)")
         }

@@ -30,7 +30,9 @@ public struct EndpointCatalog: Sendable {
     /// params; the remaining params, query, body and output file of the request;
     /// headers, timeout, envelope and encoding from the request where it sets
     /// them, else the endpoint's; the request's flags, redirect limit, time limits,
-    /// and its retry override merged over the endpoint's "retry".
+    /// and its retry override merged over the endpoint's "retry"; its flags and
+    /// the endpoint's. A request whose params break the endpoint's declarations
+    /// ("params") fails first, naming the parameter and the rule.
     func resolve(_ request: Request) -> Result<Request, NetError> {
         guard let name = request.endpoint else { return .success(request) }
         guard let endpoint = endpoints[name] else {
@@ -38,6 +40,12 @@ public struct EndpointCatalog: Sendable {
                 .invalidRequest(
                     "Unknown endpoint '\(name)': define it in the configuration's \"endpoints\" or with nc_client_define_endpoint() before sending."
                 ))
+        }
+        // The declared parameters, before anything else looks at the request.
+        if let rules = endpoint.params,
+            let problem = rules.problem(request.params, endpoint: name, placeholders: endpoint.placeholders)
+        {
+            return .failure(.invalidRequest(problem))
         }
         var remaining: JSONValue? = request.params
         var path = endpoint.path
@@ -87,7 +95,7 @@ public struct EndpointCatalog: Sendable {
             out.transferCallbacks = request.transferCallbacks
             // What the request sets wins over the endpoint's.
             try out.setGroup(request.group ?? endpoint.group)
-            out.flags = request.flags
+            out.flags = request.flags.union(endpoint.flags)
             out.maxRedirects = request.maxRedirects
             // Retry: the endpoint's "retry", then the request's own over it.
             var resilience = request.resilience
@@ -118,7 +126,10 @@ extension PreparedRequest {
     static func makeEndpoint(_ request: Request, _ settings: ClientSettings) -> Result<PreparedRequest, NetError> {
         switch settings.config.endpoints.resolve(request) {
         case .success(let plain):
-            return make(plain, settings, connection: request.endpoint.flatMap { settings.endpointConnections[$0] })
+            let name = request.endpoint
+            return make(
+                plain, settings, connection: name.flatMap { settings.endpointConnections[$0] },
+                envelope: settings.endpointEnvelopes.isEmpty ? nil : name.flatMap { settings.endpointEnvelopes[$0] })
         case .failure(let e): return .failure(e)
         }
     }

@@ -23,6 +23,9 @@ final class PreparedRequest: @unchecked Sendable {
     /// Owned curl_slist of "Name: value" lines (freed on deinit).
     let headerList: UnsafeMutablePointer<curl_slist>?
     let body: NetBytes?
+    /// The params the request was resolved with (common params included), before
+    /// encoding: what an adapter reads (`OutgoingRequest.params`); nil: none.
+    let params: JSONValue?
     let timeoutMs: Int64
     let connectTimeoutMs: Int64
     /// Retry policy, idle timeout and deadline (Resilience.swift).
@@ -78,14 +81,14 @@ final class PreparedRequest: @unchecked Sendable {
         timeoutMs: Int64, connectTimeoutMs: Int64, envelope: CompiledEnvelope?,
         limits: Configuration.Limits, credentialHeaders: Set<String>, compression: Bool,
         outputPath: String?, connection: ConnectionSettings, resilience: Resilience, group: String? = nil,
-        coalesce: Bool = false, upload: Upload? = nil
+        coalesce: Bool = false, upload: Upload? = nil, params: JSONValue? = nil
     ) {
         self.init(
             method: method, location: RequestURL(url), headers: headers, body: body,
             timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs, envelope: envelope,
             limits: limits, credentialHeaders: credentialHeaders, compression: compression,
             outputPath: outputPath, connection: connection, resilience: resilience, group: group,
-            coalesce: coalesce, upload: upload)
+            coalesce: coalesce, upload: upload, params: params)
     }
 
     private init(
@@ -93,9 +96,10 @@ final class PreparedRequest: @unchecked Sendable {
         timeoutMs: Int64, connectTimeoutMs: Int64, envelope: CompiledEnvelope?,
         limits: Configuration.Limits, credentialHeaders: Set<String>, compression: Bool,
         outputPath: String?, connection: ConnectionSettings, resilience: Resilience, group: String? = nil,
-        coalesce: Bool = false, upload: Upload? = nil
+        coalesce: Bool = false, upload: Upload? = nil, params: JSONValue? = nil
     ) {
         self.upload = upload
+        self.params = params
         self.adaptedFrom = nil
         self.sharedTailJoint = nil
         self.tailOwner = nil
@@ -156,7 +160,26 @@ final class PreparedRequest: @unchecked Sendable {
             envelope: envelope, limits: limits,
             credentialHeaders: crossOrigin ? [] : credentialHeaders,
             compression: compression, outputPath: outputPath, connection: connection, resilience: resilience,
-            group: group, upload: upload)
+            group: group, upload: upload, params: params)
+    }
+
+    /// What one attempt sends when its adapters changed the URL (`url`) or the
+    /// body (`body`: .some(nil) removes it; nil keeps this request's): a request
+    /// made again from them, with `headers` (AdapterChain). A new body replaces an
+    /// upload. Nothing of this one is shared, so a handle configures it in full.
+    func rewritten(url: String?, body: NetBytes??, headers: HeaderFields) -> Result<PreparedRequest, NetError> {
+        let newURL = url ?? urlText
+        guard HTTPValidation.isAbsoluteHTTP(newURL) else {
+            return .failure(.adapterFailed("A request adapter made a URL that is not an absolute http(s) URL."))
+        }
+        let newBody: NetBytes? = body ?? self.body
+        return .success(
+            PreparedRequest(
+                method: method, location: url.map(RequestURL.init) ?? location, headers: headers, body: newBody,
+                timeoutMs: timeoutMs, connectTimeoutMs: connectTimeoutMs, envelope: envelope, limits: limits,
+                credentialHeaders: credentialHeaders, compression: compression, outputPath: outputPath,
+                connection: connection, resilience: resilience, group: group,
+                upload: body == nil ? upload : nil, params: params))
     }
 
     /// This request with `headers` in place of its own: what one attempt sends after
@@ -226,6 +249,7 @@ final class PreparedRequest: @unchecked Sendable {
         self.connection = base.connection
         self.compression = base.compression
         self.upload = base.upload
+        self.params = base.params
         // An adapted form is what one attempt sends, never what is looked up.
         self.coalescingKey = nil
         self.headers = headers
@@ -317,9 +341,11 @@ final class PreparedRequest: @unchecked Sendable {
     }
 
     /// Resolves `request` against `settings`, or says why it cannot be sent.
-    /// `connection`: an endpoint's TLS options (nil: the client's).
+    /// `connection`: an endpoint's TLS options (nil: the client's); `envelope`: an
+    /// endpoint's own envelope rules (nil: the client's).
     static func make(
-        _ request: Request, _ settings: ClientSettings, connection: ConnectionSettings? = nil
+        _ request: Request, _ settings: ClientSettings, connection: ConnectionSettings? = nil,
+        envelope endpointEnvelope: CompiledEnvelope? = nil
     ) -> Result<PreparedRequest, NetError> {
         // A request naming an endpoint becomes the plain request it stands for.
         if request.endpoint != nil { return makeEndpoint(request, settings) }
@@ -372,7 +398,8 @@ final class PreparedRequest: @unchecked Sendable {
 
         // A body written to a file or a body callback is not read as an envelope: raw mode.
         let envelope: CompiledEnvelope? =
-            (request.envelope ?? true) && request.outputPath == nil && !request.streamsBody ? settings.envelope : nil
+            (request.envelope ?? true) && request.outputPath == nil && !request.streamsBody
+            ? (endpointEnvelope ?? settings.envelope) : nil
         var limits = settings.config.limits
         if let maxRedirects = request.maxRedirects {
             let range = Configuration.Limits.maxRedirectsRange
@@ -392,7 +419,7 @@ final class PreparedRequest: @unchecked Sendable {
             compression: settings.config.compression, outputPath: request.outputPath,
             connection: connection ?? settings.connection,
             resilience: Resilience(request, settings, headers: headers), group: request.group,
-            coalesce: coalesce, upload: request.upload)
+            coalesce: coalesce, upload: request.upload, params: params)
         // The cache (Features/Cache): the key only when there is a cache to look in.
         prepared.cachePolicy = request.cacheOptions.policy ?? .networkOnly
         // (An output file or a body callback keeps the key: seam 1 sends it as

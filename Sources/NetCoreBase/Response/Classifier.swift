@@ -43,6 +43,8 @@ enum Classifier {
             self.method = method
             self.url = url
             self.envelope = envelope
+            // A 304 is "not modified" whoever answers it (the cache marks its own).
+            self.notModified = status == 304
         }
 
         init(
@@ -96,7 +98,7 @@ enum Classifier {
         if envelope.checksCode, let v = codeValue {
             ok = ok && envelope.isOKCode(v)
         }
-        let dataValue = envelope.dataField.flatMap { json_object_get(obj, $0.pointer) }
+        let dataValue = envelope.dataIsBody ? obj : envelope.dataField.flatMap { json_object_get(obj, $0.pointer) }
         let data = (dataValue?.pointee.type == JSON_NULL) ? nil : dataValue
         let r = response(input, root, data)
         if ok { return (r, nil) }

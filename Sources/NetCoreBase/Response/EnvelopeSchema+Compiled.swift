@@ -14,6 +14,8 @@ final class CompiledEnvelope: @unchecked Sendable {
     let successField: CString?
     let statusField: CString?
     let dataField: CString?
+    /// "data": "" — the data is the whole body (the envelope object itself).
+    let dataIsBody: Bool
     /// `schema.okCodes` / `okStatuses`, each as C text and, where the text is an
     /// integer written canonically ("0", "-3", not "00" or "+1"), as that integer.
     private let okCodes: Accepted
@@ -25,6 +27,7 @@ final class CompiledEnvelope: @unchecked Sendable {
         successField = schema.successField.map(CString.init)
         statusField = schema.statusField.map(CString.init)
         dataField = schema.dataField.map(CString.init)
+        dataIsBody = schema.dataField?.isEmpty == true
         okCodes = Accepted(schema.okCodes)
         okStatuses = Accepted(schema.okStatuses)
     }

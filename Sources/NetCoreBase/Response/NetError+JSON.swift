@@ -31,6 +31,7 @@ extension NetError {
         set("retryable", isRetryable ? json_true() : json_false())
         set("auth_expired", isAuthExpired ? json_true() : json_false())
         set("timeout", timeout.map { json_string($0.rawValue) } ?? json_null())
+        set("user_message", userMessage.flatMap { json_stringn($0, $0.utf8.count) } ?? json_null())
         return JSONValue.dump(o) ?? "{}"
     }
 }

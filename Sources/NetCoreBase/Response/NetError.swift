@@ -82,6 +82,7 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
         var isAuthExpired: Bool = false
         var timeout: TimeoutKind? = nil
         var response: Response? = nil
+        var userMessage: String? = nil
 
         init(domain: Domain, code: Int64, codeString: String, message: String) {
             self.domain = domain
@@ -101,6 +102,7 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
             c.isAuthExpired = isAuthExpired
             c.timeout = timeout
             c.response = response
+            c.userMessage = userMessage
             return c
         }
     }
@@ -179,6 +181,14 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
     public var response: Response? {
         get { storage.response }
         set { unique().response = newValue }
+    }
+
+    /// The text for people the client's "messages" give this error
+    /// (docs/errors.md#messages-for-people); nil when no key matches or none are
+    /// configured. `message` stays the developer's text.
+    public var userMessage: String? {
+        get { storage.userMessage }
+        set { unique().userMessage = newValue }
     }
 
     /// An error of `domain` and `code` with `message` (`codeString`: the business code as the server wrote it).

@@ -39,6 +39,18 @@ final class Monitor: @unchecked Sendable {
 
     /// Wakes every waiter; call with the lock held.
     func broadcast() { pthread_cond_broadcast(cond) }
+
+    /// Waits for a broadcast or until `ms` milliseconds pass (wall clock); the
+    /// caller holds the lock and re-checks its predicate.
+    func wait(ms: Int64) {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let ns = Int64(now.tv_nsec) + (ms % 1000) * 1_000_000
+        var due = timespec()
+        due.tv_sec = now.tv_sec + Int(ms / 1000) + Int(ns / 1_000_000_000)
+        due.tv_nsec = Int(ns % 1_000_000_000)
+        pthread_cond_timedwait(cond, mutex, &due)
+    }
 }
 
 /// A plain mutex for small pieces of shared state shared between threads (client

@@ -13,8 +13,8 @@ final class LoopInbox: @unchecked Sendable {
     let monitor = Monitor()
     /// Where the loop is in its life; written under the monitor.
     let lifecycle = Atomic<LoopLifecycle>(.running)
-    /// The multi handle whose poll `wake()` interrupts.
-    private let multi: UnsafeMutableRawPointer
+    /// The transport whose wait `wake()` interrupts.
+    private let transport: any HopTransport
     private let ids = Atomic<UInt64>(0)
 
     // Guarded by monitor. The queues are touched on every send: their accesses are
@@ -38,27 +38,27 @@ final class LoopInbox: @unchecked Sendable {
     /// NetCore's executor, once a task asked for it (LoopPassHook); nil otherwise,
     /// which costs the loop one check per pass. Dropped when the loop stops.
     private(set) var passHook: (any LoopPassHook)?
-    /// The loop thread is in (or about to enter) curl_multi_poll: new work must wake it.
+    /// The loop thread is in (or about to enter) its transport's wait: new work must wake it.
     private var polling = false
     /// A wake-up was sent during the current poll.
     private var wakeSent = false
     /// Threads waiting for a completion or a sweep (markDone and runSweeps wake them).
     private var doneWaiters = 0
 
-    init(multi: UnsafeMutableRawPointer) { self.multi = multi }
+    init(transport: any HopTransport) { self.transport = transport }
 
     var acceptsWork: Bool { lifecycle.load(ordering: .relaxed).acceptsWork }
 
     /// The next request number of this client (events' `id`, nc_task_id).
     func nextID() -> UInt64 { ids.wrappingAdd(1, ordering: .relaxed).newValue }
 
-    /// Wakes the loop thread if it sleeps in curl_multi_poll. A loop that is busy
+    /// Wakes the loop thread if it sleeps in its transport's wait. A loop that is busy
     /// (or a submission from a callback, on the loop thread itself) needs none: the
     /// loop looks at its queues before it polls again. Monitor held.
     func wake() {
         if polling && !wakeSent {
             wakeSent = true
-            curl_multi_wakeup(multi)
+            transport.wake()
         }
     }
 
@@ -266,7 +266,7 @@ final class LoopInbox: @unchecked Sendable {
         defer { monitor.unlock() }
         guard lifecycle.load(ordering: .relaxed) == .running else { return false }
         lifecycle.store(stopping, ordering: .releasing)
-        curl_multi_wakeup(multi)
+        transport.wake()
         return true
     }
 

@@ -219,6 +219,11 @@ extension Transfer {
             if let e = TransportErrors.headerLineTooLong(o.code, inHeaders: !o.headerBlockEnded, p.limits) {
                 return e.attempted(sent)
             }
+            if let e = TransportErrors.http2HeaderBlockRefused(
+                o.code, detail: o.detail, inHeaders: !o.headerBlockEnded, p.limits)
+            {
+                return e.attempted(sent)
+            }
             if o.code == CURLE_SEND_FAIL_REWIND && !o.headerBlockEnded {
                 return TransportErrors.headersCutOff(
                     status: o.status, method: p.method, url: String(cString: p.url.pointer)

@@ -103,12 +103,14 @@ extension TransferLoop {
 
     /// The body resumes taken by a pass (LoopInbox.take), on the loop thread: each
     /// running hop that is paused continues; one whose callback aborts on the chunk
-    /// handed over again ends as an abort does.
+    /// handed over again ends as an abort does. The hop's easy handle is
+    /// CurlTransport's (`Transfer.easy`); a transport without one (TableTransport)
+    /// has nothing to resume.
     private func resumeBodies(_ list: [Transfer]) {
         for t in list {
             guard t.runningSlot >= 0, let easy = t.easy else { continue }
             let rc = ncsink_resume(easy.sink)
-            if rc != CURLE_OK.rawValue { hopEnded(t, easy, CURLcode(rawValue: UInt32(rc))) }
+            if rc != CURLE_OK.rawValue { hopEnded(t, transport.end(t, CURLcode(rawValue: UInt32(rc)))) }
         }
     }
 
@@ -209,9 +211,8 @@ extension TransferLoop {
         // Tasks waiting on the executor continue on Swift's global executor.
         hook?.loopStopped()
         _ = dispatch(force: true)
-        state.pointee.easyPool.removeAll()
         monitor.withLock {
-            curl_multi_cleanup(multi)
+            transport.close()
             inbox.lifecycle.store(.stopped, ordering: .releasing)
         }
     }

@@ -186,10 +186,7 @@ extension TransferLoop {
     private func carryOut(_ step: Transfer.CancelStep, _ t: Transfer) {
         switch step {
         case .stopHop:
-            guard let easy = t.easy else { return }
-            let sent = t.attemptsMade(stoppedOn: easy)
-            stop(t, easy)
-            complete(t, nil, NetError.cancelled.attempted(sent))
+            complete(t, nil, NetError.cancelled.attempted(stopHop(t)))
         case .endWait:
             unwait(t)
             complete(t, nil, NetError.cancelled.attempted(t.attempt))

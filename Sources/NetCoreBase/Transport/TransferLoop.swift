@@ -5,17 +5,17 @@ import Synchronization
 import Glibc
 #endif
 
-/// The transfer loop of one client: one libcurl multi handle driven by one thread
-/// (`curl_multi_poll` + `curl_multi_wakeup`). It owns the thread, the multi handle,
-/// the transfers in flight and waiting, and the carrying out of `TransferAction`s —
-/// nothing else. What arrives from other threads comes through its `LoopInbox`;
+/// The transfer loop of one client: one thread that carries its transfers' hops
+/// on a `HopTransport` (libcurl's multi interface, `CurlTransport`; a table in
+/// tests) and sleeps in the transport's wait. It owns the thread, the transfers in
+/// flight and waiting, and the carrying out of `TransferAction`s — nothing else. What arrives from other threads comes through its `LoopInbox`;
 /// cancellation is TransferLoop+Cancel.swift; a hop's set-up and reading is
 /// `HopDriver`; what to do after a hop is decided by `Transfer.next(after:)`
 /// (Transfer+Outcome.swift), and features decide through `TransferPolicy`, never
 /// named here. Where a transfer is, is its `Transfer.Phase`.
 ///
-/// Every libcurl call on the multi handle happens on the loop thread. No lock is
-/// held while user code runs.
+/// Every call on the transport but its `wake()` happens on the loop thread. No lock
+/// is held while user code runs.
 ///
 /// It names no Swift concurrency type (the C library links none): module NetCore's
 /// executor reaches it through `LoopPassHook`, and async sends' waiters through
@@ -27,12 +27,10 @@ package final class TransferLoop: @unchecked Sendable {
     let proxies: ProxyEnvironment
     /// Synchronous sends' lanes (SyncLanes.swift).
     let lanes: SyncLanes
-    /// What every easy handle of this loop and its lanes attaches to at creation
-    /// (CurlShare.swift); nil: nothing shared.
-    let share: CurlShare?
     /// Queue mode's completions (CompletionQueue.swift); nil in loop mode.
     let completions: CompletionQueue?
-    let multi: UnsafeMutableRawPointer
+    /// What carries the hops (HopTransport.swift): libcurl, or a table in tests.
+    let transport: any HopTransport
     /// Counters and switches tests read and set (LoopProbe.swift).
     let probe = LoopProbe()
     private var thread: pthread_t?
@@ -43,7 +41,6 @@ package final class TransferLoop: @unchecked Sendable {
     struct LoopState {
         /// Transfers in the multi handle; each knows its slot (`Phase.running`).
         var active: [Transfer] = []
-        var easyPool = EasyHandlePool()
         /// Transfers waiting to be relaunched after a delay.
         var timers = TimerQueue<Transfer>()
         /// Transfers held until resume(_:).
@@ -51,9 +48,6 @@ package final class TransferLoop: @unchecked Sendable {
         /// When the idle watch next looks at the transfers in flight
         /// (monotonicNanos; IdleWatch.swift); 0 while none has an idle limit.
         var idleLookAt: UInt64 = 0
-        /// Finished transfers of one drainMessages() pass, each retained once by hand:
-        /// trivial elements, so emptying the list costs no per-element destroy.
-        var messages: [(Unmanaged<Transfer>, UnsafeMutableRawPointer, CURLcode)] = []
         /// Async sends completed in this pass, resumed together at its end
         /// (deferResume): their waiters as raw pointers, and what resumes them.
         var deferred: [UnsafeRawPointer] = []
@@ -68,28 +62,27 @@ package final class TransferLoop: @unchecked Sendable {
         return p
     }()
 
+    /// `transport`: what carries the hops; nil: libcurl (`CurlTransport`).
     init?(
         mode: Configuration.CallbackMode, limits: Configuration.Limits, proxies: ProxyEnvironment = ProxyEnvironment(),
-        share: CurlShare? = nil
+        share: CurlShare? = nil, transport: (any HopTransport)? = nil
     ) {
         self.proxies = proxies
-        self.share = share
         lanes = SyncLanes(share: share)
-        CurlGlobal.ensureInitialized()
-        guard let m = curl_multi_init() else { return nil }
+        let completions: CompletionQueue?
         if mode == .queue {
-            guard let queue = CompletionQueue() else { curl_multi_cleanup(m); return nil }
+            guard let queue = CompletionQueue() else { return nil }
             completions = queue
         } else {
             completions = nil
         }
+        guard let carrier = transport ?? CurlTransport(limits: limits, share: share, probe: probe) else { return nil }
+        self.completions = completions
         self.mode = mode
-        multi = m
-        inbox = LoopInbox(multi: m)
-        _ = ncshim_multi_setopt_long(m, CURLMOPT_MAX_HOST_CONNECTIONS, limits.maxConnectionsPerHost)
-        TransferLoop.sizeConnectionCache(m, handles: EasyHandlePool.floor)
+        self.transport = carrier
+        inbox = LoopInbox(transport: carrier)
         guard let t = startThread({ [self] in run() }) else {
-            curl_multi_cleanup(m)
+            carrier.close()
             return nil
         }
         thread = t
@@ -109,7 +102,6 @@ package final class TransferLoop: @unchecked Sendable {
     // MARK: loop thread
 
     private func run() {
-        var running: Int32 = 0
         var batch = LoopInbox.Batch()
         while true {
             let life = inbox.take(into: &batch)
@@ -152,18 +144,12 @@ package final class TransferLoop: @unchecked Sendable {
                 }
             }
 
-            _ = curl_multi_perform(multi, &running)
-            drainMessages()
+            transport.perform { t, outcome in hopEnded(t, outcome) }
             if state.pointee.idleLookAt != 0 {
                 let now = monotonicNanos()
                 if now >= state.pointee.idleLookAt { lookForIdle(now: now) }
             }
             resumeDeferred()
-            if !probe.poolFrozen.load(ordering: .relaxed),
-                state.pointee.easyPool.tick(inUse: state.pointee.active.count, now: EasyHandlePool.nowMs())
-            {
-                TransferLoop.sizeConnectionCache(multi, handles: state.pointee.easyPool.keep)
-            }
             // Sleep only if no work arrived meanwhile (from callbacks or other threads).
             if inbox.mayPoll() {
                 var timeout: Int32 = 1000
@@ -172,7 +158,7 @@ package final class TransferLoop: @unchecked Sendable {
                     timeout = state.pointee.timers.pollTimeoutMs(now: now, cap: 1000)
                     timeout = min(timeout, pollTimeoutMs(until: state.pointee.idleLookAt, now: now))
                 }
-                _ = curl_multi_poll(multi, nil, 0, timeout, nil)
+                transport.wait(timeoutMs: timeout)
             }
         }
     }
@@ -181,12 +167,7 @@ package final class TransferLoop: @unchecked Sendable {
     /// `NetError.shutdown`.
     private func stopEverything() {
         for t in state.pointee.active.reversed() {
-            var sent: Int32 = 0
-            if let easy = t.easy {
-                sent = t.attemptsMade(stoppedOn: easy)
-                stop(t, easy)
-            }
-            complete(t, nil, NetError.shutdown.attempted(sent))
+            complete(t, nil, NetError.shutdown.attempted(stopHop(t)))
         }
         for t in state.pointee.timers.removeAll() + state.pointee.parked.removeAll() {
             guard case .waiting = t.phase else { continue }
@@ -197,7 +178,7 @@ package final class TransferLoop: @unchecked Sendable {
 
     /// Marks `t` as the transfer being moved (`Phase.moving`).
     @inline(__always)
-    private func moving(_ t: Transfer) {
+    func moving(_ t: Transfer) {
         t.phase = .moving
         state.pointee.moving = Unmanaged.passUnretained(t)
     }
@@ -221,16 +202,6 @@ package final class TransferLoop: @unchecked Sendable {
         // Cancelled by a hook of this attempt's beginning (an adapter): nothing sent.
         if t.cancelAsked { complete(t, nil, NetError.cancelled.attempted(t.attemptsMade(thisOneSent: false))); return }
         launch(t)
-    }
-
-    /// The hop of `t` on `easy` ended with `code`: read it, give the handle back,
-    /// then carry out what `Transfer.next(after:)` decides.
-    func hopEnded(_ t: Transfer, _ easy: EasyHandle, _ code: CURLcode) {
-        let outcome = HopDriver.finish(t, easy, code, multi: multi)
-        release(t, easy)
-        moving(t)
-        execute(t.next(after: consume outcome), for: t)
-        state.pointee.moving = nil
     }
 
     /// Carries out what `Transfer.next(after:)` decided.

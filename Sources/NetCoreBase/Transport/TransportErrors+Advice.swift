@@ -59,9 +59,16 @@ extension TransportErrors {
                     "The server's answer is not HTTP (its first line is not an HTTP status line): check that the URL names an HTTP server and its port."
             }
             return "Only http and https are allowed, for redirects too."
-        case CURLE_HTTP2, CURLE_HTTP2_STREAM:
+        case CURLE_HTTP2:
+            // "2-prior-knowledge" against an HTTP/1 server is TransportErrors+Context's.
+            // libcurl 7.88 also gives 16 to the stream whose transfer read a GOAWAY
+            // that refused it (Tests/fault/h2.sh): not processed, like the others
+            // above the GOAWAY's last stream id, which it sends again itself.
             return
-                "The HTTP/2 exchange failed: with http_version \"2-prior-knowledge\" the server must speak HTTP/2; use \"2\" or \"1.1\" for other servers."
+                "The server's HTTP/2 connection failed with this request in flight (a GOAWAY, or a protocol error on the connection); the server may not have processed it. Retry an idempotent request (a retry policy does so)."
+        case CURLE_HTTP2_STREAM:
+            return
+                "The server reset this request's HTTP/2 stream (RST_STREAM, with the error code above); a REFUSED_STREAM is sent again by libcurl itself. Retry an idempotent request (a retry policy does so)."
         default:
             return nil
         }
@@ -80,6 +87,36 @@ extension TransportErrors {
         var e = NetError.headersTooLarge(countLimit: limits.maxHeaderCount, byteLimit: limits.maxHeaderBytes)
         e.message =
             "A response header line is longer than libcurl accepts (100 KiB per line, CURL_MAX_HTTP_HEADER); "
+            + "the transfer was stopped. The server sends oversized headers: fix the server (no client limit "
+            + "raises this one)."
+        return e
+    }
+
+    /// libcurl 7.88 over HTTP/2 refuses a response header block itself, before the
+    /// sink sees a line of it, as CURLE_RECV_ERROR: nghttp2 (1.52 as Debian 12
+    /// patches it, CVE-2024-28182) stops at more than 8 CONTINUATION frames after a
+    /// HEADERS frame (-905), and libcurl's own header callback fails on a block over
+    /// its buffer of 128 KiB (-902, "The user callback function failed"). Either,
+    /// while the header block is still arriving, is a header limit: the documented
+    /// NC_CLIENT_HEADERS_TOO_LARGE, not retryable (the server sends the same block
+    /// again), instead of TRANSPORT 56 "The connection broke; retry".
+    static func http2HeaderBlockRefused(
+        _ code: CURLcode, detail: String, inHeaders: Bool, _ limits: Configuration.Limits
+    ) -> NetError? {
+        guard code == CURLE_RECV_ERROR, inHeaders, detail.containsASCII("nghttp2_session_mem_recv()") else {
+            return nil
+        }
+        let why: String
+        if detail.containsASCII("returned -905") {
+            why = "more than 8 CONTINUATION frames after its HEADERS frame, the most nghttp2 takes"
+        } else if detail.containsASCII("returned -902") {
+            why = "over the 128 KiB libcurl 7.88 buffers for one HTTP/2 header block"
+        } else {
+            return nil
+        }
+        var e = NetError.headersTooLarge(countLimit: limits.maxHeaderCount, byteLimit: limits.maxHeaderBytes)
+        e.message =
+            "The response's HTTP/2 header block was refused by libcurl before it was read (\(why): \(detail)); "
             + "the transfer was stopped. The server sends oversized headers: fix the server (no client limit "
             + "raises this one)."
         return e

@@ -39,7 +39,15 @@ enum TransportErrors {
         case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING:
             // A TLS 1.3 server refuses a client certificate after the handshake: a
             // failed receive whose detail names the alert.
-            advice = TransportErrors.advice(code, detail: detail) ?? "The connection broke; retry the request."
+            advice =
+                TransportErrors.advice(code, detail: detail)
+                ?? (Request.Method(upperCased: method).isIdempotent
+                    ? "The connection broke; retry the request."
+                    // The request went out: the server may have acted on it
+                    // (Tests/fault/h2.sh resets connections after it did).
+                    : "The connection broke after the request was sent: the server may have acted on it. "
+                        + "Send it again only if that is safe: a retry policy with NC_REQUEST_IDEMPOTENT or an "
+                        + "Idempotency-Key header does so.")
         case CURLE_SEND_FAIL_REWIND:
             // Only ncbody_seek refuses a rewind: libcurl wanted to send this request
             // again by itself, on a new connection (see ncbody.h).

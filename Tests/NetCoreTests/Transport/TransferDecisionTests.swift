@@ -143,6 +143,88 @@ import Testing
         #expect(url?.attempts == 0)
     }
 
+    /// libcurl 7.88 over HTTP/2 refuses a header block itself before the sink sees a
+    /// line of it (nghttp2: more than 8 CONTINUATION frames, -905; libcurl: a block
+    /// over its 128 KiB buffer, a failed callback, -902), as TRANSPORT 56: the header
+    /// limits' error, not a broken connection worth retrying (Tests/fault/h2.sh).
+    @Test func anHTTP2HeaderBlockLibcurlRefusesIsTooLarge() throws {
+        let details = [
+            "h2_process_pending_input: nghttp2_session_mem_recv() returned -905:Too many CONTINUATION frames following a HEADER frame",
+            "h2_process_pending_input: nghttp2_session_mem_recv() returned -902:The user callback function failed",
+        ]
+        for detail in details {
+            let (c, t) = try transfer()
+            defer { c.shutdown() }
+            var o = HopOutcome(code: CURLE_RECV_ERROR)
+            o.detail = detail
+            o.headerBlockEnded = false
+            guard case .complete(nil, let e) = t.next(after: o) else { Issue.record("expected .complete"); return }
+            #expect(e?.domain == .client)
+            #expect(e?.code == Int64(NetError.ClientCode.headersTooLarge.rawValue))
+            #expect(e?.isRetryable == false)
+            #expect(e?.attempts == 1)
+            #expect(e?.message.contains(detail.hasSuffix("frame") ? "CONTINUATION" : "128 KiB") == true)
+        }
+        // After the header block (the body's callback failed), or another detail: a
+        // broken connection, as before.
+        for (detail, ended) in [(details[1], true), ("Connection reset by peer", false)] {
+            let (c, t) = try transfer()
+            defer { c.shutdown() }
+            var o = HopOutcome(code: CURLE_RECV_ERROR)
+            o.detail = detail
+            o.headerBlockEnded = ended
+            guard case .complete(nil, let e) = t.next(after: o) else { Issue.record("expected .complete"); return }
+            #expect(e?.domain == .transport)
+            #expect(e?.code == 56)
+            #expect(e?.isRetryable == true)
+        }
+    }
+
+    /// A connection that broke with a POST sent (18, 52, 55, 56): the server may have
+    /// acted on it, so the advice is not "retry the request" as for a GET (the HTTP/2
+    /// fault suite resets connections after the server acted on 100 POSTs).
+    @Test func aBrokenConnectionAfterAPostDoesNotSayRetry() throws {
+        for code in [CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR] {
+            let (c, t) = try transfer("POST")
+            defer { c.shutdown() }
+            guard case .complete(nil, let post) = t.next(after: HopOutcome(code: code)) else {
+                Issue.record("expected .complete"); return
+            }
+            #expect(post?.isRetryable == true)
+            #expect(post?.message.contains("may have acted on it") == true, "\(code): \(post?.message ?? "")")
+            #expect(post?.message.contains("retry the request") == false)
+            let (c2, t2) = try transfer("GET")
+            defer { c2.shutdown() }
+            guard case .complete(nil, let get) = t2.next(after: HopOutcome(code: code)) else {
+                Issue.record("expected .complete"); return
+            }
+            #expect(get?.message.hasSuffix("The connection broke; retry the request.") == true)
+        }
+    }
+
+    /// CURLE_HTTP2 and CURLE_HTTP2_STREAM from a server that speaks HTTP/2 (a GOAWAY,
+    /// a RST_STREAM): the advice names what the server did, not "2-prior-knowledge".
+    @Test func http2FailuresWithoutPriorKnowledgeSayWhatTheServerDid() throws {
+        for (code, word) in [(CURLE_HTTP2, "GOAWAY"), (CURLE_HTTP2_STREAM, "RST_STREAM")] {
+            let (c, t) = try transfer()
+            defer { c.shutdown() }
+            guard case .complete(nil, let e) = t.next(after: HopOutcome(code: code)) else {
+                Issue.record("expected .complete"); return
+            }
+            #expect(e?.isRetryable == true)
+            #expect(e?.message.contains(word) == true)
+            #expect(e?.message.contains("2-prior-knowledge") == false)
+        }
+        // With "2-prior-knowledge", 16 is still the protocol mismatch (TransportErrors+Context).
+        let (c, t) = try transfer(config: TransferDecisionTests.envelope + #","http_version":"2-prior-knowledge""#)
+        defer { c.shutdown() }
+        guard case .complete(nil, let e) = t.next(after: HopOutcome(code: CURLE_HTTP2)) else {
+            Issue.record("expected .complete"); return
+        }
+        #expect(e?.isRetryable == false)
+        #expect(e?.message.contains("protocol mismatch") == true)
+    }
+
     @Test func aHeaderBlockThatDidNotEndIsNeverASuccess() throws {
         let (c, t) = try transfer("POST")
         defer { c.shutdown() }

@@ -7,7 +7,8 @@
 * ``"token"`` — ``nc_client_set_token`` (``Authorization: Bearer token``);
 * a callable ``auth(outgoing)`` — an adapter (``nc_client_add_adapter``) run
   before every attempt on the thread that drives the request; it reads and sets
-  headers through :class:`Outgoing`. What it raises fails the request with
+  headers, sets or removes query parameters, reads the params as JSON and replaces
+  the body through :class:`Outgoing` (signing runs after it). What it raises fails the request with
   :class:`netcore.AdapterFailed` (the exception's text is the message) and
   nothing is sent.
 """
@@ -56,6 +57,35 @@ class Outgoing:
     def body(self) -> bytes:
         """The encoded body (``b""`` when there is none)."""
         return C.nc_outgoing_body(self._h(), ctypes.byref(ctypes.c_size_t())) or b""
+
+    @property
+    def params(self) -> Optional[Any]:
+        """The request's params (the common params included) as Python objects,
+        before they were encoded into the query or the body; ``None`` when none."""
+        text = C.nc_outgoing_params_json(self._h())
+        return None if text is None else json.loads(text.decode("utf-8"))
+
+    def set_query(self, name: str, value: Optional[str]) -> None:
+        """Set the query parameter ``name`` to ``value`` (every pair of that name is
+        replaced; ``None`` only removes), percent-encoded as params are.
+
+        Raises:
+            InvalidArgument: an empty name.
+        """
+        check_call(C.nc_outgoing_set_query, self._h(), cstr(name, "query name"),
+                   None if value is None else cstr(str(value), f"query {name!r}"),
+                   detail=f"query {name!r}")
+
+    def set_body(self, body: Optional[bytes], content_type: Optional[str] = None) -> None:
+        """Replace the body (``None``: no body) and, when given, its Content-Type.
+
+        Raises:
+            InvalidArgument: CR/LF in the content type.
+        """
+        data = b"" if body is None else bytes(body)
+        check_call(C.nc_outgoing_set_body, self._h(), None if body is None else data, len(data),
+                   None if content_type is None else cstr(content_type, "content type"),
+                   detail="body")
 
     def header(self, name: str) -> Optional[str]:
         """A header's value (case-insensitive name), ``None`` if absent."""

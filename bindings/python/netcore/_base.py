@@ -6,8 +6,9 @@ endpoint catalog). The two subclasses add the requests: blocking ones
 (``client.py``) or awaited ones (``aio.py``)."""
 from __future__ import annotations
 
+import json
 import weakref
-from typing import Any, Callable, ClassVar, Dict, Iterable, Optional, Sequence
+from typing import Any, Callable, ClassVar, Dict, Iterable, Mapping, Optional, Sequence
 
 from . import _cache, _cookies, _hooks, _reach, _refresh
 from ._adapters import apply_auth, configured_redirects, without_redirects
@@ -16,7 +17,7 @@ from ._core import ClientCore, Config, config_text
 from ._request import TimeoutArg, cstr, endpoint_spec
 from ._retry import RetryArg, install_handler, retry_json
 from ._tls import _UNSET, Cert, Verify, connection_keys, with_connection_keys
-from .errors import Error, check_call
+from .errors import Error, Status, check_call, error_for
 from .response import Response
 
 __all__ = ["BaseClient", "Callback"]
@@ -104,6 +105,35 @@ class BaseClient:
             InvalidArgument: the name is not an HTTP token or the value has CR/LF.
         """
         self._core.set_header(name, value)
+
+    def set_common_param(self, name: str, value: Any) -> None:
+        """Set one of the ``"common_params"`` of every later request (a string,
+        number or boolean; ``None`` removes it): ``nc_client_set_common_param``.
+
+        Raises:
+            InvalidArgument: an empty name or a value of another type (nothing changed).
+        """
+        if value is not None and (not isinstance(value, (str, int, float, bool))):
+            raise error_for(Status.INVALID_ARGUMENT, function="set_common_param",
+                            message=f"common param {name!r} must be a string, number or boolean, "
+                                    f"not {type(value).__name__}")
+        text = None if value is None else json.dumps(value).encode("utf-8")
+        with self._core.use() as h:
+            check_call(C.nc_client_set_common_param, h, cstr(name, "common param"), text,
+                       detail=f"common param {name!r}")
+
+    def set_messages(self, messages: Optional[Mapping[str, str]]) -> None:
+        """Replace the ``"messages"`` (texts for people by error key, e.g.
+        ``{"TRANSPORT": ..., "API.1001": ...}``) for errors completing from now on —
+        a locale switch; ``None`` removes them. ``e.user_message`` reads them.
+
+        Raises:
+            InvalidArgument: a key that is not DOMAIN, DOMAIN.code or HTTP.Nxx, or
+                an empty text (nothing changed).
+        """
+        text = None if messages is None else json.dumps(dict(messages)).encode("utf-8")
+        with self._core.use() as h:
+            check_call(C.nc_client_set_messages_json, h, text, detail="messages")
 
     def set_token(self, token: Optional[str]) -> None:
         """Send ``Authorization: Bearer <token>`` with every later attempt (a request's
@@ -215,7 +245,9 @@ class BaseClient:
                         encoding: Optional[str] = None, headers: Optional[Dict[str, str]] = None,
                         timeout: Optional[TimeoutArg] = None, envelope: Optional[bool] = None,
                         retry: Any = None, cache: Optional[str] = None,
-                        group: Optional[str] = None) -> None:
+                        group: Optional[str] = None, params: Optional[Mapping[str, Any]] = None,
+                        additional_params: Optional[bool] = None,
+                        flags: Optional[Sequence[str]] = None) -> None:
         """Define (or replace) the endpoint ``name`` (``nc_client_define_endpoint``):
         ``path`` may hold ``{placeholders}`` filled from the call's params;
         ``encoding`` is ``"query"``, ``"form"`` or ``"json"`` (default: query for
@@ -223,14 +255,26 @@ class BaseClient:
         ``retry`` (a :class:`netcore.Retry`, a dict or ``False``) is merged over the
         client's policy for calls of this endpoint; ``cache`` names the endpoint's cache
         policy and ``group`` the cancellation group of its calls
-        (:meth:`cancel_group`). Safe from any thread and from callbacks.
+        (:meth:`cancel_group`). ``envelope`` may also be a dict (the endpoint's own
+        envelope rules). ``params`` declares the parameters
+        (``{"page": {"type": "integer", "min": 1}}``, checked before anything is
+        sent: :class:`netcore.InvalidRequest` naming the parameter and the rule),
+        ``additional_params=False`` refuses undeclared ones, and ``flags`` lists
+        request flags (``["no_retry"]``) every call carries
+        (docs/configuration.md, "endpoints"). Safe from any thread and from callbacks.
 
         Raises:
             InvalidArgument: a bad name or value (nothing changes).
         """
         spec = endpoint_spec(method=method, path=path, encoding=encoding, headers=headers,
-                             timeout=timeout, envelope=envelope, retry=retry, cache=cache,
-                             group=group)
+                             timeout=timeout, envelope=envelope if not isinstance(envelope, dict) else None,
+                             retry=retry, cache=cache, group=group)
+        extra = {key: value for key, value in (("params", params), ("additional_params", additional_params),
+                                                ("flags", None if flags is None else list(flags)),
+                                                ("envelope", envelope if isinstance(envelope, dict) else None))
+                 if value is not None}
+        if extra:
+            spec = json.dumps(dict(json.loads(spec.decode("utf-8")), **extra)).encode("utf-8")
         with self._core.use() as h:
             check_call(C.nc_client_define_endpoint, h, cstr(name, "endpoint name"), spec,
                        detail=f"endpoint {name!r}")

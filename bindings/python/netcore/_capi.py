@@ -194,6 +194,7 @@ TABLE: Tuple[Signature, ...] = (
     ("nc_error_code", (ErrorHandle,), c_int64),
     ("nc_error_code_str", (ErrorHandle,), c_char_p),
     ("nc_error_message", (ErrorHandle,), c_char_p),
+    ("nc_error_user_message", (ErrorHandle,), c_char_p),
     ("nc_error_http_status", (ErrorHandle,), c_int32),
     ("nc_error_trace_id", (ErrorHandle,), c_char_p),
     ("nc_error_data", (ErrorHandle,), JsonRef),
@@ -210,6 +211,8 @@ TABLE: Tuple[Signature, ...] = (
     ("nc_client_free", (ClientHandle,), None),
     ("nc_client_set_environment", (ClientHandle, c_char_p), nc_status),
     ("nc_client_set_header", (ClientHandle, c_char_p, c_char_p), nc_status),
+    ("nc_client_set_common_param", (ClientHandle, c_char_p, c_char_p), nc_status),
+    ("nc_client_set_messages_json", (ClientHandle, c_char_p), nc_status),
     # requests
     ("nc_request_new", (c_char_p, c_char_p, POINTER(RequestHandle)), nc_status),
     ("nc_request_free", (RequestHandle,), None),
@@ -247,6 +250,10 @@ TABLE: Tuple[Signature, ...] = (
     ("nc_response_json", (ResponseHandle,), JsonRef),
     ("nc_response_data", (ResponseHandle,), JsonRef),
     ("nc_response_data_json", (ResponseHandle, size_p), c_void_p, sized_bytes),
+    # variadic (jansson unpack targets after fmt); declared so a library without them
+    # is detected, never called (the package reads data as JSON text)
+    ("nc_response_data_unpack", (ResponseHandle, POINTER(ErrorHandle), c_char_p), nc_status),
+    ("nc_response_data_vunpack", (ResponseHandle, POINTER(ErrorHandle), c_char_p, c_void_p), nc_status),
     ("nc_response_from_cache", (ResponseHandle,), c_int),
     ("nc_response_not_modified", (ResponseHandle,), c_int),
     ("nc_request_set_cache_policy", (RequestHandle, c_int32), nc_status),
@@ -294,6 +301,9 @@ TABLE: Tuple[Signature, ...] = (
     ("nc_outgoing_body", (OutgoingHandle, size_p), c_void_p, sized_bytes),
     ("nc_outgoing_set_header", (OutgoingHandle, c_char_p, c_char_p), nc_status),
     ("nc_outgoing_fail", (OutgoingHandle, c_char_p), nc_status),
+    ("nc_outgoing_set_query", (OutgoingHandle, c_char_p, c_char_p), nc_status),
+    ("nc_outgoing_set_body", (OutgoingHandle, c_char_p, c_size_t, c_char_p), nc_status),
+    ("nc_outgoing_params_json", (OutgoingHandle,), c_char_p),
     ("nc_client_set_token", (ClientHandle, c_char_p), nc_status),
     ("nc_client_set_basic_auth", (ClientHandle, c_char_p, c_char_p), nc_status),
     ("nc_request_set_max_redirects", (RequestHandle, c_int32), nc_status),

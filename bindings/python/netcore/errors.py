@@ -139,6 +139,10 @@ class Error(Exception):
             :class:`DeadlineExceeded`); ``None`` when none did.
         response: the :class:`~netcore.Response` when one was received (HTTP, API
             and parse errors of a received body), else ``None``.
+        user_message: the text for people the client's ``"messages"`` give this
+            error (``nc_error_user_message``; docs/errors.md, "Messages for
+            people"), ``None`` when no key matches. ``message`` stays the
+            developer's text.
         info: the whole ``nc_error_json()`` object, as a dict.
     """
 
@@ -155,6 +159,7 @@ class Error(Exception):
     retryable: bool
     auth_expired: bool
     timeout: Optional[str]
+    user_message: Optional[str]
     response: Optional["Response"]
     info: Dict[str, Any]
 
@@ -180,6 +185,7 @@ class Error(Exception):
         self.response = response
         self.info = dict(info) if info is not None else {}
         self.timeout: Optional[str] = self.info.get("timeout")
+        self.user_message: Optional[str] = self.info.get("user_message")
 
     @classmethod
     def from_info(cls, info: Mapping[str, Any], body: bytes = b"",

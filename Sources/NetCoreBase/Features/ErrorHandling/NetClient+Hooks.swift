@@ -83,7 +83,18 @@ extension NetClient {
     /// while an error or auth-expired handler is installed (one branch otherwise).
     @inline(__always)
     func attachHooks(_ t: Transfer, _ request: Request) -> Transfer {
-        if hooks.wrapsCompletions.load(ordering: .relaxed) { hooks.attach(to: t, flags: request.flags) }
+        if hooks.wrapsCompletions.load(ordering: .relaxed) {
+            // An endpoint's "flags" count as the request's own (skip_error_handler).
+            var flags = request.flags
+            if let name = request.endpoint, let own = currentSettings.config.endpoints[name]?.flags { flags.formUnion(own) }
+            hooks.attach(to: t, flags: flags)
+        }
+        // "messages": the error's text for people, before the hooks see it.
+        if messageBox.installed.load(ordering: .relaxed) {
+            let inner = t.deliver
+            let box = messageBox
+            t.deliver = { transfer, response, error in inner(transfer, response, error.map(box.apply)) }
+        }
         return t
     }
 }

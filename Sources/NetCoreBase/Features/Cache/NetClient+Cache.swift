@@ -14,29 +14,21 @@ extension NetClient {
         _ settings: ClientSettings, _ foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?),
         _ completion: @escaping Transfer.Deliver
     ) -> Transfer {
-        let inner = tokenRefresher.policy(wrapping: settings.policy(for: p))
-        let gate = tokenRefresher.gate(wrapping: reachabilityGate.forTransfers)
-        /// Every transfer made here gets the request's progress and body callbacks
-        /// (Request+Transfers.swift) and the client's hooks.
-        func finished(_ t: Transfer) -> Transfer {
-            if let callbacks = request.transferCallbacks { t.extras = TransferExtras(callbacks) }
-            return attachHooks(t, request)
-        }
+        // The request's features (NetClient+Composition.swift); the cache's own
+        // policy wraps theirs.
+        let base = features(for: p, settings)
+        let inner = base.policy
+        let gate = base.gate
         /// A transfer that uses no cache: sent as it is, nothing stored.
         func uncached(_ deliver: @escaping Transfer.Deliver) -> Transfer {
-            finished(
-                Transfer(
-                    prepared: p, presetError: nil, loop: loop, foreign: foreign, monitor: settings.monitor,
-                    policy: inner, preparer: adapterRegistry.preparer(for: settings), gate: gate, deliver: deliver))
+            compose(request, p, base, foreign: foreign, deliver: deliver)
         }
         /// CACHE_ONLY with nothing usable: NOT_CACHED, nothing sent (never coalesced,
         /// and the error handler hears of it as of any failure).
         func notCached() -> Transfer {
-            let t = Transfer(
-                prepared: p, presetError: .notCached(p.method, p.urlText, cacheConfigured: true), loop: loop,
-                foreign: foreign, monitor: settings.monitor, deliver: completion)
-            t.standsAlone = true
-            return finished(t)
+            compose(
+                request, p, preset: .notCached(p.method, p.urlText, cacheConfigured: true),
+                TransferFeatures(monitor: settings.monitor), standsAlone: true, foreign: foreign, deliver: completion)
         }
 
         // A body that goes to a callback or a file is never stored nor served: the
@@ -72,23 +64,19 @@ extension NetClient {
                 entry == nil && inner == nil && plainScope
                 ? cacheStoringPolicy
                 : CacheTransferPolicy(cache: cache, inner: inner, entry: entry, fallback: fallback, scope: scope)
-            let t = Transfer(
-                prepared: sent, presetError: nil, loop: loop, foreign: foreign, monitor: settings.monitor,
-                policy: policy, preparer: adapterRegistry.preparer(for: settings), gate: gate, deliver: completion)
-            t.standsAlone = entry != nil
-            return finished(t)
+            var parts = base
+            parts.policy = policy
+            parts.gate = gate
+            return compose(request, sent, parts, standsAlone: entry != nil, foreign: foreign, deliver: completion)
         }
         /// A transfer that sends nothing and completes with `answer`.
         func answered(_ answer: (Response, NetError?)) -> Transfer {
             cache.count(.hit)
             // The policy is never asked (nothing is sent); it names the cache for
             // the cache_hit event's counters.
-            let t = Transfer(
-                prepared: p, presetError: answer.1, loop: loop, foreign: foreign, monitor: settings.monitor,
-                policy: cacheStoringPolicy, deliver: completion)
-            t.presetResponse = answer.0
-            t.standsAlone = true
-            let made = finished(t)
+            let made = compose(
+                request, p, preset: answer.1, TransferFeatures(monitor: settings.monitor, policy: cacheStoringPolicy),
+                presetResponse: answer.0, standsAlone: true, foreign: foreign, deliver: completion)
             made.extras?.servedFromCache(bytes: answer.0.body.count)
             return made
         }
