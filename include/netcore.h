@@ -927,15 +927,26 @@ typedef void (*nc_progress_fn)(int64_t down_now, int64_t down_total, int64_t up_
 NC_API nc_status nc_request_set_progress(nc_request *request, nc_progress_fn fn, void *userdata);
 
 /** A chunk of a 2xx response body (nc_request_set_body_callback): return 0 to go on,
- * non-zero to abort the transfer. */
+ * NC_BODY_PAUSE to pause the transfer (since 0.4), any other value to abort it. */
 typedef int (*nc_body_fn)(const void *chunk, size_t len, void *userdata);
+
+/** nc_body_fn's answer that pauses the transfer (since 0.4): the chunk is not taken;
+ * libcurl reads nothing more for this request until nc_task_resume_body(), then
+ * hands the same chunk over again. (Before 0.4 this value aborted, as any non-zero.) */
+#define NC_BODY_PAUSE 0x10000001
 
 /**
  * Hands the body of a 2xx response to `fn` chunk by chunk as it arrives (as libcurl
  * receives it, up to CURL_MAX_WRITE_SIZE bytes each), instead of keeping it:
  * nc_response_body() is then empty and limits.max_response_bytes does not apply.
  * Returning non-zero aborts the transfer, which completes with NC_DOMAIN_CLIENT /
- * NC_CLIENT_CANCELLED. Bodies of other statuses (redirect hops, HTTP errors) are
+ * NC_CLIENT_CANCELLED — except NC_BODY_PAUSE (since 0.4), which pauses it: the
+ * chunk is not taken, libcurl reads no more of this response (TCP slows the server
+ * down; other requests of the client go on) until nc_task_resume_body(), and then
+ * hands the same chunk over again, so every byte reaches `fn` once, in order. A
+ * paused transfer is not idle (idle_timeout_ms runs again from the resume); its
+ * timeout_ms and deadline still run, and nc_task_cancel() ends it as usual.
+ * Bodies of other statuses (redirect hops, HTTP errors) are
  * kept in memory for the error as usual. Such a request is read in raw mode (no
  * envelope check), is never coalesced, and is not retried once a chunk was
  * delivered (the retry policy is not asked: the caller has seen those bytes); a
@@ -955,6 +966,40 @@ typedef int (*nc_body_fn)(const void *chunk, size_t len, void *userdata);
  * Since:     0.3
  */
 NC_API nc_status nc_request_set_body_callback(nc_request *request, nc_body_fn fn, void *userdata);
+
+struct nc_response; /* typedef'd under "Sending" below */
+
+/** The head of a response (nc_request_set_head_callback): status, headers, URL and
+ * HTTP version, read with the nc_response_* accessors; its body is empty. */
+typedef void (*nc_head_fn)(const struct nc_response *head, void *userdata);
+
+/**
+ * Hands `fn` the head of the 2xx response whose body the request receives, once,
+ * as soon as its header block has ended: before the first chunk of a body
+ * callback, before the first byte of an output file or of the body kept in
+ * memory, and before the completion (an empty body, a HEAD request). `head` has the
+ * status, the headers (nc_response_header, nc_response_header_at), the URL
+ * that answered and the HTTP version; its body is empty and it has no data.
+ * Which response: the one whose body is delivered — not a redirect hop's (whose
+ * body is never delivered), not an interim 1xx, not a proxy's CONNECT answer, and
+ * not a status other than 2xx (an HTTP error: the completion carries it, with its
+ * body). Called at most once per send: once it has run, the request is not
+ * retried (the caller has seen the answer), as after a body chunk; an attempt
+ * that fails before its head (connect error, 503) is retried as usual. Such a
+ * request is never coalesced, and with a response cache ("cache") it is sent as
+ * NC_CACHE_NETWORK_ONLY (NC_CACHE_ONLY completes with NC_CLIENT_NOT_CACHED).
+ * `fn` runs on the transfer thread (the caller's for nc_client_send_sync), in
+ * queue mode too; it must not free the client or wait for a request; it may call
+ * nc_task_current(). A request without one costs nothing. NULL `fn` removes it.
+ *
+ * Ownership: `request` is borrowed; `head` is borrowed for the call only (copy what
+ *   you keep); `userdata` is the caller's and must stay valid until the completion
+ *   has run (for every send of the request).
+ * Thread:    the thread that uses the builder; `fn` runs on the transfer thread.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request) and the request is unchanged.
+ * Since:     0.4
+ */
+NC_API nc_status nc_request_set_head_callback(nc_request *request, nc_head_fn fn, void *userdata);
 
 /* ------------------------------------------------------------------------- */
 /* 5. Endpoint catalog                                                       */
@@ -1170,7 +1215,9 @@ NC_API nc_status nc_client_send_sync(nc_client *client, const nc_request *reques
  * request itself (its request_start, attempt_end or retry event, an adapter, the
  * retry handler) it returns at once, and the request completes with
  * NC_CLIENT_CANCELLED when the hook has returned, before anything more is sent
- * (an attempt that already decided the outcome keeps it).
+ * (an attempt that already decided the outcome keeps it). The task of a
+ * synchronous send (nc_task_current, since 0.4) is cancelled without waiting: its
+ * hop in flight ends and nc_client_send_sync() returns NC_CLIENT_CANCELLED.
  *
  * Ownership: `task` is borrowed. NULL is a no-op.
  * Thread:    any thread, including from inside a completion callback.
@@ -1199,6 +1246,46 @@ NC_API void nc_task_free(nc_task *task);
  * Since:     0.3
  */
 NC_API uint64_t nc_task_id(const nc_task *task);
+
+/**
+ * Lets the body of a request paused by its body callback (NC_BODY_PAUSE) continue:
+ * the transfer thread resumes it — after the body callback running at that moment,
+ * if any, has returned, so a resume asked while the callback that pauses still runs
+ * is not lost — and hands the held chunk to the callback again, then the rest. A
+ * transfer that is not paused is left alone (a resume does not carry over to a
+ * later pause). Works for nc_client_send() and for nc_client_send_sync() (its
+ * task from nc_task_current()).
+ *
+ * Ownership: `task` is borrowed.
+ * Thread:    any thread, including the transfer thread (from a callback).
+ * Returns:   NC_OK (the request is running — its completion, if running, has not
+ *   returned yet —: resumed if paused); NC_ERR_INVALID_STATE once its completion has
+ *   returned (or its synchronous send has), nothing done —
+ *   harmless, so a reader may resume without knowing whether the end came first;
+ *   NC_ERR_INVALID_ARGUMENT (NULL, a batch's task, or a request without a body
+ *   callback).
+ * Since:     0.4
+ */
+NC_API nc_status nc_task_resume_body(nc_task *task);
+
+/**
+ * The task of the request whose body or head callback is running on the calling
+ * thread: how a callback hands its request to another thread that will resume
+ * (nc_task_resume_body) or cancel it — the only way to reach a synchronous send
+ * (nc_client_send_sync has no task), and for nc_client_send() a way that does not
+ * race with `task_out` being written. nc_task_cancel() of a synchronous send's
+ * task returns at once (it never waits; the send returns NC_CLIENT_CANCELLED from
+ * its hop in flight). *task_out is written only on success.
+ *
+ * Ownership: *task_out receives a new reference (nc_task_free it); it stays valid
+ *   after the request has completed (then resume and cancel do nothing).
+ * Thread:    the transfer thread, inside a body callback (nc_request_set_body_callback)
+ *   or a head callback (nc_request_set_head_callback).
+ * Returns:   NC_OK; NC_ERR_INVALID_STATE outside those callbacks (*task_out
+ *   untouched); NC_ERR_INVALID_ARGUMENT (NULL task_out).
+ * Since:     0.4
+ */
+NC_API nc_status nc_task_current(nc_task **task_out);
 
 /* ------------------------------------------------------------------------- */
 /* 7. Responses                                                              */

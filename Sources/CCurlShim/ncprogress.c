@@ -55,8 +55,24 @@ CURLcode ncprogress_install(CURL *easy, ncprogress *p) {
     return rc;
 }
 
+static __thread void *current_task;
+
+void *ncstream_current(void) { return current_task; }
+
+void *ncstream_enter(void *task) {
+    void *previous = current_task;
+    current_task = task;
+    return previous;
+}
+
+void ncstream_leave(void *previous) { current_task = previous; }
+
 int ncstream_chunk(const void *chunk, size_t len, void *userdata) {
     ncstream *s = userdata;
     s->delivered = 1;
-    return s->fn(chunk, len, s->userdata);
+    void *previous = current_task;
+    current_task = s->task;
+    int answer = s->fn(chunk, len, s->userdata);
+    current_task = previous;
+    return answer;
 }

@@ -79,6 +79,10 @@ void ncsink_reset(ncsink *s, curl_off_t max_body, size_t max_header_count, size_
     s->dl = NULL;
     s->out_fn = NULL;
     s->out_ud = NULL;
+    s->paused = 0;
+    s->head_fn = NULL;
+    s->head_ud = NULL;
+    s->head_called = 0;
     s->want_tls_version = 0;
     s->tls_version = NULL;
     s->stored = 0;
@@ -197,7 +201,13 @@ size_t ncsink_write(char *ptr, size_t size, size_t nmemb, void *userdata) {
             }
         }
         if (s->to_file && s->out_fn) {
-            if (s->out_fn(ptr, n, s->out_ud) != 0) {
+            int answer = s->out_fn(ptr, n, s->out_ud);
+            if (answer == NCSINK_BODY_PAUSE) {
+                /* libcurl keeps these bytes and hands them over again on resume. */
+                s->paused = 1;
+                return CURL_WRITEFUNC_PAUSE;
+            }
+            if (answer != 0) {
                 s->abort_reason = NCSINK_CALLBACK_ABORT;
                 return 0;
             }
@@ -291,6 +301,17 @@ size_t ncsink_header(char *ptr, size_t size, size_t nmemb, void *userdata) {
          * follow (the final response after a 1xx one). */
         s->head_at_start = 1;
         s->head_ended = 1;
+        if (s->head_fn && !s->head_called) {
+            /* A 2xx's head is complete: its body (if any) follows. A proxy's CONNECT
+             * answer is not the response (CURLINFO_RESPONSE_CODE stays 0), a 1xx is
+             * interim, other statuses are not streamed; trailers come after. */
+            long status = 0;
+            curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
+            if (status >= 200 && status < 300) {
+                s->head_called = 1;
+                s->head_fn(s->head_ud);
+            }
+        }
         return n;
     }
     /* Counted whatever happens to the line next: libcurl keeps the cookie. */
@@ -341,4 +362,10 @@ size_t ncsink_header(char *ptr, size_t size, size_t nmemb, void *userdata) {
     s->head_len += n;
     s->head[s->head_len] = 0;
     return n;
+}
+
+int ncsink_resume(ncsink *s) {
+    if (!s || !s->paused) return CURLE_OK;
+    s->paused = 0;
+    return (int)curl_easy_pause(s->easy, CURLPAUSE_CONT);
 }

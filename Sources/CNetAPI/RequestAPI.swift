@@ -220,3 +220,13 @@ public func nc_request_set_body_callback(
 ) -> nc_status {
     edit(request) { (r: inout Request) throws(NetError) in r.setBodyCallback(fn: fn, userdata: userdata) }
 }
+
+@c @implementation
+public func nc_request_set_head_callback(
+    _ request: OpaquePointer?, _ fn: nc_head_fn?, _ userdata: UnsafeMutableRawPointer?
+) -> nc_status {
+    // nc_head_fn's `const nc_response *` is the response's unretained pointer, as
+    // TransferCallbacks.HeadFn passes it: the same C function type.
+    let head = fn.map { unsafeBitCast($0, to: TransferCallbacks.HeadFn.self) }
+    return edit(request) { (r: inout Request) throws(NetError) in r.setHeadCallback(fn: head, userdata: userdata) }
+}

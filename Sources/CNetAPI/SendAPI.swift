@@ -75,6 +75,24 @@ public func nc_task_id(_ task: OpaquePointer?) -> UInt64 {
     (taskObject(task) as? Transfer)?.id ?? 0   // a batch's task: 0
 }
 
+@c @implementation
+public func nc_task_resume_body(_ task: OpaquePointer?) -> nc_status {
+    guard let t = taskObject(task) as? Transfer else { return NC_ERR_INVALID_ARGUMENT }
+    switch t.loop.resumeBody(t) {
+    case .asked: return NC_OK
+    case .finished: return NC_ERR_INVALID_STATE
+    case .notStreaming: return NC_ERR_INVALID_ARGUMENT
+    }
+}
+
+@c @implementation
+public func nc_task_current(_ task_out: UnsafeMutablePointer<OpaquePointer?>?) -> nc_status {
+    guard let task_out else { return NC_ERR_INVALID_ARGUMENT }
+    guard let current = Transfer.current else { return NC_ERR_INVALID_STATE }
+    task_out.pointee = retained(current)
+    return NC_OK
+}
+
 /// An nc_task is a Transfer (nc_client_send) or a Batch (nc_batch_send).
 @inline(__always)
 func taskObject(_ task: OpaquePointer?) -> AnyObject? {

@@ -60,6 +60,62 @@ import Glibc
         #expect(r.status == 200)
     }
 
+    @Test func aSlowConsumerPausesTheTransferAndGetsEveryByte() async throws {
+        let c = try client()
+        defer { c.shutdown() }
+        let n = 40_000_000
+        let log = ProgressValues()
+        var request = try Request(method: "GET", target: "/dl/file?key=swslow&bytes=\(n)")
+        request.setProgress { log.add($0) }
+        var got: [UInt8] = []
+        got.reserveCapacity(n)
+        var ahead = 0
+        for try await chunk in c.bytes(for: request, bufferBytes: 65536) {
+            got += chunk
+            // How far the transfer ran ahead of this consumer: the buffer, a chunk,
+            // and what the kernel's socket buffers hold — never the whole body.
+            ahead = max(ahead, Int(log.values.last?.downloaded ?? 0) - got.count)
+            usleep(1000)   // a consumer slower than loopback
+        }
+        #expect(got == content(n))
+        #expect(ahead < 16_000_000, "the transfer was paused, not buffered: \(ahead) bytes ahead")
+    }
+
+    @Test func anotherRequestCompletesWhileAStreamIsPaused() async throws {
+        let c = try client()
+        defer { c.shutdown() }
+        let n = 20_000_000
+        var iterator = c.bytes(for: try Request(method: "GET", target: "/dl/file?key=swp2&bytes=\(n)"), bufferBytes: 32768)
+            .makeAsyncIterator()
+        var got = try await iterator.next() ?? []
+        let other = try await c.send(Request(method: "GET", target: "/dl/file?key=swo&bytes=1000"))
+        #expect(Array(other.body.bytes) == content(1000))
+        while let chunk = try await iterator.next() { got += chunk }
+        #expect(got == content(n))
+    }
+
+    @Test func streamedHandsTheHeadOverBeforeAnyBodyByte() async throws {
+        let c = try client()
+        defer { c.shutdown() }
+        // Headers, then nothing: the head is there all the same.
+        let (head, body) = try await c.streamed(
+            try Request(method: "GET", target: "/dl/file?key=swh&bytes=1000&stall_after=0"))
+        #expect(head.status == 200)
+        #expect(head.headers.value("etag") == "\"swh-1000-v1\"")
+        #expect(head.body.bytes.isEmpty)
+        _ = body   // dropped: the transfer is cancelled
+        let (h2, b2) = try await c.streamed(try Request(method: "GET", target: "/dl/file?key=swh2&bytes=300000"))
+        var got: [UInt8] = []
+        for try await chunk in b2 { got += chunk }
+        #expect(h2.status == 200 && got == content(300_000))
+        do {
+            _ = try await c.streamed(try Request(method: "GET", target: "/status/404?body=text"))
+            Issue.record("expected an error")
+        } catch let e as NetError {
+            #expect(e.domain == .http && e.code == 404)
+        }
+    }
+
     @Test func progressClosureSeesTheWholeBodyMonotonically() async throws {
         let c = try client()
         defer { c.shutdown() }

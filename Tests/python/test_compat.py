@@ -3,6 +3,7 @@ each against the mock API, and streams: the head on entering, lines of NDJSON an
 text/event-stream, text, and a slow reader's flat memory."""
 import asyncio
 import base64
+import hashlib
 import datetime
 import json
 import os
@@ -213,6 +214,28 @@ def test_stream_head_on_entering(raw_client):
     assert [json.loads(line) for line in lines] == [{"i": i, "name": "Zoë"} for i in range(3)]
 
 
+def test_stream_head_before_the_first_byte(raw_client):
+    """The 2xx head is there on entering although no body byte has come yet (the
+    server sends its headers and then nothing): nc_request_set_head_callback."""
+    with raw_client.stream("GET", "/dl/file", params={"key": "head-first", "bytes": 1000,
+                                                     "stall_after": 0}) as r:
+        assert (r.status_code, r.is_success) == (200, True)
+        assert r.headers["etag"] == '"head-first-1000-v1"'
+        assert r.headers["content-length"] == "1000"
+    # Left early: cancelled, and the client goes on.
+    assert raw_client.get("/echo-raw").status_code == 200
+
+
+def test_async_stream_head_before_the_first_byte(base):
+    async def main():
+        async with netcore.AsyncClient({"base_url": base}) as c:
+            async with c.stream("GET", "/dl/file", params={"key": "ahead", "bytes": 10,
+                                                          "stall_after": 0}) as r:
+                return r.status_code, r.headers["etag"]
+
+    assert asyncio.run(main()) == (200, '"ahead-10-v1"')
+
+
 def test_stream_lines_of_sse_and_text(raw_client):
     with raw_client.stream("GET", "/sse", params={"n": 2}) as r:
         lines = list(r.iter_lines())
@@ -244,10 +267,12 @@ def test_async_stream_lines(base):
 
 
 def wait_full(buffer, tries=1000):
-    """Until the stream's buffer has reached its bound (a guard, not a timing)."""
+    """Until the stream's buffer has reached its bound and paused the transfer (a
+    guard, not a timing; a reader that took a chunk since keeps it paused until it
+    has taken half)."""
     import time
     for _ in range(tries):
-        if buffer.size >= buffer.limit:
+        if buffer.paused:
             return
         time.sleep(0.01)
     raise AssertionError("the buffer never filled")
@@ -255,16 +280,42 @@ def wait_full(buffer, tries=1000):
 
 def test_a_full_buffer_lets_another_request_through(raw_client):
     """The reader waits for another request of the same client while the stream's
-    buffer is full (the body callback holds the transfer thread): no deadlock, and
-    every byte still arrives."""
+    buffer is full (the transfer is paused, NC_BODY_PAUSE; the transfer thread is
+    free): no deadlock, and every byte still arrives, once, in order."""
     total = 20_000_000
     with raw_client.stream("GET", "/large", params={"bytes": total}, buffer_bytes=65536) as r:
         chunks = r.iter_bytes()
         got = len(next(chunks))
         wait_full(r._buffer)
         assert raw_client.send("GET", "/echo-raw").result(timeout=30).status_code == 200
+        assert r._buffer.pauses > 0
         got += sum(len(c) for c in chunks)
+        assert r._buffer.peak <= 65536 + 16384  # the bound and one chunk
     assert got == total
+
+
+def test_a_paused_stream_keeps_every_byte_in_order(raw_client):
+    """Paused and resumed many times (a tiny buffer): the body is the server's,
+    byte for byte (libcurl hands a refused chunk over again)."""
+    import time
+    n = 3_000_000
+    with raw_client.stream("GET", "/dl/file", params={"key": "order", "bytes": n},
+                           buffer_bytes=20000) as r:
+        chunks = r.iter_bytes()
+        parts = []
+        for _ in range(5):
+            for _ in range(1000):  # until the transfer is paused (a guard, not a timing)
+                if r._buffer.paused:
+                    break
+                time.sleep(0.01)
+            assert r._buffer.paused
+            while r._buffer.paused:  # the reader takes until it resumes the transfer
+                parts.append(next(chunks))
+        parts.extend(chunks)
+        body = b"".join(parts)
+        pauses = r._buffer.pauses
+    assert pauses >= 5
+    assert hashlib.sha256(body).hexdigest() == hashlib.sha256(bytes(i % 251 for i in range(n))).hexdigest()
 
 
 def test_a_full_async_buffer_lets_another_request_through(base):
@@ -274,7 +325,7 @@ def test_a_full_async_buffer_lets_another_request_through(base):
         async with netcore.AsyncClient({"base_url": base}) as c:
             async with c.stream("GET", "/large", params={"bytes": total}, buffer_bytes=65536) as r:
                 for _ in range(1000):
-                    if r._buffer.size >= r._buffer.limit:
+                    if r._buffer.paused:
                         break
                     await asyncio.sleep(0.01)
                 other = await asyncio.wait_for(c.get("/echo-raw"), 30)
@@ -293,14 +344,22 @@ SLOW_READER = textwrap.dedent('''
         c.get("/large", params={"bytes": 1})
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         got = 0
+        other = None
         with c.stream("GET", "/large", params={"bytes": total}, buffer_bytes=limit) as r:
             for i, chunk in enumerate(r.iter_bytes()):
                 got += len(chunk)
                 if i % 64 == 0:
                     time.sleep(0.005)   # a reader slower than loopback
+                if other is None and got >= total // 4:
+                    # Another request of the same client, while the stream is
+                    # paused mid-way: it completes before the stream goes on.
+                    other = c.send("GET", "/large", params={"bytes": 100000}).result(timeout=60)
+                    other = [other.status_code, len(other.content), got < total]
             peak = r._buffer.peak
+            pauses = r._buffer.pauses
         after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"bytes": got, "rss_growth_kib": after - before, "buffer_peak": peak}))
+    print(json.dumps({"bytes": got, "rss_growth_kib": after - before, "buffer_peak": peak,
+                      "pauses": pauses, "other": other}))
 ''')
 
 
@@ -317,5 +376,7 @@ def test_a_slow_reader_keeps_memory_flat(base):
     total = 200 * 1024 * 1024
     out = slow_reader(base, total, 1024 * 1024)
     assert out["bytes"] == total
-    assert out["buffer_peak"] <= 1024 * 1024 + 512 * 1024
+    assert out["buffer_peak"] <= 1024 * 1024 + 16384  # the bound and one chunk
+    assert out["pauses"] > 0  # the transfer was paused, not the transfer thread held
+    assert out["other"] == [200, 100000, True], out  # another request meanwhile
     assert out["rss_growth_kib"] < 48 * 1024, out

@@ -63,9 +63,18 @@ typedef struct ncstream {
     ncstream_fn fn;
     void *userdata;
     int delivered; /* a chunk reached fn */
+    void *task;    /* the transfer (unretained), current while fn runs (ncstream_current) */
 } ncstream;
 
 /* The sink's out_fn with the ncstream as out_ud. */
 int ncstream_chunk(const void *chunk, size_t len, void *userdata);
+
+/* The transfer whose body or head callback runs on this thread (nc_task_current),
+ * else NULL. A thread-local: set around the call by ncstream_chunk and, for the
+ * head callback, by its caller with ncstream_enter (which returns the value to
+ * give ncstream_leave afterwards). */
+void *ncstream_current(void);
+void *ncstream_enter(void *task);
+void ncstream_leave(void *previous);
 
 #endif

@@ -46,8 +46,15 @@ enum {
     NCSINK_FOLDED_FIRST = 7    /* the first line after a status line begins with SP or HTAB */
 };
 
-/* A body callback (nc_request_set_body_callback): chunks of a 2xx body; non-zero aborts. */
+/* A body callback (nc_request_set_body_callback): chunks of a 2xx body; non-zero aborts,
+ * except NCSINK_BODY_PAUSE (netcore.h's NC_BODY_PAUSE), which pauses the transfer:
+ * libcurl keeps the chunk and hands it over again once resumed (ncsink_resume). */
 typedef int (*ncsink_body_fn)(const void *chunk, size_t len, void *userdata);
+#define NCSINK_BODY_PAUSE 0x10000001
+
+/* The head callback (nc_request_set_head_callback): called by the header callback
+ * when a 2xx response's header block has ended, before its first body byte. */
+typedef void (*ncsink_head_fn)(void *userdata);
 
 typedef struct ncsink {
     CURL *easy;          /* to read Content-Length (borrowed) */
@@ -77,6 +84,15 @@ typedef struct ncsink {
                                      ncsink_reset clears it, set after) */
     ncsink_body_fn out_fn;        /* a 2xx body goes to this callback (before out_fd) */
     void *out_ud;                 /* its userdata (borrowed) */
+    /* out_fn answered NCSINK_BODY_PAUSE: libcurl holds the chunk and reads nothing
+     * more until ncsink_resume (the idle watch does not count the wait). */
+    int paused;
+    /* Called once per hop when the header block of a 2xx response ends (trailers
+     * and 1xx blocks do not call it): `head_called` set. ncsink_reset clears all
+     * three; the owner sets head_fn/head_ud after it. */
+    ncsink_head_fn head_fn;
+    void *head_ud;
+    int head_called;
     /* Set once for a handle that keeps cookies (its client has a jar): every
      * Set-Cookie line the header callback sees is counted in `set_cookies`, every
      * block's (1xx, a hop that fails after its headers), which the owner reads and
@@ -134,5 +150,11 @@ int ncsink_take(ncsink *s, unsigned char **block, size_t *body_len, size_t *head
 /* CURLOPT_WRITEFUNCTION / CURLOPT_HEADERFUNCTION with the sink as userdata. */
 size_t ncsink_write(char *ptr, size_t size, size_t nmemb, void *userdata);
 size_t ncsink_header(char *ptr, size_t size, size_t nmemb, void *userdata);
+
+/* Lets a paused hop continue (curl_easy_pause(CURLPAUSE_CONT)), on the thread
+ * driving it; libcurl may hand the held chunk to out_fn again before this returns,
+ * which may pause again. CURLE_OK when the hop was not paused; otherwise libcurl's
+ * answer (CURLE_WRITE_ERROR: the callback aborted on the chunk handed again). */
+int ncsink_resume(ncsink *s);
 
 #endif

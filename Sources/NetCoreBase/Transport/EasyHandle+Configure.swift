@@ -22,7 +22,7 @@ extension EasyHandle {
         // progress and body callbacks (Request+Transfers.swift).
         defer {
             if let d = t.download { applyDownload(d, p) }
-            if let x = t.extras { applyExtras(x, download: t.download) }
+            if let x = t.extras { applyExtras(x, for: t, p) }
         }
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_PRIVATE, me)
         body.pointee.offset = 0   // a request sent again reads its body from the start

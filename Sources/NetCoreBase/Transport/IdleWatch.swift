@@ -14,7 +14,8 @@ import CCurlShim
 /// every quarter of the limit, so a stall is caught between 1× and 1.25× the limit
 /// after the last byte. While the connection is being made (no
 /// CURLINFO_PRETRANSFER_TIME yet) the hop is never idle: connect_timeout_ms rules
-/// that part.
+/// that part. Nor while its body callback has paused it (NC_BODY_PAUSE): the
+/// caller, not the network, holds it; the limit runs again from the resume.
 extension Transfer {
     /// Arms the watch for the hop about to start: returns when the first look is
     /// due (monotonicNanos), or 0 when the hop has no idle limit. Driving thread.
@@ -38,7 +39,9 @@ extension Transfer {
         guard let p = prepared, p.resilience.idleTimeoutMs > 0 else { return 0 }
         let idleMs = p.resilience.idleTimeoutMs
         let (moved, connected) = easy.bytesMoved()
-        if moved != idleSeen || !connected {
+        // A body its callback paused (NC_BODY_PAUSE) waits for the caller, not the
+        // network: the pause counts as activity, so the idle limit runs from its end.
+        if moved != idleSeen || !connected || easy.sink.pointee.paused != 0 {
             idleSeen = moved
             idleSince = now
         } else if now &- idleSince >= nanos(ms: idleMs) {

@@ -2,8 +2,8 @@ import CCurlShim
 import Synchronization
 
 /// What other threads hand a transfer loop, and how they wait for it: the queues in
-/// (new transfers, cancels, resumes of parked ones, transfers ended by their owner,
-/// cancel sweeps), the pass hook's work, the loop's life (`LoopLifecycle`), the
+/// (new transfers, cancels, resumes of parked ones and of paused bodies, transfers
+/// ended by their owner, cancel sweeps), the pass hook's work, the loop's life (`LoopLifecycle`), the
 /// wake-up of its poll, and the threads waiting for a completion.
 ///
 /// Everything here is guarded by `monitor`; the loop thread takes the queues once
@@ -28,6 +28,12 @@ final class LoopInbox: @unchecked Sendable {
     @exclusivity(unchecked) private var detached: [Transfer] = []
     /// cancelMatching() calls from other threads, for the loop thread to run.
     @exclusivity(unchecked) private var sweeps: [Sweep] = []
+    /// Transfers whose paused body is to continue (nc_task_resume_body), and what
+    /// the loop thread does with them at the start of its next pass
+    /// (TransferLoop.resumeBodies, installed with the first one): nil and empty on a
+    /// client that never paused a body, which costs each pass one check.
+    @exclusivity(unchecked) private var bodyResumes: [Transfer] = []
+    private var resumeBodies: (([Transfer]) -> Void)?
     /// What runs at the start of each pass besides the loop's own work: module
     /// NetCore's executor, once a task asked for it (LoopPassHook); nil otherwise,
     /// which costs the loop one check per pass. Dropped when the loop stops.
@@ -86,6 +92,15 @@ final class LoopInbox: @unchecked Sendable {
     func queueResume(_ t: Transfer) {
         guard acceptsWork else { return }
         unparks.append(t)
+        wake()
+    }
+
+    /// Queues `t` for a body resume at the start of the loop's next pass; the
+    /// first call installs what the pass does with it (`run`). Monitor held.
+    func queueBodyResume(_ t: Transfer, _ run: () -> ([Transfer]) -> Void) {
+        guard acceptsWork else { return }
+        if resumeBodies == nil { resumeBodies = run() }
+        bodyResumes.append(t)
         wake()
     }
 
@@ -211,6 +226,14 @@ final class LoopInbox: @unchecked Sendable {
             hook.runTaken()
             monitor.lock()
         }
+        if !bodyResumes.isEmpty, let run = resumeBodies {
+            // Before the cancels are taken: a hop a resume ends is not cancelled twice.
+            let resumed = bodyResumes
+            bodyResumes.removeAll()
+            monitor.unlock()
+            run(resumed)   // user code (the body callback) may run: no lock held
+            monitor.lock()
+        }
         swap(&batch.new, &pending)
         swap(&batch.cancelled, &cancels)
         if !sweeps.isEmpty { swap(&batch.sweeps, &sweeps) }
@@ -229,7 +252,7 @@ final class LoopInbox: @unchecked Sendable {
         defer { monitor.unlock() }
         let idle =
             pending.isEmpty && cancels.isEmpty && unparks.isEmpty && !(passHook?.hasWork ?? false)
-            && sweeps.isEmpty && detached.isEmpty && acceptsWork
+            && sweeps.isEmpty && detached.isEmpty && bodyResumes.isEmpty && acceptsWork
         if idle {
             polling = true
             wakeSent = false
@@ -257,6 +280,8 @@ final class LoopInbox: @unchecked Sendable {
             cancels.removeAll()
             detached.removeAll()
             unparks.removeAll()
+            bodyResumes.removeAll()
+            resumeBodies = nil
             for s in sweeps { s.finished = true }
             sweeps.removeAll()
             if doneWaiters > 0 { monitor.broadcast() }

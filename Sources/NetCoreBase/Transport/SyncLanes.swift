@@ -114,8 +114,17 @@ extension TransferLoop {
         case .lane(let l): lane = l
         }
         t.id = nextID()
+        // A send with callbacks may hand its task out (nc_task_current): its body
+        // resumes and cancels reach the lane (TransferExtras).
+        if let x = t.extras { monitor.withLock { x.lane = lane } }
         t.emitStart()
         let (driven, failure) = drive(t, lane)
+        if let x = t.extras {
+            monitor.withLock {
+                x.lane = nil
+                x.laneEnded = true
+            }
+        }
         t.gate?.ended(t)
         let (response, error) = t.closingOutput(driven, failure)
         t.closeInput()
@@ -161,6 +170,26 @@ extension TransferLoop {
                     t.easy = nil
                     return (nil, NetError.shutdown.attempted(sent))
                 }
+                if let x = t.extras {
+                    // What another thread asked of this send (resumeBody, cancelOnLane).
+                    let (resume, cancel) = monitor.withLock {
+                        defer { x.laneResume = false }
+                        return (x.laneResume, x.laneCancel)
+                    }
+                    if cancel {
+                        let sent = t.attemptsMade(stoppedOn: easy)
+                        _ = curl_multi_remove_handle(lane.multi, easy.handle)
+                        t.easy = nil
+                        return (nil, NetError.cancelled.attempted(sent))
+                    }
+                    if resume {
+                        let rc = ncsink_resume(easy.sink)
+                        if rc != CURLE_OK.rawValue {
+                            code = CURLcode(rawValue: UInt32(rc))
+                            break
+                        }
+                    }
+                }
                 if lookAt != 0 {
                     // The idle watch (IdleWatch.swift): a stalled hop ends as libcurl's timeouts do.
                     let now = monotonicNanos()
@@ -201,6 +230,24 @@ extension TransferLoop {
                 if let e = begin(t, lane) { return (nil, e) }
             }
         }
+    }
+
+    /// Cancels `t` if it is a synchronous send (one whose callbacks handed its task
+    /// out, nc_task_current): its lane ends the hop in flight and the send returns
+    /// CANCELLED. Never waits (the caller may be the send's own callback). False
+    /// when `t` is not a synchronous send: the loop cancels it.
+    func cancelOnLane(_ t: Transfer) -> Bool {
+        guard let x = t.extras else { return false }
+        monitor.lock()
+        guard let lane = x.lane else {
+            let ended = x.laneEnded
+            monitor.unlock()
+            return ended
+        }
+        x.laneCancel = true
+        monitor.unlock()
+        lanes.wake(lane)
+        return true
     }
 
     /// Begins the next attempt of `t` as the loop's relaunch does: nil when it is to

@@ -67,6 +67,53 @@ extension TransferLoop {
         monitor.unlock()
     }
 
+    /// What `resumeBody` found.
+    package enum BodyResume: Sendable {
+        /// Asked: the hop, if paused, continues from its driving thread (soon).
+        case asked
+        /// The transfer has completed (or its synchronous send has returned).
+        case finished
+        /// The request has no body callback: nothing to resume.
+        case notStreaming
+    }
+
+    /// Lets the body of `t`, paused by its body callback (NC_BODY_PAUSE), continue:
+    /// from any thread, the loop's included. The thread driving the hop (the loop's
+    /// next pass, or the lane of a synchronous send) calls ncsink_resume — after the
+    /// body callback in progress, if any, has returned, so a resume asked while
+    /// the callback that pauses still runs is not lost. A hop that is not paused
+    /// is left alone.
+    package func resumeBody(_ t: Transfer) -> BodyResume {
+        guard let x = t.extras, x.stream != nil else { return .notStreaming }
+        monitor.lock()
+        if t.done || x.laneEnded {
+            monitor.unlock()
+            return .finished
+        }
+        if let lane = x.lane {
+            x.laneResume = true
+            monitor.unlock()
+            lanes.wake(lane)
+            return .asked
+        }
+        inbox.queueBodyResume(t) { { [unowned self] in resumeBodies($0) } }
+        monitor.unlock()
+        return .asked
+    }
+
+    /// The body resumes taken by a pass (LoopInbox.take), on the loop thread: each
+    /// running hop that is paused continues; one whose callback aborts on the chunk
+    /// handed over again ends as an abort does. The hop's easy handle is
+    /// CurlTransport's (`Transfer.easy`); a transport without one (TableTransport)
+    /// has nothing to resume.
+    private func resumeBodies(_ list: [Transfer]) {
+        for t in list {
+            guard t.runningSlot >= 0, let easy = t.easy else { continue }
+            let rc = ncsink_resume(easy.sink)
+            if rc != CURLE_OK.rawValue { hopEnded(t, transport.end(t, CURLcode(rawValue: UInt32(rc)))) }
+        }
+    }
+
     /// True once the loop has stopped and freed its multi handle.
     var isStopped: Bool { inbox.lifecycle.load(ordering: .acquiring) == .stopped }
 
@@ -168,5 +215,20 @@ extension TransferLoop {
             transport.close()
             inbox.lifecycle.store(.stopped, ordering: .releasing)
         }
+    }
+}
+
+extension Transfer {
+    /// Lets this transfer's body, paused by its body handler (`BodyAnswer.pause`),
+    /// continue: the same chunk is handed over again, then the rest. From any
+    /// thread. False when the transfer has completed or streams no body
+    /// (nothing happens).
+    @discardableResult
+    public func resumeBody() -> Bool { loop.resumeBody(self) == .asked }
+
+    /// The transfer whose body or head callback runs on this thread, else nil
+    /// (nc_task_current; a thread-local of ncprogress.c).
+    package static var current: Transfer? {
+        ncstream_current().map { Unmanaged<Transfer>.fromOpaque($0).takeUnretainedValue() }
     }
 }

@@ -9,6 +9,7 @@ extension TransferLoop {
     /// Cancels `t`: when this returns, from another thread in loop mode, its
     /// completion has run.
     func cancel(_ t: Transfer) {
+        if t.extras != nil && cancelOnLane(t) { return }   // a synchronous send (SyncLanes.swift)
         if let owner = monitor.withLock({ t.owner }) {
             cancelCaller(t, owner, now: true)
             if onLoopThread || mode == .queue || (completions?.isDrainingThread ?? false) { return }
@@ -28,6 +29,7 @@ extension TransferLoop {
     /// calling thread. For callers that hold a lock the completion may need, such
     /// as a Swift task-cancellation handler (see module NetCore's NetClient+Async.swift). Idempotent.
     package func requestCancel(_ t: Transfer) {
+        if t.extras != nil && cancelOnLane(t) { return }
         monitor.lock()
         if let owner = t.owner {
             monitor.unlock()

@@ -157,6 +157,12 @@ PROGRESS_FN = ctypes.CFUNCTYPE(None, c_int64, c_int64, c_int64, c_int64, c_void_
 #: ``int (*nc_body_fn)(const void *chunk, size_t len, void *userdata)``: the chunk
 #: arrives as an int, borrowed for the call; non-zero aborts.
 BODY_FN = ctypes.CFUNCTYPE(ctypes.c_int, c_void_p, c_size_t, c_void_p)
+#: ``nc_body_fn``'s answer that pauses the transfer until ``nc_task_resume_body``
+#: (netcore.h ``NC_BODY_PAUSE``, since 0.4); libcurl hands the chunk over again.
+NC_BODY_PAUSE = 0x10000001
+#: ``void (*nc_head_fn)(const nc_response *head, void *userdata)`` (since 0.4): the
+#: head is borrowed for the call (``nc_response_retain`` to keep it).
+HEAD_FN = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
 
 
 # --------------------------------------------------------------------------
@@ -224,6 +230,7 @@ TABLE: Tuple[Signature, ...] = (
     ("nc_request_add_file_part", (RequestHandle, c_char_p, c_char_p, c_char_p, c_char_p), nc_status),
     ("nc_request_set_progress", (RequestHandle, PROGRESS_FN, c_void_p), nc_status),
     ("nc_request_set_body_callback", (RequestHandle, BODY_FN, c_void_p), nc_status),
+    ("nc_request_set_head_callback", (RequestHandle, HEAD_FN, c_void_p), nc_status),
     # sending
     ("nc_client_send", (ClientHandle, RequestHandle, COMPLETE_FN, c_void_p, POINTER(TaskHandle)),
      nc_status),
@@ -231,6 +238,8 @@ TABLE: Tuple[Signature, ...] = (
      (ClientHandle, RequestHandle, POINTER(ResponseHandle), POINTER(ErrorHandle)), nc_status),
     ("nc_task_cancel", (TaskHandle,), None),
     ("nc_task_free", (TaskHandle,), None),
+    ("nc_task_resume_body", (TaskHandle,), nc_status),
+    ("nc_task_current", (POINTER(TaskHandle),), nc_status),
     # responses
     ("nc_response_status", (ResponseHandle,), c_int32),
     ("nc_response_header", (ResponseHandle, c_char_p), c_char_p),

@@ -110,7 +110,6 @@ class ClientCore:
         self.redirect_limit = -1  # follow_redirects=False clients: their configured limit
         self.request_auth: Dict[int, Any] = {}  # per-request auth= callables (_adapters.per_request)
         self.request_auth_installed = False  # their dispatching adapter was added
-        self.streams: "set[Any]" = set()  # streams whose reader may hold the transfer thread (_transfers)
         self.loop: Any = None  # the asyncio loop of an AsyncClient, once attached
         self.loop_thread: Optional[int] = None  # and the thread that runs it
         self.reach_mode = "auto"  # the reachability mode last set (_reach.py)
@@ -251,27 +250,7 @@ class ClientCore:
         token = next(self._tokens)
         with self._lock:
             self.pending[token] = pending
-            streams = list(self.streams) if self.streams else None
-        if streams:
-            # A stream whose full buffer holds the transfer thread lets go of it
-            # while another request needs that thread (_transfers.StreamBuffer).
-            for stream in streams:
-                stream.wake()
         return token
-
-    def watch_stream(self, stream: Any, on: bool) -> None:
-        """Add (``on``) or remove a stream buffer woken by :meth:`register`."""
-        with self._lock:
-            if on:
-                self.streams.add(stream)
-            else:
-                self.streams.discard(stream)
-
-    def others_pending(self, stream_pending: Pending) -> bool:
-        """True while a request other than ``stream_pending`` waits for a completion
-        on the transfer thread (it must not be held by a stream's reader)."""
-        with self._lock:
-            return len(self.pending) > (1 if stream_pending in self.pending.values() else 0)
 
     def unregister(self, token: int) -> None:
         with self._lock:

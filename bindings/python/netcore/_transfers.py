@@ -1,5 +1,6 @@
 """Progress callbacks and streamed response bodies (``nc_request_set_progress``,
-``nc_request_set_body_callback``; docs/transfers.md).
+``nc_request_set_body_callback`` with ``NC_BODY_PAUSE`` / ``nc_task_resume_body``,
+``nc_request_set_head_callback``; docs/transfers.md).
 
 ``progress=fn`` on the request methods calls ``fn(down, down_total, up, up_total)``
 on the client's transfer thread, at most about 20 times a second, never after the
@@ -16,10 +17,10 @@ import threading
 from typing import Any, AsyncIterator, Callable, Deque, Dict, Iterator, List, Optional, Tuple
 
 from ._adapters import merged_headers, per_request
-from ._capi import BODY_FN, C, PROGRESS_FN, RequestHandle
+from ._capi import BODY_FN, C, HEAD_FN, NC_BODY_PAUSE, NC_OK, PROGRESS_FN, RequestHandle, ResponseHandle
 from ._completion import convert, report
 from ._core import ClientCore, Pending
-from .errors import Error, check_call
+from .errors import Error, Status, check_call, error_for
 from .response import RAW, Headers, Response
 
 ProgressFn = Callable[[int, int, int, int], Any]
@@ -55,6 +56,7 @@ def apply_progress(handle: RequestHandle, callback: Any) -> None:
 
 
 _DONE = object()
+_HEAD = object()
 
 
 class _StreamPending(Pending):
@@ -78,25 +80,20 @@ class _StreamPending(Pending):
 
 class _Buffer:
     """The chunks between the transfer thread (``put``) and the reader, at most
-    ``limit`` bytes (``None``: no bound).
+    ``limit`` bytes and one chunk (``None``: no bound).
 
-    Backpressure. When the chunks waiting reach the limit, the body callback waits
-    on the transfer thread for the reader to take some: libcurl then reads nothing
-    more from the socket, the kernel's receive window fills and the server is
-    slowed down, so memory stays flat however slow the reader. The library cannot
-    pause one transfer of a client yet (``nc_request_set_body_callback`` has no
-    "pause" answer), so that wait holds the client's transfer thread: it lasts
-    only while the stream is the only request of the client waiting on that
-    thread; a request sent meanwhile (``send()``, an AsyncClient request, another
-    stream) wakes the wait, and chunks then queue up beyond the limit until it has
-    completed — never a deadlock with a reader that waits for another request.
-    Synchronous requests (``client.get``) run on their caller's thread and are
-    not held.
+    Backpressure. When the chunks waiting reach the limit, the body callback
+    answers ``NC_BODY_PAUSE`` instead of taking the next chunk: the library pauses
+    this transfer alone (libcurl reads nothing more from its socket, the kernel's
+    receive window fills and the server is slowed down), so memory stays flat
+    however slow the reader, and the client's transfer thread goes on with its
+    other requests. Once the reader has taken the waiting bytes down to half the
+    limit, it asks ``nc_task_resume_body``: libcurl hands the refused chunk over
+    again, then the rest.
     """
 
-    def __init__(self, core: ClientCore, limit: Optional[int],
+    def __init__(self, limit: Optional[int],
                  wake_reader: Optional[Callable[[], None]] = None) -> None:
-        self.core = core
         self.limit = limit
         self.wake_reader = wake_reader
         self.cond = threading.Condition()
@@ -104,16 +101,24 @@ class _Buffer:
         self.size = 0
         #: The most bytes that waited at once (a figure the tests read).
         self.peak = 0
+        #: How often the transfer was paused (a figure the tests read).
+        self.pauses = 0
+        self.paused = False
         self.closed = False
-        self.pending: Optional[Pending] = None
+        #: ``nc_task_resume_body`` of the stream's task, once it is known.
+        self.resume: Optional[Callable[[], Any]] = None
 
-    def put(self, item: Any) -> bool:
-        """Append a chunk (waiting while the buffer is full) or the end; False
-        when the reader has left (the transfer is to be aborted)."""
+    def put(self, item: Any) -> int:
+        """Append a chunk or the head or the end: the body callback's answer (0 taken,
+        1 the reader has left — abort —, ``NC_BODY_PAUSE`` full: not taken)."""
         chunk = isinstance(item, bytes)
         with self.cond:
             if self.closed and chunk:
-                return False
+                return 1
+            if chunk and self.limit is not None and self.size >= self.limit:
+                self.paused = True
+                self.pauses += 1
+                return NC_BODY_PAUSE
             self.items.append(item)
             if chunk:
                 self.size += len(item)
@@ -122,21 +127,7 @@ class _Buffer:
             self.cond.notify_all()
         if self.wake_reader is not None:
             self.wake_reader()
-        if chunk and self.limit is not None:
-            with self.cond:
-                while self.size > self.limit and not self.closed and not self._others():
-                    self.cond.wait(0.25)
-                return not self.closed
-        return True
-
-    def _others(self) -> bool:
-        pending = self.pending
-        return pending is not None and self.core.others_pending(pending)
-
-    def wake(self) -> None:
-        """Another request needs the transfer thread, or the reader left."""
-        with self.cond:
-            self.cond.notify_all()
+        return 0
 
     def close(self) -> None:
         with self.cond:
@@ -157,19 +148,37 @@ class _Buffer:
         with self.cond:
             while not self.items:
                 self.cond.wait()
-            return self._pop()
+            item, resume = self._pop()
+        if resume is not None:
+            resume()
+        return item
 
     def take_nowait(self) -> Any:
-        """The first item, or ``_EMPTY``."""
-        with self.cond:
-            return self._pop() if self.items else _EMPTY
+        """The first item, or ``_EMPTY`` (the caller holds ``cond``; a resume due is
+        asked after the lock: :meth:`resume_due`)."""
+        if not self.items:
+            return _EMPTY
+        item, self._due = self._pop()
+        return item
 
-    def _pop(self) -> Any:
+    _due: Optional[Callable[[], Any]] = None
+
+    def resume_due(self) -> None:
+        """Ask the resume a ``take_nowait`` found due (outside ``cond``)."""
+        due, self._due = self._due, None
+        if due is not None:
+            due()
+
+    def _pop(self) -> Tuple[Any, Optional[Callable[[], Any]]]:
         item = self.items.popleft()
+        resume = None
         if isinstance(item, bytes):
             self.size -= len(item)
-            self.cond.notify_all()
-        return item
+            if self.paused and self.limit is not None and self.size <= self.limit // 2 \
+                    and self.resume is not None:
+                self.paused = False
+                resume = self.resume
+        return item, resume
 
 
 _EMPTY = object()
@@ -198,6 +207,14 @@ class _LineSplitter:
         return rest.splitlines()
 
 
+def _resume(task: Any) -> None:
+    """``nc_task_resume_body``: the paused transfer continues. INVALID_STATE means it
+    ended meanwhile (its end is on its way to the buffer): nothing to do."""
+    status = C.nc_task_resume_body(task)
+    if status not in (NC_OK, Status.INVALID_STATE):
+        raise error_for(status, function="nc_task_resume_body")
+
+
 class _StreamBase:
     def __init__(self, core: ClientCore, method: str, path: str, build: Callable[..., RequestHandle],
                  kwargs: Dict[str, Any], buffer_bytes: Optional[int] = DEFAULT_BUFFER_BYTES,
@@ -223,12 +240,24 @@ class _StreamBase:
 
     def _start(self, wake_reader: Optional[Callable[[], None]] = None) -> None:
         progress = progress_callback(self._kwargs.pop("progress", None))
-        buffer = self._buffer = _Buffer(self._core, self._limit, wake_reader)
+        buffer = self._buffer = _Buffer(self._limit, wake_reader)
 
         def chunk(data: Optional[int], size: int, _ud: Any) -> int:
-            return 0 if buffer.put(ctypes.string_at(data, size) if data else b"") else 1
+            return buffer.put(ctypes.string_at(data, size) if data else b"")
+
+        def head(response: Optional[int], _ud: Any) -> None:
+            # The 2xx head, borrowed for the call: retained into a Response.
+            try:
+                resp = Response._from_borrowed(ResponseHandle(response)) if response else None
+            except Exception as exc:  # nothing may escape into C
+                report(exc, "stream head")
+                return
+            if resp is not None:
+                resp._data_key = RAW
+                buffer.put((_HEAD, resp))
 
         body_cb = BODY_FN(chunk)
+        head_cb = HEAD_FN(head)
         extra = per_request(self._core, *self._credentials)
         try:
             req = self._build(self._method, self._path,
@@ -239,37 +268,41 @@ class _StreamBase:
             raise
         try:
             check_call(C.nc_request_set_body_callback, req, body_cb, None)
+            check_call(C.nc_request_set_head_callback, req, head_cb, None)
             apply_progress(req, progress)
             description = f"{self._method.upper()} {self._path}"
-            pending = _StreamPending(buffer.put, description, (body_cb, progress),
+            pending = _StreamPending(buffer.put, description, (body_cb, head_cb, progress),
                                      bool(self._kwargs.get("skip_error_handler")))
             pending.extra = extra  # released by the completion (or by a refused send)
-            buffer.pending = pending
-            self._core.watch_stream(buffer, True)
-            self._task = self._core.send(req, pending)
-        except BaseException:
-            self._core.watch_stream(buffer, False)
-            raise
+            task = self._task = self._core.send(req, pending)
+            buffer.resume = lambda: _resume(task)
         finally:
             C.nc_request_free(req)
 
-    def _see_head(self, first: Any) -> None:
-        """What entering knows from the first item: the end (a response or an
-        error, with its status and headers) or a first 2xx chunk."""
+    def _see_head(self, first: Any) -> bool:
+        """What entering knows from the first item: the 2xx head (True: the item is
+        used up), or the end (a response or an error, with its status and headers)."""
+        if isinstance(first, tuple) and first and first[0] is _HEAD:
+            self._head = first[1]
+            return True
         if isinstance(first, tuple) and first and first[0] is _DONE:
             _, resp, err = first
             self._head = resp if resp is not None else (err.response if err is not None else None)
             self._error = err
+        return False
 
     def _item(self, item: Any) -> Optional[bytes]:
-        """The chunk, or None at the end (raising the request's error, if any)."""
+        """The chunk, b"" for the head, or None at the end (raising the request's
+        error, if any)."""
+        if isinstance(item, tuple) and item and item[0] is _HEAD:
+            self._head = item[1]
+            return b""
         if isinstance(item, tuple) and item and item[0] is _DONE:
             self._finished = True
             _, resp, err = item
             self.response = resp
             if resp is not None:
                 self._head = resp
-            self._core.watch_stream(self._buffer, False)
             if err is not None:
                 raise err
             return None
@@ -278,10 +311,8 @@ class _StreamBase:
     def _close(self) -> None:
         task, self._task = self._task, None
         buffer = self._buffer
-        if buffer is not None:
-            self._core.watch_stream(buffer, False)
-            if not self._finished:
-                buffer.close()  # the body callback returns 1 from now on (and stops waiting)
+        if buffer is not None and not self._finished:
+            buffer.close()  # the body callback returns 1 from now on
         if task is None:
             return
         if not self._finished:
@@ -292,16 +323,15 @@ class _StreamBase:
 
     @property
     def status_code(self) -> Optional[int]:
-        """The status, once known: on entering when the request ended before any
-        body chunk (an HTTP error — then :meth:`raise_for_status` raises it — or an
-        empty 2xx body); for a 2xx body, after its last chunk (the library hands a
-        2xx head over with the response at the end). ``None`` until then, while
-        :attr:`is_success` is already true."""
+        """The status, known on entering: a 2xx's head arrives before its body
+        (``nc_request_set_head_callback``); an HTTP error (then
+        :meth:`raise_for_status` raises it) or a failure arrives as the end.
+        ``None`` only for a request that failed without a response."""
         return self._head.status if self._head is not None else None
 
     @property
     def headers(self) -> Headers:
-        """The response headers once :attr:`status_code` is known, else empty."""
+        """The response headers, known on entering (empty without a response)."""
         return self._head.headers if self._head is not None else Headers()
 
     @property
@@ -334,7 +364,8 @@ class Stream(_StreamBase):
     def __enter__(self) -> "Stream":
         self._start()
         assert self._buffer is not None
-        self._see_head(self._buffer.peek())
+        if self._see_head(self._buffer.peek()):
+            self._buffer.take()
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -348,7 +379,8 @@ class Stream(_StreamBase):
             chunk = self._item(buffer.take())
             if chunk is None:
                 return
-            yield chunk
+            if chunk:
+                yield chunk
 
     def iter_text(self) -> Iterator[str]:
         """The body decoded as UTF-8 text, chunk by chunk (a character cut between
@@ -388,15 +420,14 @@ class AsyncStream(_StreamBase):
 
         self._start(wake)
         first = await self._next()
-        self._see_head(first)
-        self._first: Any = first
+        self._first: Any = _EMPTY if self._see_head(first) else first
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
         # nc_task_cancel waits for the completion on the transfer thread: not on the loop.
         if self._task is not None and not self._finished:
             if self._buffer is not None:
-                self._buffer.close()  # never wait for the executor while the callback waits
+                self._buffer.close()
             await asyncio.get_running_loop().run_in_executor(None, self._close)
         else:
             self._close()
@@ -409,6 +440,7 @@ class AsyncStream(_StreamBase):
                 item = buffer.take_nowait()
                 if item is _EMPTY:
                     self._event.clear()
+            buffer.resume_due()
             if item is not _EMPTY:
                 return item
             await self._event.wait()
@@ -422,7 +454,8 @@ class AsyncStream(_StreamBase):
             chunk = self._item(item)
             if chunk is None:
                 return
-            yield chunk
+            if chunk:
+                yield chunk
 
     async def aiter_text(self) -> AsyncIterator[str]:
         """:meth:`Stream.iter_text` for asyncio."""

@@ -592,9 +592,10 @@ class Client(BaseClient):
                     out.write(chunk)
 
         The request starts when the ``with`` block is entered (``nc_client_send``),
-        which returns once the first chunk or the end has arrived: an HTTP error is
-        then known (``r.status_code``, ``r.raise_for_status()``), and
-        ``r.is_success`` is true for a 2xx body. ``iter_bytes()`` yields ``bytes``
+        which returns once the head of a 2xx has arrived — before its first body
+        byte (``nc_request_set_head_callback``) — or the end: ``r.status_code``,
+        ``r.headers`` and ``r.is_success`` are known, and an HTTP error is raised by
+        ``r.raise_for_status()``. ``iter_bytes()`` yields ``bytes``
         chunks, ``iter_text()`` text, ``iter_lines()`` lines (NDJSON,
         ``text/event-stream``), and at the end raises the request's
         :class:`~netcore.Error` if it failed (an HTTP error keeps its body on the
@@ -604,10 +605,10 @@ class Client(BaseClient):
         chunk was delivered.
 
         Backpressure: at most ``buffer_bytes`` (4 MiB by default; ``None``: no
-        bound) wait for the reader; past that the transfer waits for the reader,
-        so a slow reader keeps memory flat. While it waits it holds the client's
-        transfer thread, but never while another request of the client needs it
-        (``_transfers._Buffer`` says how). Arguments as in :meth:`request`.
+        bound) and one chunk wait for the reader; past that this transfer is
+        paused (``NC_BODY_PAUSE``) until the reader has taken half of them, so a
+        slow reader keeps memory flat while the client's other requests go on.
+        Arguments as in :meth:`request`.
         """
         kwargs: Dict[str, Any] = dict(
             params=params, json=json, data=data, headers=headers, timeout=timeout, group=group,

@@ -34,7 +34,8 @@ extension NetClient {
         // A body that goes to a callback or a file is never stored nor served: the
         // request is sent as a network-only one, its callbacks run as without a
         // cache, and a 200 is counted (and logged) as "streamed" before its completion.
-        if request.streamsBody || p.outputPath != nil {
+        // A head callback too: it sees the network's head.
+        if request.streamsBody || p.outputPath != nil || request.transferCallbacks?.head != nil {
             if p.cachePolicy == .cacheOnly { return notCached() }
             return uncached { t, response, error in
                 if let response, let sent = t.original { cache.skippedStreamed(t, sent, response) }
