@@ -57,7 +57,9 @@ CURLcode ncprogress_install(CURL *easy, ncprogress *p) {
 
 static __thread void *current_task;
 
-void *ncstream_current(void) { return current_task; }
+void *ncstream_current(void) {
+    return current_task;
+}
 
 void *ncstream_enter(void *task) {
     void *previous = current_task;
@@ -65,7 +67,9 @@ void *ncstream_enter(void *task) {
     return previous;
 }
 
-void ncstream_leave(void *previous) { current_task = previous; }
+void ncstream_leave(void *previous) {
+    current_task = previous;
+}
 
 int ncstream_chunk(const void *chunk, size_t len, void *userdata) {
     ncstream *s = userdata;

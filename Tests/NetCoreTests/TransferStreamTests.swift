@@ -85,8 +85,10 @@ import Glibc
         let c = try client()
         defer { c.shutdown() }
         let n = 20_000_000
-        var iterator = c.bytes(for: try Request(method: "GET", target: "/dl/file?key=swp2&bytes=\(n)"), bufferBytes: 32768)
-            .makeAsyncIterator()
+        var iterator = c.bytes(
+            for: try Request(method: "GET", target: "/dl/file?key=swp2&bytes=\(n)"), bufferBytes: 32768
+        )
+        .makeAsyncIterator()
         var got = try await iterator.next() ?? []
         let other = try await c.send(Request(method: "GET", target: "/dl/file?key=swo&bytes=1000"))
         #expect(Array(other.body.bytes) == content(1000))
