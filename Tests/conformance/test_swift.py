@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import ssl
 import subprocess
 
 import pytest
@@ -116,7 +117,7 @@ def test_swift_http2(conf, servers):
     import httpx
     url = servers.nginx.tls_url + "/anything?x=1"
     out = swift({"url": url, "config": {"http_version": "2", "tls": {"ca_file": servers.certs.ca}}})
-    with httpx.Client(http2=True, verify=servers.certs.ca, trust_env=False) as h:
+    with httpx.Client(http2=True, verify=ssl.create_default_context(cafile=servers.certs.ca), trust_env=False) as h:
         r = h.get(url)
     conf.compare("Swift GET https (nginx), http_version 2 (httpx http2=True): the version and args",
                  (out.get("http_version"), body(out)["args"]), (r.http_version, r.json()["args"]))
