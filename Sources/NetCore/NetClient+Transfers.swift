@@ -126,6 +126,9 @@ private final class ByteStreamBuffer: Sendable {
     func finish(_ response: Response?, _ error: NetError?) {
         let (wake, wakeHead) = state.withLock { s in
             s.ended = (response, error)
+            // The transfer holds this buffer (its body handler): let go of it at the
+            // end, or the two keep each other (and the client) alive.
+            s.transfer = nil
             defer {
                 s.waiter = nil
                 s.headWaiter = nil

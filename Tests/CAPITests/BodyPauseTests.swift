@@ -150,7 +150,7 @@ private final class Shared<T>: @unchecked Sendable {
         defer { client.free() }
         let request = try Request("GET", "/dl/file?key=\(uniqueKey())&bytes=\(n)")
         let reader = PausingReader()
-        reader.onPause = { reader.resumeLater($0) }
+        reader.onPause = { [unowned reader] in reader.resumeLater($0) }
         #expect(nc_request_set_body_callback(request.handle, pausingFn, reader.userdata) == NC_OK)
         let (o, _) = run(client, request, path)
         #expect(o?.succeeded == true, "\(String(describing: o))")
@@ -175,7 +175,7 @@ private final class Shared<T>: @unchecked Sendable {
         reader.pauseEvery = 1
         reader.maxPauses = 1
         let paused = DispatchSemaphore(value: 0)
-        reader.onPause = { task in
+        reader.onPause = { [unowned reader] task in
             // Six times the idle limit (four looks of the watch at least) before the resume.
             reader.resumeLater(task, after: 0.9)
             paused.signal()
@@ -277,7 +277,7 @@ private final class Shared<T>: @unchecked Sendable {
         let reader = PausingReader()
         reader.pauseEvery = 1
         reader.maxPauses = 1
-        reader.onPause = { reader.resumeLater($0, after: 0) }
+        reader.onPause = { [unowned reader] in reader.resumeLater($0, after: 0) }
         #expect(nc_request_set_body_callback(request.handle, pausingFn, reader.userdata) == NC_OK)
         var loopTask: OpaquePointer?
         switch path {
