@@ -5,9 +5,10 @@
 #include <stdlib.h>
 
 /* One mutex per kind of shared data: libcurl locks CURL_LOCK_DATA_SHARE (the share
- * itself) and CURL_LOCK_DATA_COOKIE, and may hold the first while taking the
- * second, so they must be distinct. Plain (non-recursive) mutexes: libcurl never
- * takes the same kind twice. */
+ * itself), CURL_LOCK_DATA_SSL_SESSION, CURL_LOCK_DATA_DNS and CURL_LOCK_DATA_COOKIE,
+ * and may hold the first while taking another, so they must be distinct. Plain
+ * (non-recursive) mutexes: libcurl never takes the same kind twice, and never holds
+ * two kinds but SHARE and one other (7.88.1: setopt.c and url.c take SHARE alone). */
 struct ncshare {
     CURLSH *sh;
     pthread_mutex_t locks[CURL_LOCK_DATA_LAST];
@@ -27,7 +28,7 @@ static void ncshare_unlock(CURL *easy, curl_lock_data data, void *userptr) {
     if ((int)data >= 0 && data < CURL_LOCK_DATA_LAST) pthread_mutex_unlock(&s->locks[data]);
 }
 
-ncshare *ncshare_new_cookies(void) {
+ncshare *ncshare_new(int cookies) {
     struct ncshare *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->sh = curl_share_init();
@@ -39,7 +40,9 @@ ncshare *ncshare_new_cookies(void) {
     if (curl_share_setopt(s->sh, CURLSHOPT_LOCKFUNC, ncshare_lock) != CURLSHE_OK ||
         curl_share_setopt(s->sh, CURLSHOPT_UNLOCKFUNC, ncshare_unlock) != CURLSHE_OK ||
         curl_share_setopt(s->sh, CURLSHOPT_USERDATA, s) != CURLSHE_OK ||
-        curl_share_setopt(s->sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_COOKIE) != CURLSHE_OK) {
+        curl_share_setopt(s->sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK ||
+        curl_share_setopt(s->sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS) != CURLSHE_OK ||
+        (cookies && curl_share_setopt(s->sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_COOKIE) != CURLSHE_OK)) {
         ncshare_free(s);
         return NULL;
     }
