@@ -18,6 +18,16 @@ typedef struct ncshare ncshare;
  * memory. */
 ncshare *ncshare_new(int cookies);
 
+/* CURLOPT_SSL_CTX_FUNCTION of every handle attached to a share: the TLS sessions
+ * libcurl caches are copies no connection holds, so they stay resumable after
+ * their connection closes (libcurl 7.88.1 spoils an HTTP/2 connection's session
+ * when it closes it; ncshare.c). Leaves everything else as libcurl set it. */
+CURLcode ncshare_ssl_ctx(CURL *easy, void *ssl_ctx, void *userptr);
+
+/* Attaches `easy` to the share (CURLOPT_SHARE) with ncshare_ssl_ctx as its
+ * CURLOPT_SSL_CTX_FUNCTION. */
+void ncshare_attach(ncshare *share, CURL *easy);
+
 /* The CURLSH handle, for CURLOPT_SHARE. */
 CURLSH *ncshare_handle(ncshare *share);
 

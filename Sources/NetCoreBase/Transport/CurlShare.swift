@@ -86,7 +86,7 @@ final class CurlShare: @unchecked Sendable {
     /// turns libcurl's cookie engine on for it without a file (a file is loaded once
     /// for the whole client, CookieJar.swift).
     func attach(_ easy: UnsafeMutableRawPointer) {
-        _ = ncshim_easy_setopt_ptr(easy, CURLOPT_SHARE, UnsafeRawPointer(ncshare_handle(raw)))
+        ncshare_attach(raw, easy)   // CURLOPT_SHARE, and sessions kept as copies (ncshare.c)
         if keepsCookies { _ = ncshim_easy_setopt_ptr(easy, CURLOPT_COOKIEFILE, CurlGlobal.empty) }
     }
 }
