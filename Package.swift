@@ -20,7 +20,7 @@ let package = Package(
         .systemLibrary(name: "CNetCore", path: "include"),
         .systemLibrary(name: "CJansson", path: "Sources/CJansson", pkgConfig: "jansson",
                        providers: [.apt(["libjansson-dev"])]),
-        .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("crypto")]),
+        .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("crypto"), .linkedLibrary("ssl")]),
         // The core, without Swift concurrency: all the C library is built on (ARCHITECTURE.md).
         .target(name: "NetCoreBase", dependencies: ["CCurlShim", "CJansson"]),
         // The Swift concurrency API (async send, the client's executor, streams), on

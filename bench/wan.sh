@@ -9,6 +9,9 @@
 #   3g    300 ms RTT, 1.6 Mbit/s, 2 % loss each way
 # Workloads, each peer in turn, rounds interleaved:
 #   cold1   a new client, one request (what one handshake and one request cost)
+#   pre1    (nc) a new client preconnects (nc_client_preconnect) and, once that is
+#           done, sends one request: that request's time, and the preconnect's
+#   preburst (nc) the same with 30 requests at once
 #   burst   a new client, 30 requests at once: time until all are done, and the TLS
 #           handshakes and connections nginx saw (its log: $connection,
 #           $ssl_session_reused), per burst
@@ -21,10 +24,16 @@
 # Writes bench/results/wan-<profile>-<commit>.jsonl (one line per peer run, with the
 # server's counts) and prints a table per profile.
 #
+# Every round's client is new, in one process: nc's TLS sessions are resumed between
+# them (the process-wide session cache), the raw peers share nothing.
 # Environment: WAN_PROFILES (default "80ms 3g"), WAN_ROUNDS (bursts per peer run,
 # default 5), WAN_N (steady requests, default 1000 for 80ms, 300 for 3g),
 # WAN_SCREENS (default 150 for 80ms, 60 for 3g),
-# WAN_PEERS (default "nc raw-pipewait raw-nopipewait httpx-h2").
+# WAN_PEERS (default "nc raw-pipewait raw-nopipewait httpx-h2"),
+# WAN_WORKLOADS (default "cold1 burst pre1 preburst screens steady"),
+# WAN_NC_LIB (a directory holding another libnetcore.so.0 for the nc peer, e.g. an
+# older build for a before/after figure; the output file is then
+# wan-<profile>-<commit>-<WAN_TAG or "lib">.jsonl).
 # Needs root (network namespaces); prints the reason and exits 0 when it cannot run.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -32,6 +41,8 @@ cd "$ROOT"
 PROFILES=${WAN_PROFILES:-80ms 3g}
 ROUNDS=${WAN_ROUNDS:-5}
 PEERS=${WAN_PEERS:-nc raw-pipewait raw-nopipewait httpx-h2}
+WORKLOADS=${WAN_WORKLOADS:-cold1 burst pre1 preburst screens steady}
+NC_LIB=${WAN_NC_LIB:-}
 BIN=$ROOT/build/bench/bin
 VENV=$ROOT/build/bench-wan-venv
 RESULTS=$ROOT/bench/results
@@ -106,7 +117,10 @@ http {
         ssl_certificate $RUN/certs/server.pem;
         ssl_certificate_key $RUN/certs/server.key;
         ssl_protocols TLSv1.3;
+        # as a production server: a shared session cache (TLS 1.3 resumes by the
+        # tickets nginx sends after each handshake, ssl_session_tickets' default)
         ssl_session_cache shared:wan:1m;
+        ssl_session_timeout 1h;
         root $RUN/www;
         location / { }
         location /list/ { add_header Cache-Control "no-cache"; }
@@ -136,7 +150,7 @@ run_peer() { # run_peer PEER WORKLOAD ARGS... -> one JSON line with the server's
   if [ "$peer" = httpx-h2 ]; then
     line=$("$VENV/bin/python" bench/python/wan_httpx.py --workload "$workload" --url "$URL" --ca "$RUN/certs/ca.pem" "$@") || true
   else
-    line=$("$BIN/wan" --peer "$peer" --workload "$workload" --url "$URL" --ca "$RUN/certs/ca.pem" "$@") || true
+    line=$(LD_LIBRARY_PATH=${NC_LIB:+$NC_LIB} "$BIN/wan" --peer "$peer" --workload "$workload" --url "$URL" --ca "$RUN/certs/ca.pem" "$@") || true
   fi
   sleep 0.3 # nginx writes a request's log line when it ends
   counts=$(server_counts "$before")
@@ -158,14 +172,20 @@ for PROFILE in $PROFILES; do
   netns_shape loss "$LOSS"
   netns_shape rate "$RATE"
   URL="https://127.0.0.1:$RELAY/tiny.json"
-  OUT=$RESULTS/wan-$PROFILE-$COMMIT.jsonl
+  OUT=$RESULTS/wan-$PROFILE-$COMMIT${NC_LIB:+-${WAN_TAG:-lib}}.jsonl
   : >"$OUT"
-  for peer in $PEERS; do run_peer "$peer" cold1 --rounds "$ROUNDS" | tee -a "$OUT"; done
-  for peer in $PEERS; do run_peer "$peer" burst -c 30 --rounds "$ROUNDS" | tee -a "$OUT"; done
-  for peer in $PEERS; do
-    [ "$peer" = httpx-h2 ] && continue   # screens: the C peers only
-    run_peer "$peer" screens -n "$SCREENS" | tee -a "$OUT"
-  done
-  for peer in $PEERS; do run_peer "$peer" steady -c 16 -n "$N" | tee -a "$OUT"; done
+  has() { [[ " $WORKLOADS " == *" $1 "* ]]; }
+  if has cold1; then for peer in $PEERS; do run_peer "$peer" cold1 --rounds "$ROUNDS" | tee -a "$OUT"; done; fi
+  if has burst; then for peer in $PEERS; do run_peer "$peer" burst -c 30 --rounds "$ROUNDS" | tee -a "$OUT"; done; fi
+  # preconnect: libnetcore's (nc_client_preconnect); the others have none
+  if has pre1 && [[ " $PEERS " == *" nc "* ]]; then run_peer nc pre1 --rounds "$ROUNDS" | tee -a "$OUT"; fi
+  if has preburst && [[ " $PEERS " == *" nc "* ]]; then run_peer nc preburst -c 30 --rounds "$ROUNDS" | tee -a "$OUT"; fi
+  if has screens; then
+    for peer in $PEERS; do
+      [ "$peer" = httpx-h2 ] && continue   # screens: the C peers only
+      run_peer "$peer" screens -n "$SCREENS" | tee -a "$OUT"
+    done
+  fi
+  if has steady; then for peer in $PEERS; do run_peer "$peer" steady -c 16 -n "$N" | tee -a "$OUT"; done; fi
   python3 bench/wan_report.py "$OUT"
 done

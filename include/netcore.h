@@ -509,6 +509,37 @@ NC_API nc_status nc_client_set_token(nc_client *client, const char *token);
  */
 NC_API nc_status nc_client_set_basic_auth(nc_client *client, const char *user, const char *password);
 
+/**
+ * Warms a connection: opens one to the host of `url` (DNS, TCP, TLS, and HTTP/2
+ * by ALPN when "http_version" asks for it) on the client's transfer thread and
+ * returns without waiting, so that the client's first request to that host
+ * (same scheme, host, port and TLS settings) reuses it instead of paying those
+ * round trips. For an app's known hosts at start-up. How: a HEAD request to `url`
+ * (libcurl 7.88 reuses no connection made with CURLOPT_CONNECT_ONLY), sent bare —
+ * the client's default headers and User-Agent, none of its token, basic
+ * credentials, adapters or signing; no retry, no reachability wait, no cache, no
+ * coalescing, no error or auth-expired handler (docs/roundtrips.md). Any answer
+ * of the server (a 404 or 405 too) means the connection is made. The outcome
+ * shows where any request's does: the event handler (events of method "HEAD":
+ * "request_end" carries the TRANSPORT error when the host could not be reached,
+ * e.g. code 7 for a refused connection) and the log handler (WARN for a failure).
+ * Within a process, a later connection to the same host and TLS settings resumes
+ * the TLS session any client without a cookie jar made (docs/roundtrips.md).
+ *
+ * Ownership: `url` (UTF-8: an absolute http(s) URL, or a path joined to the
+ *   client's current base URL as nc_request_new() takes it) is borrowed (copied).
+ *   On failure, if `error_out` is not NULL, *error_out receives a new error
+ *   (NC_DOMAIN_CLIENT / NC_CLIENT_INVALID_REQUEST naming the problem, or
+ *   NC_CLIENT_SHUTDOWN) released with nc_error_free(); nothing was sent.
+ * Thread:    any thread, including from inside a callback or hook.
+ * Returns:   NC_OK (the connection is being made); NC_ERR_INVALID_ARGUMENT (NULL
+ *   client or url, invalid UTF-8, a url that is neither an http(s) URL nor a path,
+ *   a path with no base URL, a URL libcurl refuses: nothing sent);
+ *   NC_ERR_INVALID_STATE (the client is shutting down).
+ * Since:     0.4
+ */
+NC_API nc_status nc_client_preconnect(nc_client *client, const char *url, nc_error **error_out);
+
 /* ------------------------------------------------------------------------- */
 /* 4. Request builder                                                        */
 /* ------------------------------------------------------------------------- */

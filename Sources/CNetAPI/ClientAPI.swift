@@ -61,6 +61,26 @@ public func nc_client_set_header(
 }
 
 @c @implementation
+public func nc_client_preconnect(
+    _ client: OpaquePointer?, _ url: UnsafePointer<CChar>?, _ error_out: UnsafeMutablePointer<OpaquePointer?>?
+) -> nc_status {
+    guard let c = borrow(client, as: NetClient.self), let target = text(url) else {
+        if client != nil {
+            error_out?.pointee = retained(ErrorBox(.invalidRequest("The URL to preconnect to is NULL or not valid UTF-8.")))
+        }
+        return NC_ERR_INVALID_ARGUMENT
+    }
+    do throws(NetError) {
+        try c.preconnect(target)
+        return NC_OK
+    } catch {
+        error_out?.pointee = retained(ErrorBox(error))
+        return error.domain == .client && error.code == NetError.ClientCode.shutdown.rawValue
+            ? NC_ERR_INVALID_STATE : NC_ERR_INVALID_ARGUMENT
+    }
+}
+
+@c @implementation
 public func nc_client_set_token(_ client: OpaquePointer?, _ token: UnsafePointer<CChar>?) -> nc_status {
     guard let c = borrow(client, as: NetClient.self) else { return NC_ERR_INVALID_ARGUMENT }
     var t: String? = nil

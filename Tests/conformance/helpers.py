@@ -41,9 +41,10 @@ class NginxLine(NamedTuple):
     bytes_sent: int
     range: str
     user_agent: str
+    session_reused: str   # nginx's $ssl_session_reused: "r" resumed, "." not, "" plain HTTP
 
 
-_NGINX = re.compile(r'^(\d+) (\d+) (\d+) "([^"]*)" (\d+) (\d+) "([^"]*)" "([^"]*)"$')
+_NGINX = re.compile(r'^(\d+) (\d+) (\d+) "([^"]*)" (\d+) (\d+) "([^"]*)" "([^"]*)" (\S*)$')
 
 
 def nginx_lines(server: Any, mark: int, needle: str, n: int = 1, timeout: float = 3.0) -> List[NginxLine]:
@@ -54,7 +55,7 @@ def nginx_lines(server: Any, mark: int, needle: str, n: int = 1, timeout: float 
         if m:
             g = m.groups()
             out.append(NginxLine(int(g[0]), int(g[1]), int(g[2]), g[3], int(g[4]), int(g[5]),
-                                 "" if g[6] == "-" else g[6], g[7]))
+                                 "" if g[6] == "-" else g[6], g[7], "" if g[8] == "-" else g[8]))
     return out
 
 

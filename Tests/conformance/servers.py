@@ -229,7 +229,7 @@ error_log {d}/error.log warn;
 events {{ worker_connections 512; }}
 http {{
     log_format conformance '$connection $connection_requests $server_port "$request" $status '
-                           '$body_bytes_sent "$http_range" "$http_user_agent"';
+                           '$body_bytes_sent "$http_range" "$http_user_agent" $ssl_session_reused';
     access_log {log} conformance;
     client_body_temp_path {d}/body;
     proxy_temp_path {d}/proxy;
@@ -247,6 +247,7 @@ http {{
         ssl_certificate {certs.cert};
         ssl_certificate_key {certs.key};
         ssl_protocols TLSv1.2 TLSv1.3;
+        ssl_session_cache shared:conformance:1m;
         location /static/ {{ alias {www}/; }}
         location /slow/ {{ alias {www}/; limit_rate_after {SLOW_AFTER}; limit_rate {SLOW_RATE}; }}
         location / {{

@@ -129,6 +129,31 @@ def test_h2_burst(conf, servers, marker):
                  "ok, logged, distinct $connection, protocol", ours, ref)
 
 
+@pytest.mark.parametrize("version", ["1.1", "2"])
+def test_tls_session_resumed_by_a_new_client(conf, servers, marker, version):
+    """A second client of the process resumes the first one's TLS session
+    (docs/roundtrips.md), after the first was closed; curl resumes its second
+    connection the same way (one process, one session cache)."""
+    url = servers.nginx.tls_url + "/static/1k.bin?m="
+    mark = servers.nginx.log.mark()
+    for i in range(2):
+        with netcore.Client({"http_version": version, "tls": {"ca_file": servers.certs.ca}}, proxy=None) as c:
+            assert c.get(f"{url}ours-{version}-{marker}&i={i}").status == 200
+    # The second client's connection (the first may resume too: another check of
+    # this process may have reached nginx before).
+    ours = [l.session_reused for l in nginx_lines(servers.nginx, mark, f"ours-{version}-{marker}", 2, timeout=5)
+            if l.request.split("&i=")[1].startswith("1")]
+    mark = servers.nginx.log.mark()
+    run = command(["curl", "-q", "-s", "-S", "--noproxy", "*", "--http1.1", "--cacert", servers.certs.ca,
+                   "-H", "Connection: close", "-o", "/dev/null", "-o", "/dev/null",
+                   f"{url}ref-{version}-{marker}&i=0", f"{url}ref-{version}-{marker}&i=1"])
+    assert run.code == 0, run.err
+    ref = [l.session_reused for l in nginx_lines(servers.nginx, mark, f"ref-{version}-{marker}", 2, timeout=5)
+           if l.request.split("&i=")[1].startswith("1")]
+    conf.compare(f"two clients one after the other, HTTP/{version} over TLS (curl: two connections, "
+                 "Connection: close): nginx's $ssl_session_reused of the second", ours, ref)
+
+
 def test_keepalive(conf, servers, nc, session, marker):
     url = servers.nginx.http_url + "/static/1k.bin?m="
     mark = servers.nginx.log.mark()

@@ -6,10 +6,18 @@
  *   burst   R times: a new client sends C (30) requests at once (distinct URLs, ?i=k);
  *           the time until the last one is done
  *   cold1   R times: a new client sends one request (a handshake + one request)
+ *   pre1    (nc) R times: a new client calls nc_client_preconnect() at start-up, waits
+ *           for it to finish (its request_end event; "warm_seconds"), then sends one
+ *           request: "seconds" is that request's time
+ *   preburst (nc) the same, then C (30) requests at once
  *   screens N screens of 6-12 requests each, one after the other, on one client
  *           (below): the seconds of each screen
  *   steady  one client, C (16) in flight, N requests after C*2 warm-up ones:
  *           requests/s and CPU µs per request (getrusage: the whole process)
+ * Every round's client is new, in one process: from the second round on, nc's new
+ * connections resume the TLS session of an earlier one (the process-wide session
+ * cache, CurlShare.swift); the raw peers make a new multi handle a round and share
+ * nothing, as they did.
  * Peers: nc — libnetcore's C API (nc_client_send, envelope on, "http_version":"2",
  * its defaults otherwise: 8 connections a host, coalescing on, PIPEWAIT set by the
  * library); raw-pipewait — libcurl multi, CURLPIPE_MULTIPLEX, HTTP/2 over TLS,
@@ -148,6 +156,46 @@ static double nc_run_many(nc_client *cl, long want, long window) {
     return now_s() - t0;
 }
 
+/* Preconnect: the client's request_end events, counted. */
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    long ends;
+} nc_ends;
+
+static void nc_on_event(const char *json, size_t len, void *ud) {
+    nc_ends *e = ud;
+    (void)len;
+    if (!strstr(json, "\"request_end\"")) return;
+    if (!strstr(json, "\"domain\":null")) note("preconnect failed");
+    pthread_mutex_lock(&e->mu);
+    e->ends++;
+    pthread_cond_signal(&e->cv);
+    pthread_mutex_unlock(&e->mu);
+}
+
+/* A new client warmed with nc_client_preconnect(url); *warm: the seconds until its
+ * HEAD ended (the event handler is removed before the client is returned). */
+static nc_client *nc_preconnected(double *warm) {
+    nc_ends e = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+    nc_client *cl = nc_new();
+    nc_error *err = NULL;
+    nc_client_set_event_mask(cl, NC_EVENT_REQUEST_END);
+    nc_client_set_event_handler(cl, nc_on_event, &e);
+    double t0 = now_s();
+    if (nc_client_preconnect(cl, url, &err) != NC_OK) {
+        note(nc_error_message(err));
+        nc_error_free(err);
+    } else {
+        pthread_mutex_lock(&e.mu);
+        while (e.ends < 1) pthread_cond_wait(&e.cv, &e.mu);
+        pthread_mutex_unlock(&e.mu);
+    }
+    *warm = now_s() - t0;
+    nc_client_set_event_handler(cl, NULL, NULL);
+    return cl;
+}
+
 /* ---------------------------------------------------------------- raw libcurl */
 
 typedef struct {
@@ -271,6 +319,25 @@ int main(int argc, char **argv) {
             printf("%s%.4f", r ? "," : "", t);
         }
         printf("]");
+    } else if (!strcmp(workload, "pre1") || !strcmp(workload, "preburst")) {
+        long per = !strcmp(workload, "preburst") ? c : 1;
+        double *warm = calloc((size_t)rounds, sizeof *warm);
+        printf(",\"c\":%ld,\"seconds\":[", per);
+        for (long r = 0; r < rounds; r++) {
+            double t = 0;
+            if (is_nc) {
+                nc_client *cl = nc_preconnected(&warm[r]);
+                t = nc_run_many(cl, per, per);
+                nc_client_free(cl);
+            } else {
+                note("preconnect: libnetcore only");
+            }
+            printf("%s%.4f", r ? "," : "", t);
+        }
+        printf("],\"warm_seconds\":[");
+        for (long r = 0; r < rounds; r++) printf("%s%.4f", r ? "," : "", warm[r]);
+        printf("]");
+        free(warm);
     } else if (!strcmp(workload, "screens")) {
         /* n screens, one after the other, on one client (after one warm-up request) */
         double *t = calloc((size_t)n, sizeof *t);

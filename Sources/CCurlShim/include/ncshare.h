@@ -1,8 +1,10 @@
 /*
- * A libcurl share object (curl_share) holding the cookie store of one client,
- * with the lock functions libcurl calls around every access to it: the client's
- * easy handles run on its transfer thread and on the threads of synchronous
- * sends (SyncLanes.swift) at the same time, so the store needs real locks.
+ * A libcurl share object (curl_share) holding TLS sessions and DNS answers, and for
+ * a client with a cookie jar its cookie store, with the lock functions libcurl calls
+ * around every access to them: easy handles attached to one share run on several
+ * threads at once (a client's transfer thread and the threads of synchronous sends,
+ * SyncLanes.swift; the transfer threads of every client of the process for the
+ * process-wide share, CurlShare.swift), so the share needs real locks.
  */
 #ifndef NETCORE_NCSHARE_H
 #define NETCORE_NCSHARE_H
@@ -11,8 +13,20 @@
 
 typedef struct ncshare ncshare;
 
-/* A share of CURL_LOCK_DATA_COOKIE with its locks; NULL when out of memory. */
-ncshare *ncshare_new_cookies(void);
+/* A share of CURL_LOCK_DATA_SSL_SESSION and CURL_LOCK_DATA_DNS, and of
+ * CURL_LOCK_DATA_COOKIE when `cookies` is non-zero, with its locks; NULL when out of
+ * memory. */
+ncshare *ncshare_new(int cookies);
+
+/* CURLOPT_SSL_CTX_FUNCTION of every handle attached to a share: the TLS sessions
+ * libcurl caches are copies no connection holds, so they stay resumable after
+ * their connection closes (libcurl 7.88.1 spoils an HTTP/2 connection's session
+ * when it closes it; ncshare.c). Leaves everything else as libcurl set it. */
+CURLcode ncshare_ssl_ctx(CURL *easy, void *ssl_ctx, void *userptr);
+
+/* Attaches `easy` to the share (CURLOPT_SHARE) with ncshare_ssl_ctx as its
+ * CURLOPT_SSL_CTX_FUNCTION. */
+void ncshare_attach(ncshare *share, CURL *easy);
 
 /* The CURLSH handle, for CURLOPT_SHARE. */
 CURLSH *ncshare_handle(ncshare *share);

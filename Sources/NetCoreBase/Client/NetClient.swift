@@ -49,10 +49,13 @@ public final class NetClient: @unchecked Sendable {
             cache = nil
         }
         cacheStoringPolicy = cache.map { CacheTransferPolicy(cache: $0, inner: nil, entry: nil, fallback: false) }
+        // TLS sessions and DNS answers: the process's share, or the jar's, which
+        // keeps this client's cookies apart (CurlShare.swift).
         guard
             let loop = TransferLoop(
                 mode: configuration.callbacks, limits: configuration.limits,
-                proxies: ProxyEnvironment(configured: configuration.proxy), share: jar?.share, transport: transport)
+                proxies: ProxyEnvironment(configured: configuration.proxy), share: jar?.share ?? CurlShare.process,
+                transport: transport)
         else {
             throw NetError.internalError(
                 "libcurl or the transfer thread could not be started (out of memory or thread limit).")

@@ -29,8 +29,9 @@ final class EasyHandle {
     /// The multipart body set with CURLOPT_MIMEPOST (EasyHandle+Upload.swift); freed
     /// when the next transfer sets another, or with the handle.
     var mime: OpaquePointer?
-    /// The client's share (cookies), attached once here; held so that it outlives
-    /// the handle (CurlShare.swift). Nil for a client without one.
+    /// The share it is attached to (TLS sessions and DNS answers; the cookie jar's
+    /// for a client with one), attached once here; held so that it outlives the
+    /// handle (CurlShare.swift). Nil: nothing shared.
     private let share: CurlShare?
     /// Options only some transfers set (a download's Range, progress) are set:
     /// the next configure clears them (clearTransferExtras).
@@ -70,8 +71,10 @@ final class EasyHandle {
         _ = ncshim_easy_setopt_ptr(h, CURLOPT_HEADERDATA, s)
         if let share {
             share.attach(h)
-            s.pointee.count_set_cookies = 1   // the jar's bounds count them (CurlShare)
-            s.pointee.share = share.raw   // and so does its change count, at once
+            if share.keepsCookies {
+                s.pointee.count_set_cookies = 1   // the jar's bounds count them (CurlShare)
+                s.pointee.share = share.raw   // and so does its change count, at once
+            }
         }
     }
 
@@ -105,7 +108,7 @@ final class EasyHandle {
     /// Hands the Set-Cookie lines the sink counted since the last call to the
     /// share (its bounds check), at the end of every hop, whatever ended it.
     func reportSetCookies() {
-        guard let share else { return }
+        guard let share, share.keepsCookies else { return }
         let n = sink.pointee.set_cookies
         guard n > 0 else { return }
         sink.pointee.set_cookies = 0

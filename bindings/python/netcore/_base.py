@@ -6,13 +6,14 @@ endpoint catalog). The two subclasses add the requests: blocking ones
 (``client.py``) or awaited ones (``aio.py``)."""
 from __future__ import annotations
 
+import ctypes
 import json
 import weakref
 from typing import Any, Callable, ClassVar, Dict, Iterable, Mapping, Optional, Sequence
 
 from . import _cache, _cookies, _hooks, _reach, _refresh
 from ._adapters import apply_auth, configured_redirects, without_redirects
-from ._capi import C
+from ._capi import C, ErrorHandle
 from ._core import ClientCore, Config, config_text
 from ._request import TimeoutArg, cstr, endpoint_spec
 from ._retry import RetryArg, install_handler, retry_json
@@ -143,6 +144,29 @@ class BaseClient:
             InvalidArgument: an empty token or one with CR/LF (the token is unchanged).
         """
         self._core.set_token(token)
+
+    def preconnect(self, url: str) -> None:
+        """Warm a connection to ``url``'s host (DNS, TCP, TLS, HTTP/2) on the
+        transfer thread and return at once, so that the first request to that host
+        reuses it (``nc_client_preconnect``: a bare HEAD request; any answer of the
+        server means the connection is made). ``url`` is an absolute http(s) URL or
+        a path joined to the base URL. A host that cannot be reached shows in
+        ``on_event`` (a ``request_end`` of method HEAD with the TRANSPORT error) and
+        in the log, not here. Not awaited in :class:`~netcore.AsyncClient` either:
+        it never blocks.
+
+        Raises:
+            InvalidRequest: not an http(s) URL or path, a path with no base URL, a
+                URL libcurl refuses (nothing sent).
+        """
+        err = ErrorHandle()
+        with self._core.use() as h:
+            status = C.nc_client_preconnect(h, cstr(url, "url"), ctypes.byref(err))
+        if status != 0:
+            try:
+                raise error_for(status, err, function="nc_client_preconnect")
+            finally:
+                C.nc_error_free(err)
 
     # -- cancellation groups ----------------------------------------------------
 

@@ -47,7 +47,7 @@ final class CookieJar: @unchecked Sendable {
     /// does not exist (it could never be written).
     init(file: String?) throws(NetError) {
         CurlGlobal.ensureInitialized()
-        guard let share = CurlShare(), let control = curl_easy_init() else {
+        guard let share = CurlShare(cookies: true), let control = curl_easy_init() else {
             throw NetError.internalError("libcurl could not make the cookie jar (out of memory).")
         }
         self.share = share
