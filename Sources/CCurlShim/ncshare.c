@@ -51,8 +51,8 @@ static _Atomic(ncshare_new_session_fn) curl_new_session;
 static int ncshare_new_session(SSL *ssl, SSL_SESSION *session) {
     ncshare_new_session_fn curl_cb = atomic_load_explicit(&curl_new_session, memory_order_acquire);
     SSL_SESSION *copy = curl_cb ? SSL_SESSION_dup(session) : NULL;
-    if (copy && !curl_cb(ssl, copy)) SSL_SESSION_free(copy);   /* 1: libcurl keeps it */
-    return 0;   /* the connection's own object is not kept */
+    if (copy && !curl_cb(ssl, copy)) SSL_SESSION_free(copy); /* 1: libcurl keeps it */
+    return 0; /* the connection's own object is not kept */
 }
 
 CURLcode ncshare_ssl_ctx(CURL *easy, void *ssl_ctx, void *userptr) {

@@ -66,7 +66,8 @@ public func nc_client_preconnect(
 ) -> nc_status {
     guard let c = borrow(client, as: NetClient.self), let target = text(url) else {
         if client != nil {
-            error_out?.pointee = retained(ErrorBox(.invalidRequest("The URL to preconnect to is NULL or not valid UTF-8.")))
+            error_out?.pointee = retained(
+                ErrorBox(.invalidRequest("The URL to preconnect to is NULL or not valid UTF-8.")))
         }
         return NC_ERR_INVALID_ARGUMENT
     }

@@ -16,7 +16,9 @@ import Testing
         let c = try NetClient(json: #"{"base_url":"\#(server.baseURL)"}"#)
         defer { c.shutdown() }
         let error: NetError? = await withCheckedContinuation { k in
-            do throws(NetError) { try c.preconnect("/echo?warm=1") { k.resume(returning: $0) } } catch { k.resume(returning: error) }
+            do throws(NetError) { try c.preconnect("/echo?warm=1") { k.resume(returning: $0) } } catch {
+                k.resume(returning: error)
+            }
         }
         #expect(error == nil)
         _ = try await c.send(try Request(method: "GET", target: "/echo?first=1"))
@@ -31,12 +33,16 @@ import Testing
         let c = try NetClient(json: "{}")
         defer { c.shutdown() }
         let missing: NetError? = await withCheckedContinuation { k in
-            do throws(NetError) { try c.preconnect(server.baseURL + "/no/such/route") { k.resume(returning: $0) } } catch { k.resume(returning: error) }
+            do throws(NetError) {
+                try c.preconnect(server.baseURL + "/no/such/route") { k.resume(returning: $0) }
+            } catch { k.resume(returning: error) }
         }
         #expect(missing == nil)   // a 404: the server answered
         server.stop()
         let dead: NetError? = await withCheckedContinuation { k in
-            do throws(NetError) { try c.preconnect(server.baseURL + "/") { k.resume(returning: $0) } } catch { k.resume(returning: error) }
+            do throws(NetError) { try c.preconnect(server.baseURL + "/") { k.resume(returning: $0) } } catch {
+                k.resume(returning: error)
+            }
         }
         #expect(dead?.domain == .transport)
         #expect(dead?.code == 7)

@@ -43,7 +43,8 @@ extension NetClient {
         case .failure(let e): throw e
         }
         guard prepared.parsedURL != nil else {
-            throw NetError.invalidRequest("libcurl cannot parse the URL '\(Redaction.url(prepared.urlText))' to preconnect to.")
+            throw NetError.invalidRequest(
+                "libcurl cannot parse the URL '\(Redaction.url(prepared.urlText))' to preconnect to.")
         }
         let t = Transfer(
             prepared: prepared, presetError: nil, loop: loop, monitor: settings.monitor,
