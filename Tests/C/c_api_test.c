@@ -1685,196 +1685,197 @@ static void test_data_unpack(void) {
     json_decref(meta_owned);
     nc_client_free(c);
     nc_client_free(raw);
-    /* ---- preconnect (nc_client_preconnect) ----------------------------------- */
+}
 
-    /* The events a client's handler received, kept as text. */
-    struct event_log {
-        pthread_mutex_t mutex;
-        pthread_cond_t cond;
-        int count, ends;
-        char events[16][1024];
-    };
+/* ---- preconnect (nc_client_preconnect) ----------------------------------- */
 
-    static void log_event(const char *event_json, size_t len, void *userdata) {
-        struct event_log *l = userdata;
-        (void)len;
-        pthread_mutex_lock(&l->mutex);
-        if (l->count < 16) snprintf(l->events[l->count], sizeof l->events[0], "%s", event_json);
-        l->count++;
-        if (strstr(event_json, "\"request_end\"")) l->ends++;
-        pthread_cond_broadcast(&l->cond);
-        pthread_mutex_unlock(&l->mutex);
+/* The events a client's handler received, kept as text. */
+struct event_log {
+    pthread_mutex_t mutex;
+    pthread_cond_t cond;
+    int count, ends;
+    char events[16][1024];
+};
+
+static void log_event(const char *event_json, size_t len, void *userdata) {
+    struct event_log *l = userdata;
+    (void)len;
+    pthread_mutex_lock(&l->mutex);
+    if (l->count < 16) snprintf(l->events[l->count], sizeof l->events[0], "%s", event_json);
+    l->count++;
+    if (strstr(event_json, "\"request_end\"")) l->ends++;
+    pthread_cond_broadcast(&l->cond);
+    pthread_mutex_unlock(&l->mutex);
+}
+
+/* Waits (at most 10 s) until `want` request_end events have arrived; returns how many did. */
+static int wait_ends(struct event_log *l, int want) {
+    double deadline = now_ms() + 10000;
+    int n;
+    pthread_mutex_lock(&l->mutex);
+    while (l->ends < want && now_ms() < deadline) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 20 * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+        pthread_cond_timedwait(&l->cond, &l->mutex, &ts);
     }
+    n = l->ends;
+    pthread_mutex_unlock(&l->mutex);
+    return n;
+}
 
-    /* Waits (at most 10 s) until `want` request_end events have arrived; returns how many did. */
-    static int wait_ends(struct event_log * l, int want) {
-        double deadline = now_ms() + 10000;
-        int n;
-        pthread_mutex_lock(&l->mutex);
-        while (l->ends < want && now_ms() < deadline) {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += 20 * 1000000L;
-            if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
-            pthread_cond_timedwait(&l->cond, &l->mutex, &ts);
-        }
-        n = l->ends;
-        pthread_mutex_unlock(&l->mutex);
-        return n;
-    }
-
-    /* The TCP connections the mock server accepted so far (its /_stats), read through
+/* The TCP connections the mock server accepted so far (its /_stats), read through
  * `stats`, a client whose own kept-alive connection is counted once. */
-    static long long server_connections(nc_client * stats) {
-        nc_response *resp = NULL;
-        nc_error *err = NULL;
-        long long n = -1;
-        if (get(stats, "/_stats", &resp, &err) == NC_OK) {
-            json_t *c = json_object_get(nc_response_json(resp), "connections");
-            if (json_is_integer(c)) n = json_integer_value(c);
-        }
-        nc_response_free(resp);
-        nc_error_free(err);
-        return n;
+static long long server_connections(nc_client *stats) {
+    nc_response *resp = NULL;
+    nc_error *err = NULL;
+    long long n = -1;
+    if (get(stats, "/_stats", &resp, &err) == NC_OK) {
+        json_t *c = json_object_get(nc_response_json(resp), "connections");
+        if (json_is_integer(c)) n = json_integer_value(c);
     }
+    nc_response_free(resp);
+    nc_error_free(err);
+    return n;
+}
 
-    /* A loopback port nothing listens on (bound, then closed). */
-    static int closed_port(void) {
-        struct sockaddr_in a;
-        socklen_t len = sizeof a;
-        int fd = socket(AF_INET, SOCK_STREAM, 0), port = 1;
-        memset(&a, 0, sizeof a);
-        a.sin_family = AF_INET;
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
-            getsockname(fd, (struct sockaddr *)&a, &len) == 0)
-            port = ntohs(a.sin_port);
-        if (fd >= 0) close(fd);
-        return port;
-    }
+/* A loopback port nothing listens on (bound, then closed). */
+static int closed_port(void) {
+    struct sockaddr_in a;
+    socklen_t len = sizeof a;
+    int fd = socket(AF_INET, SOCK_STREAM, 0), port = 1;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+        getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+        port = ntohs(a.sin_port);
+    if (fd >= 0) close(fd);
+    return port;
+}
 
-    static void test_preconnect(void) {
-        struct event_log log = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, {{0}}};
-        nc_client *stats, *client, *bare;
-        nc_error *err = NULL;
-        nc_task *task = NULL;
-        nc_request *req = NULL;
-        waiter w;
-        long long c0, c1, c2;
-        char dead[128];
-        g_ctx = "preconnect";
-        stats = make_client(NULL, NULL);
-        client = make_client(NULL, NULL);
-        bare = NULL;
-        CHECK_INT(nc_client_new("{}", &bare, NULL), NC_OK);
-        if (!stats || !client || !bare) goto out;
-        CHECK_INT(nc_client_set_event_handler(client, log_event, &log), NC_OK);
-        c0 = server_connections(stats);
+static void test_preconnect(void) {
+    struct event_log log = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, {{0}}};
+    nc_client *stats, *client, *bare;
+    nc_error *err = NULL;
+    nc_task *task = NULL;
+    nc_request *req = NULL;
+    waiter w;
+    long long c0, c1, c2;
+    char dead[128];
+    g_ctx = "preconnect";
+    stats = make_client(NULL, NULL);
+    client = make_client(NULL, NULL);
+    bare = NULL;
+    CHECK_INT(nc_client_new("{}", &bare, NULL), NC_OK);
+    if (!stats || !client || !bare) goto out;
+    CHECK_INT(nc_client_set_event_handler(client, log_event, &log), NC_OK);
+    c0 = server_connections(stats);
 
-        /* Refused on the caller's thread, nothing sent: a path with no base URL, a
+    /* Refused on the caller's thread, nothing sent: a path with no base URL, a
      * scheme other than http(s), a URL libcurl refuses, NULL. */
-        CHECK_INT(nc_client_preconnect(bare, "/echo?key=pre-bad", &err), NC_ERR_INVALID_ARGUMENT);
-        CHECK_INT(nc_error_domain(err), NC_DOMAIN_CLIENT);
-        CHECK_INT(nc_error_code(err), NC_CLIENT_INVALID_REQUEST);
-        CHECK(strstr(nc_error_message(err), "base_url") != NULL);
-        nc_error_free(err);
-        err = NULL;
-        CHECK_INT(nc_client_preconnect(client, "ftp://127.0.0.1/x", &err), NC_ERR_INVALID_ARGUMENT);
-        CHECK_INT(nc_error_code(err), NC_CLIENT_INVALID_REQUEST);
-        nc_error_free(err);
-        err = NULL;
-        CHECK_INT(nc_client_preconnect(client, "http://127.0.0.1:99999/echo?key=pre-bad", &err),
-                  NC_ERR_INVALID_ARGUMENT);
-        CHECK_INT(nc_error_code(err), NC_CLIENT_INVALID_REQUEST);
-        nc_error_free(err);
-        err = NULL;
-        CHECK_INT(nc_client_preconnect(client, NULL, &err), NC_ERR_INVALID_ARGUMENT);
-        CHECK_INT(nc_error_code(err), NC_CLIENT_INVALID_REQUEST);
-        nc_error_free(err);
-        err = NULL;
-        CHECK_INT(nc_client_preconnect(NULL, "/", &err), NC_ERR_INVALID_ARGUMENT);
-        CHECK(err == NULL);
+    CHECK_INT(nc_client_preconnect(bare, "/echo?key=pre-bad", &err), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_error_domain(err), NC_DOMAIN_CLIENT);
+    CHECK_INT(nc_error_code(err), NC_CLIENT_INVALID_REQUEST);
+    CHECK(strstr(nc_error_message(err), "base_url") != NULL);
+    nc_error_free(err);
+    err = NULL;
+    CHECK_INT(nc_client_preconnect(client, "ftp://127.0.0.1/x", &err), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_error_code(err), NC_CLIENT_INVALID_REQUEST);
+    nc_error_free(err);
+    err = NULL;
+    CHECK_INT(nc_client_preconnect(client, "http://127.0.0.1:99999/echo?key=pre-bad", &err),
+              NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_error_code(err), NC_CLIENT_INVALID_REQUEST);
+    nc_error_free(err);
+    err = NULL;
+    CHECK_INT(nc_client_preconnect(client, NULL, &err), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_error_code(err), NC_CLIENT_INVALID_REQUEST);
+    nc_error_free(err);
+    err = NULL;
+    CHECK_INT(nc_client_preconnect(NULL, "/", &err), NC_ERR_INVALID_ARGUMENT);
+    CHECK(err == NULL);
 
-        /* A preconnect: one connection, made off this thread; its HEAD reached the server. */
-        CHECK_INT(nc_client_preconnect(client, "/echo?key=pre-warm", &err), NC_OK);
-        CHECK(err == NULL);
-        CHECK_INT(wait_ends(&log, 1), 1);
-        pthread_mutex_lock(&log.mutex);
-        /* The refused calls sent nothing: the first events are the preconnect's. */
-        CHECK_INT(log.count, 3);
-        CHECK(strstr(log.events[0], "\"request_start\"") &&
-              strstr(log.events[0], "\"method\":\"HEAD\""));
-        CHECK(strstr(log.events[0], "/echo?key=") != NULL); /* (its value is redacted: "key") */
-        CHECK(strstr(log.events[2], "\"request_end\"") && strstr(log.events[2], "\"domain\":null"));
-        pthread_mutex_unlock(&log.mutex);
-        c1 = server_connections(stats);
-        CHECK_INT(c1, c0 + 1);
-        CHECK_INT(hits(stats, "pre-warm"), 1);
-        CHECK_INT(hits(stats, "pre-bad"), 0);
+    /* A preconnect: one connection, made off this thread; its HEAD reached the server. */
+    CHECK_INT(nc_client_preconnect(client, "/echo?key=pre-warm", &err), NC_OK);
+    CHECK(err == NULL);
+    CHECK_INT(wait_ends(&log, 1), 1);
+    pthread_mutex_lock(&log.mutex);
+    /* The refused calls sent nothing: the first events are the preconnect's. */
+    CHECK_INT(log.count, 3);
+    CHECK(strstr(log.events[0], "\"request_start\"") && strstr(log.events[0], "\"method\":\"HEAD\""));
+    CHECK(strstr(log.events[0], "/echo?key=") != NULL); /* (its value is redacted: "key") */
+    CHECK(strstr(log.events[2], "\"request_end\"") && strstr(log.events[2], "\"domain\":null"));
+    pthread_mutex_unlock(&log.mutex);
+    c1 = server_connections(stats);
+    CHECK_INT(c1, c0 + 1);
+    CHECK_INT(hits(stats, "pre-warm"), 1);
+    CHECK_INT(hits(stats, "pre-bad"), 0);
 
-        /* The first request reuses it: no new connection. */
-        waiter_init(&w);
-        if (CHECK_INT(nc_request_new("GET", "/echo?key=pre-first", &req), NC_OK) &&
-            CHECK_INT(nc_client_send(client, req, loop_cb, &w, &task), NC_OK)) {
-            CHECK_INT(waiter_count(&w, 1, 10000), 1);
-            CHECK_INT(w.domain, 0);
-        }
-        nc_task_free(task);
-        nc_request_free(req);
-        waiter_destroy(&w);
-        c2 = server_connections(stats);
-        CHECK_INT(c2, c1);
-        CHECK_INT(hits(stats, "pre-first"), 1);
-
-        /* A host nothing listens on: NC_OK, and the failure shows in the events. */
-        snprintf(dead, sizeof dead, "http://127.0.0.1:%d/", closed_port());
-        CHECK_INT(nc_client_preconnect(client, dead, &err), NC_OK);
-        CHECK(err == NULL);
-        CHECK_INT(wait_ends(&log, 3), 3);
-        pthread_mutex_lock(&log.mutex);
-        /* 0-2 the preconnect, 3-5 the request, 6-8 this preconnect */
-        if (CHECK_INT(log.count, 9)) {
-            CHECK(strstr(log.events[6], "\"method\":\"HEAD\"") != NULL);
-            CHECK(strstr(log.events[8], "\"request_end\"") != NULL);
-            CHECK(strstr(log.events[8], "\"domain\":\"NCTransportErrorDomain\"") != NULL);
-            CHECK(strstr(log.events[8], "\"code\":7,") != NULL);
-        }
-        pthread_mutex_unlock(&log.mutex);
-        CHECK_INT(nc_client_set_event_handler(client, NULL, NULL), NC_OK);
-    out:
-        nc_client_free(client);
-        nc_client_free(stats);
-        nc_client_free(bare);
+    /* The first request reuses it: no new connection. */
+    waiter_init(&w);
+    if (CHECK_INT(nc_request_new("GET", "/echo?key=pre-first", &req), NC_OK) &&
+        CHECK_INT(nc_client_send(client, req, loop_cb, &w, &task), NC_OK)) {
+        CHECK_INT(waiter_count(&w, 1, 10000), 1);
+        CHECK_INT(w.domain, 0);
     }
+    nc_task_free(task);
+    nc_request_free(req);
+    waiter_destroy(&w);
+    c2 = server_connections(stats);
+    CHECK_INT(c2, c1);
+    CHECK_INT(hits(stats, "pre-first"), 1);
 
-    int main(int argc, char **argv) {
-        if (argc != 2) {
-            fprintf(stderr, "usage: %s http://127.0.0.1:<port>/api\n", argv[0]);
-            return 2;
-        }
-        g_base = argv[1];
-        g_main_thread = pthread_self();
-        setvbuf(stdout, NULL, _IOLBF, 0);
-
-        test_shape_a();
-        test_shape_b();
-        test_shape_c();
-        test_raw_mode();
-        test_queue_mode();
-        test_loop_callbacks();
-        test_null_arguments();
-        test_free_in_flight();
-        test_misbehaving_servers();
-        test_hooks();
-        test_adapters();
-        test_cache();
-        test_cookies();
-        test_log_to_stderr();
-        test_api_layer();
-        test_preconnect();
-
-        test_data_unpack();
-
-        printf("%d passed, %d failed\n", g_passed, g_failed);
-        return g_failed ? 1 : 0;
+    /* A host nothing listens on: NC_OK, and the failure shows in the events. */
+    snprintf(dead, sizeof dead, "http://127.0.0.1:%d/", closed_port());
+    CHECK_INT(nc_client_preconnect(client, dead, &err), NC_OK);
+    CHECK(err == NULL);
+    CHECK_INT(wait_ends(&log, 3), 3);
+    pthread_mutex_lock(&log.mutex);
+    /* 0-2 the preconnect, 3-5 the request, 6-8 this preconnect */
+    if (CHECK_INT(log.count, 9)) {
+        CHECK(strstr(log.events[6], "\"method\":\"HEAD\"") != NULL);
+        CHECK(strstr(log.events[8], "\"request_end\"") != NULL);
+        CHECK(strstr(log.events[8], "\"domain\":\"NCTransportErrorDomain\"") != NULL);
+        CHECK(strstr(log.events[8], "\"code\":7,") != NULL);
     }
+    pthread_mutex_unlock(&log.mutex);
+    CHECK_INT(nc_client_set_event_handler(client, NULL, NULL), NC_OK);
+out:
+    nc_client_free(client);
+    nc_client_free(stats);
+    nc_client_free(bare);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s http://127.0.0.1:<port>/api\n", argv[0]);
+        return 2;
+    }
+    g_base = argv[1];
+    g_main_thread = pthread_self();
+    setvbuf(stdout, NULL, _IOLBF, 0);
+
+    test_shape_a();
+    test_shape_b();
+    test_shape_c();
+    test_raw_mode();
+    test_queue_mode();
+    test_loop_callbacks();
+    test_null_arguments();
+    test_free_in_flight();
+    test_misbehaving_servers();
+    test_hooks();
+    test_adapters();
+    test_cache();
+    test_cookies();
+    test_log_to_stderr();
+    test_api_layer();
+    test_preconnect();
+
+    test_data_unpack();
+
+    printf("%d passed, %d failed\n", g_passed, g_failed);
+    return g_failed ? 1 : 0;
+}
