@@ -18,6 +18,7 @@ struct TransferFeatures {
 extension NetClient {
     /// What a transfer of `p` carries under `settings`, in the order they run:
     /// the gate before each attempt, the preparer, the policy after it.
+    @inline(__always)
     func features(for p: PreparedRequest?, _ settings: ClientSettings) -> TransferFeatures {
         TransferFeatures(
             monitor: settings.monitor,
@@ -31,8 +32,9 @@ extension NetClient {
     /// progress and body callbacks (Request+Transfers.swift) and the client's
     /// hooks. `presetResponse`: an answer already known (the cache's), completed
     /// through the usual path with nothing sent; `standsAlone`: never coalesced.
+    @inline(__always)
     func compose(
-        _ request: Request, _ prepared: PreparedRequest?, preset: NetError? = nil, _ features: TransferFeatures,
+        _ request: Request, _ prepared: PreparedRequest?, preset: NetError? = nil, _ features: borrowing TransferFeatures,
         presetResponse: Response? = nil, standsAlone: Bool = false,
         foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?), deliver: @escaping Transfer.Deliver
     ) -> Transfer {
