@@ -116,11 +116,7 @@ public func nc_outgoing_set_header(
     _ value: UnsafePointer<CChar>?
 ) -> nc_status {
     guard let box = borrow(out, as: OutgoingBox.self), let name = text(name) else { return NC_ERR_INVALID_ARGUMENT }
-    var v: String? = nil
-    if let value {
-        guard let s = text(value) else { return NC_ERR_INVALID_ARGUMENT }
-        v = s
-    }
+    guard let v = optionalText(value) else { return NC_ERR_INVALID_ARGUMENT }
     do throws(NetError) {
         try box.request.setHeader(name, v)
         return NC_OK
@@ -132,11 +128,7 @@ public func nc_outgoing_set_header(
 @c @implementation
 public func nc_outgoing_fail(_ out: OpaquePointer?, _ message: UnsafePointer<CChar>?) -> nc_status {
     guard let box = borrow(out, as: OutgoingBox.self) else { return NC_ERR_INVALID_ARGUMENT }
-    var m: String? = nil
-    if let message {
-        guard let s = text(message) else { return NC_ERR_INVALID_ARGUMENT }
-        m = s
-    }
+    guard let m = optionalText(message) else { return NC_ERR_INVALID_ARGUMENT }
     box.failed = true
     box.failMessage = m
     return NC_OK
@@ -147,11 +139,7 @@ public func nc_outgoing_set_query(
     _ out: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?
 ) -> nc_status {
     guard let box = borrow(out, as: OutgoingBox.self), let name = text(name) else { return NC_ERR_INVALID_ARGUMENT }
-    var v: String? = nil
-    if let value {
-        guard let s = text(value) else { return NC_ERR_INVALID_ARGUMENT }
-        v = s
-    }
+    guard let v = optionalText(value) else { return NC_ERR_INVALID_ARGUMENT }
     do throws(NetError) {
         try box.request.setQuery(name, v)
         return NC_OK
@@ -184,4 +172,12 @@ public func nc_outgoing_set_body(
 @c @implementation
 public func nc_outgoing_params_json(_ out: OpaquePointer?) -> UnsafePointer<CChar>? {
     borrow(out, as: OutgoingBox.self)?.paramsJSON
+}
+
+/// A C string that may be NULL: `.some(nil)` for NULL, `.some(text)` for valid
+/// UTF-8, nil (refused) for anything else.
+private func optionalText(_ p: UnsafePointer<CChar>?) -> String?? {
+    guard let p else { return .some(nil) }
+    guard let s = text(p) else { return nil }
+    return .some(s)
 }

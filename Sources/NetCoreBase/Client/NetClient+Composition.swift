@@ -34,7 +34,8 @@ extension NetClient {
     /// through the usual path with nothing sent; `standsAlone`: never coalesced.
     @inline(__always)
     func compose(
-        _ request: Request, _ prepared: PreparedRequest?, preset: NetError? = nil, _ features: borrowing TransferFeatures,
+        _ request: Request, _ prepared: PreparedRequest?, preset: NetError? = nil,
+        _ features: borrowing TransferFeatures,
         presetResponse: Response? = nil, standsAlone: Bool = false,
         foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?), deliver: @escaping Transfer.Deliver
     ) -> Transfer {

@@ -22,24 +22,16 @@ final class MonitorPair: EventMonitor, @unchecked Sendable {
 
     func wants(_ kind: RequestEvent.Kind) -> Bool { first.wants(kind) || second.wants(kind) }
 
-    func requestDidStart(_ event: RequestEvent) {
-        if first.wants(event.kind) { first.requestDidStart(event) }
-        if second.wants(event.kind) { second.requestDidStart(event) }
-    }
-    func attemptDidEnd(_ event: RequestEvent) {
-        if first.wants(event.kind) { first.attemptDidEnd(event) }
-        if second.wants(event.kind) { second.attemptDidEnd(event) }
-    }
-    func retryScheduled(_ event: RequestEvent) {
-        if first.wants(event.kind) { first.retryScheduled(event) }
-        if second.wants(event.kind) { second.retryScheduled(event) }
-    }
-    func requestDidComplete(_ event: RequestEvent) {
-        if first.wants(event.kind) { first.requestDidComplete(event) }
-        if second.wants(event.kind) { second.requestDidComplete(event) }
-    }
-    func cacheDidHit(_ event: RequestEvent) {
-        if first.wants(event.kind) { first.cacheDidHit(event) }
-        if second.wants(event.kind) { second.cacheDidHit(event) }
+    func requestDidStart(_ event: RequestEvent) { each(event) { $0.requestDidStart(event) } }
+    func attemptDidEnd(_ event: RequestEvent) { each(event) { $0.attemptDidEnd(event) } }
+    func retryScheduled(_ event: RequestEvent) { each(event) { $0.retryScheduled(event) } }
+    func requestDidComplete(_ event: RequestEvent) { each(event) { $0.requestDidComplete(event) } }
+    func cacheDidHit(_ event: RequestEvent) { each(event) { $0.cacheDidHit(event) } }
+
+    /// Hands `event` to each monitor that wants its kind, the user's first.
+    @inline(__always)
+    private func each(_ event: RequestEvent, _ call: (any EventMonitor) -> Void) {
+        if first.wants(event.kind) { call(first) }
+        if second.wants(event.kind) { call(second) }
     }
 }
