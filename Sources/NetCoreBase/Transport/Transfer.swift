@@ -82,11 +82,6 @@ public final class Transfer: @unchecked Sendable {
     /// The waiting task runs on the client's executor (the loop thread): resumed at
     /// once rather than batched (TransferLoop.deferResume). Set before submission.
     package var waiterOnLoop = false
-    /// Loop thread only: a cancel to act on before the transfer sends or waits
-    /// again. Set when the loop takes it with a cancel already asked, or when a
-    /// hook cancels it while the loop moves it between states (`Phase.moving`):
-    /// it was then in no list the cancel could take it from.
-    var cancelAsked = false
     /// `TransferLoop.resume(_:)` was asked for this parked transfer.
     var resumeRequested = false
     /// The lane a parked synchronous send waits on (woken by resume).
@@ -98,8 +93,11 @@ public final class Transfer: @unchecked Sendable {
 
     // Driving thread only.
     var easy: EasyHandle?
+    /// Where the transfer is in the loop and whether a cancel waits for its next
+    /// step (Transfer+Lifecycle.swift). Loop thread only.
+    @exclusivity(unchecked) var lifecycle = Lifecycle()
     /// Where the transfer is in the loop (`Phase`).
-    @exclusivity(unchecked) var phase: Phase = .queued
+    var phase: Phase { lifecycle.phase }
     /// The body file (Upload.file) and its size, open from the first attempt to the
     /// completion (Transfer+Upload.swift); -1 otherwise.
     var inputFD: Int32 = -1
@@ -126,68 +124,6 @@ public final class Transfer: @unchecked Sendable {
     @exclusivity(unchecked) var startedAt: UInt64 = 0
     /// Every ended attempt (filled only when `keepsAttemptLog`), for the response's metrics.
     var attemptLog: [AttemptRecord] = []
-
-    /// Where a transfer the loop runs is, as the loop thread sees it. One value
-    /// replaces what flags once said in combination; the loop's list, timer queue and
-    /// parked list hold exactly the transfers whose phase names them.
-    ///
-    ///     queued ──taken──► moving ──launched──► running(slot) ──hop ended──► moving
-    ///                        │ ▲                                                │
-    ///                        │ └───── due / resumed ──── waiting(timer|parked) ◄┘ relaunchAfter, park
-    ///                        └──── complete ────► completed
-    ///
-    /// `moving`: the loop is taking it from one state to the next (starting it,
-    /// beginning an attempt, deciding after a hop) and hooks run meanwhile; it is
-    /// in no list, so a cancel from one of those hooks sets `cancelAsked`, acted on
-    /// before it sends or waits again. A transfer the loop never runs (a
-    /// synchronous send, a caller of a shared transfer) stays `queued`. Loop
-    /// thread only; `done` and `cancelRequested`, which other threads read, are
-    /// kept apart under the monitor.
-    enum Phase: Equatable {
-        case queued
-        case moving
-        /// In the multi handle, at this index of the loop's list.
-        case running(slot: Int)
-        case waiting(Waiting)
-        case completed
-
-        /// What a cancel does to a transfer in this phase; the loop carries it out.
-        var onCancel: CancelStep {
-            switch self {
-            case .running: return .stopHop
-            case .waiting: return .endWait
-            case .moving: return .askBeforeNextStep
-            case .queued: return .takeFromQueue
-            case .completed: return .nothing
-            }
-        }
-    }
-
-    /// Where a transfer between attempts waits: the timer queue, or parked.
-    enum Waiting: Equatable {
-        case timer
-        case parked
-    }
-
-    /// A cancel's step for each phase (`Phase.onCancel`).
-    enum CancelStep: Equatable {
-        /// Take it out of the multi handle and complete it as cancelled.
-        case stopHop
-        /// Take it out of the timer queue or parked list and complete it as cancelled.
-        case endWait
-        /// Set `cancelAsked`: it ends as cancelled before it sends or waits again.
-        case askBeforeNextStep
-        /// Not taken by the loop yet: take it out of the queue and complete it.
-        case takeFromQueue
-        /// Completing or completed: its result stands.
-        case nothing
-    }
-
-    /// Its index in the loop's list while `running`, else -1.
-    var runningSlot: Int {
-        if case .running(let slot) = phase { return slot }
-        return -1
-    }
 
     init(
         prepared: PreparedRequest?, presetError: NetError?, loop: TransferLoop,
