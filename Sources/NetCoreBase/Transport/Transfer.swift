@@ -1,4 +1,5 @@
 import CCurlShim
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -68,12 +69,15 @@ public final class Transfer: @unchecked Sendable {
     /// Set when it is submitted.
     public internal(set) var id: UInt64 = 0
 
+    /// The async API's outcome, handed from the completion to the awaiting task
+    /// (`publish`, `publishedOutcome`): written once, then `publishedReady` is set
+    /// with release ordering; read after an acquiring load of it.
+    private var published: Result<Response, NetError>?
+    private let publishedReady = Atomic<Bool>(false)
+
     // Guarded by loop.monitor.
     var done = false
     var cancelRequested = false
-    /// The async API's outcome, handed from the completion to the awaiting task
-    /// (`publish`, `publishedOutcome`).
-    var published: Result<Response, NetError>?
     /// The async API's waiting task (module NetCore, NetClient+Async.swift): its
     /// `UnsafeContinuation<Void, Never>` as the one pointer that value is, so this
     /// module names no concurrency type. Set before submission, resumed once by the
@@ -211,13 +215,21 @@ public final class Transfer: @unchecked Sendable {
         return left > 0 ? left : 0
     }
 
-    /// Hands the async API's outcome to the awaiting task (under the loop's monitor).
+    /// Hands the async API's outcome to the awaiting task, once, before its
+    /// continuation is resumed. An atomic flag (release here, acquire in
+    /// `publishedOutcome`) orders the write before the task's read where
+    /// ThreadSanitizer can see it; the loop's monitor is not taken, so the task
+    /// resumed at the end of a pass never waits for the loop thread, which takes
+    /// the monitor right then (its look for new work before it sleeps).
     package func publish(_ outcome: Result<Response, NetError>) {
-        loop.monitor.withLock { published = outcome }
+        published = outcome
+        publishedReady.store(true, ordering: .releasing)
     }
 
     /// The outcome `publish` handed over; nil if none was.
-    package var publishedOutcome: Result<Response, NetError>? { loop.monitor.withLock { published } }
+    package var publishedOutcome: Result<Response, NetError>? {
+        publishedReady.load(ordering: .acquiring) ? published : nil
+    }
 
     /// Cancels the request: when this returns the completion has run (loop mode,
     /// from another thread), with its real result if it had begun, else with
