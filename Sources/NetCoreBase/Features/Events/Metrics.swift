@@ -86,6 +86,8 @@ struct CompletionInfo {
     var elapsedNs: UInt64 = 0
     var log: [AttemptRecord]? = nil
     var redirectChain: [RedirectHop]? = nil
+    /// A stub gave the answer, not the network (Features/Stubs).
+    var stubbed = false
 }
 
 /// One redirect a request followed: the 3xx status and the URL that answered it.

@@ -51,6 +51,7 @@ extension Transfer {
         }
         guard monitor.wants(.attemptEnd) else { return }
         var e = event(.attemptEnd, response, error)
+        e.stubbed = response?.completionInfo.stubbed ?? false
         // No timings were read for this request (a handler that wants them came
         // after it was sent): none rather than zeros.
         e.timings = keepsAttemptLog ? timings : nil
@@ -75,7 +76,8 @@ extension Transfer {
             response.completionInfo = CompletionInfo(
                 httpVersion: response.completionInfo.httpVersion, attempts: attempt, redirects: redirects,
                 elapsedNs: elapsed,
-                log: keepsAttemptLog ? attemptLog : nil, redirectChain: redirectChain)
+                log: keepsAttemptLog ? attemptLog : nil, redirectChain: redirectChain,
+                stubbed: response.completionInfo.stubbed)
         }
         guard let monitor else { return }
         if let response, response.fromCache { emitCacheHit(response, error) }
@@ -85,6 +87,7 @@ extension Transfer {
         }
         var e = event(.requestEnd, response, error)
         e.fromCache = response?.fromCache ?? false
+        e.stubbed = response?.completionInfo.stubbed ?? false
         e.elapsedUs = Int64(clamping: elapsed / 1000)
         monitor.requestDidComplete(e)
     }
