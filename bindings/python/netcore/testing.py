@@ -26,11 +26,13 @@ network at all.
 """
 from __future__ import annotations
 
+import base64
 import contextlib
 import json as _json
 from typing import Any, Dict, Iterator, Mapping, Optional, Sequence, Type
 
 from ._core import Config, config_text
+from .client import Client
 
 __all__ = ["stub", "answer", "stubbed", "recording", "replaying"]
 
@@ -59,7 +61,6 @@ def answer(status: int = 200, *, json: Any = _UNSET, body: Any = None, body_file
             a.setdefault("headers", {}).setdefault("Content-Type", "application/json")
     if body is not None:
         if isinstance(body, (bytes, bytearray)):
-            import base64
             a["body_base64"] = base64.b64encode(bytes(body)).decode("ascii")
         else:
             a["body"] = str(body)
@@ -117,8 +118,6 @@ def stubbed(config: Optional[Config] = None, *, routes: Sequence[Mapping[str, An
     :class:`netcore.NoStub`; ``"fallback"``: it goes to the network), ``dir`` (route
     files to replay), ``record`` (where to write the network's answers). Closed at
     the end of the ``with``."""
-    from .client import Client
-
     stubs: Dict[str, Any] = {"routes": [dict(r) for r in routes], "mode": mode}
     if dir is not None:
         stubs["dir"] = str(dir)
