@@ -40,6 +40,8 @@ from .response import LIBRARY, Response, decoded
 
 __all__ = ["AsyncClient"]
 
+_get_ident = threading.get_ident
+
 M = TypeVar("M")
 
 
@@ -57,7 +59,7 @@ class _FuturePending(Pending):
         callback = self.callback
         if callback is None and loop.is_closed():
             return  # nobody can await this any more (client freed after its loop ended)
-        on_loop_thread = core.loop_thread == threading.get_ident()
+        on_loop_thread = core.loop_thread == _get_ident()
         if callback is None and on_loop_thread and fut.done():
             # Cancelled from asyncio: its Cancelled reaches no hook (call_on_error),
             # a failure that had already arrived still does.
