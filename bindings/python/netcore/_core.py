@@ -146,6 +146,7 @@ class ClientCore:
         self.loop: Any = None  # the asyncio loop of an AsyncClient, once attached
         self.loop_thread: Optional[int] = None  # and the thread that runs it
         self.reach_mode = "auto"  # the reachability mode last set (_reach.py)
+        self.corked = False  # an AsyncClient's sends are held until its loop's next turn
         self._use = _Use(self)
         handle, err = ClientHandle(), ErrorHandle()
         status = C.nc_client_new(config, ctypes.byref(handle), ctypes.byref(err))
@@ -295,6 +296,37 @@ class ClientCore:
                 pending.extra.release()
             raise
         return task  # NC_OK always writes the task
+
+    def cork_until_next_turn(self, loop: Any) -> None:
+        """``nc_client_cork`` now and ``nc_client_uncork`` at the event loop's next
+        turn (``call_soon``): the requests this turn's coroutines send reach the
+        transfer thread with one wake-up instead of one each (each wake-up of the
+        transfer thread preempts the loop's thread on a busy core)."""
+        try:
+            with self._use as h:
+                status = C.nc_client_cork(h)
+            if status != NC_OK:  # pragma: no cover - 2^32 corks
+                return
+        except InvalidState:
+            return  # closed: the send refuses
+        self.corked = True
+        loop.call_soon(self._uncork)
+
+    def _uncork(self) -> None:
+        self.corked = False
+        status = self.uncork()
+        if status:  # pragma: no cover - uncorked through the C API meanwhile
+            report(error_for(status, function="nc_client_uncork"), "the event loop's uncork")
+
+    def uncork(self) -> Optional[int]:
+        """``nc_client_uncork``: its status, or None once the client is closed
+        (nothing waits any more)."""
+        try:
+            with self._use as h:
+                status = C.nc_client_uncork(h)
+        except InvalidState:
+            return None
+        return int(status)
 
     def _complete(self, response: Optional[int], error: Optional[int],
                   userdata: Optional[int]) -> None:

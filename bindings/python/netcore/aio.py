@@ -326,6 +326,8 @@ class AsyncClient(BaseClient):
                     extra.release()
         fut: "asyncio.Future[Response]" = loop.create_future()
         pending = _FuturePending(fut, f"{method.upper()} {path}", data_key(core, envelope, output))
+        if not core.corked:
+            core.cork_until_next_turn(loop)
         if (params is None and json is None and data is None and files is None and headers is None
                 and timeout is None and envelope is None and output is None
                 and follow_redirects is None and group is None and retry is None and deadline is None
