@@ -1320,6 +1320,44 @@ NC_API nc_status nc_task_resume_body(nc_task *task);
  */
 NC_API nc_status nc_task_current(nc_task **task_out);
 
+/* Sends held together (since 0.4). */
+
+/**
+ * Corks `client`: requests sent from now on (nc_client_send, nc_client_call,
+ * nc_batch_send, from any thread) are queued without waking the client's transfer
+ * thread, until the matching nc_client_uncork(), which wakes it once for all of
+ * them. For a caller that sends several requests in a row — an event loop
+ * resuming the coroutines one nc_client_dispatch() completed, a screen's requests —
+ * so that the transfer thread starts them together instead of waking (and, on a
+ * busy core, preempting the caller) once a request. Corks nest: the last uncork
+ * wakes the thread. A request sent while corked may still start before the uncork
+ * (the transfer thread looks at its queue whenever it is awake anyway); it never
+ * starts later than the uncork. Everything else is unchanged: completions,
+ * cancels, synchronous sends (nc_client_send_sync), timeouts (a request's timers
+ * run from its start). Keep the corked span short and always uncork: a request
+ * sent to an idle corked client waits for the uncork.
+ *
+ * Ownership: `client` is borrowed.
+ * Thread:    any thread, including from inside a completion callback; the uncork may
+ *   come from another thread than the cork.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client); NC_ERR_INVALID_STATE when
+ *   the client is already corked 4294967295 times (nothing changed).
+ * Since:     0.4
+ */
+NC_API nc_status nc_client_cork(nc_client *client);
+
+/**
+ * Ends one nc_client_cork(): the last one wakes the transfer thread, if it sleeps,
+ * for the requests sent while corked.
+ *
+ * Ownership: `client` is borrowed.
+ * Thread:    any thread, including from inside a completion callback.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client); NC_ERR_INVALID_STATE when
+ *   the client is not corked (nothing changed).
+ * Since:     0.4
+ */
+NC_API nc_status nc_client_uncork(nc_client *client);
+
 /* ------------------------------------------------------------------------- */
 /* 7. Responses                                                              */
 /* ------------------------------------------------------------------------- */

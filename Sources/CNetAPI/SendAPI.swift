@@ -93,6 +93,18 @@ public func nc_task_current(_ task_out: UnsafeMutablePointer<OpaquePointer?>?) -
     return NC_OK
 }
 
+@c @implementation
+public func nc_client_cork(_ client: OpaquePointer?) -> nc_status {
+    guard let c = borrow(client, as: NetClient.self) else { return NC_ERR_INVALID_ARGUMENT }
+    return c.cork() ? NC_OK : NC_ERR_INVALID_STATE
+}
+
+@c @implementation
+public func nc_client_uncork(_ client: OpaquePointer?) -> nc_status {
+    guard let c = borrow(client, as: NetClient.self) else { return NC_ERR_INVALID_ARGUMENT }
+    return c.uncork() ? NC_OK : NC_ERR_INVALID_STATE
+}
+
 /// An nc_task is a Transfer (nc_client_send) or a Batch (nc_batch_send).
 @inline(__always)
 func taskObject(_ task: OpaquePointer?) -> AnyObject? {

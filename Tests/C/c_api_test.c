@@ -2210,6 +2210,98 @@ static void test_stubs(void) {
     }
 }
 
+/* ---- sends held together (nc_client_cork, since 0.4) ---------------------- */
+
+typedef struct {
+    nc_client *client;
+    const nc_request *req;
+    waiter *next; /* sent, corked, from inside the completion */
+    nc_status cork, send, uncork;
+} cork_ctx;
+
+static void cork_cb(const nc_response *resp, const nc_error *err, void *userdata) {
+    cork_ctx *x = userdata;
+    (void)resp;
+    (void)err;
+    x->cork = nc_client_cork(x->client);
+    x->send = nc_client_send(x->client, x->req, loop_cb, x->next, NULL);
+    x->uncork = nc_client_uncork(x->client);
+}
+
+static void test_cork(void) {
+    slot s[QN], done[3];
+    waiter next;
+    nc_client *q = make_client(ENVELOPE_A, "\"callbacks\":\"queue\"");
+    nc_client *loop = make_client(ENVELOPE_A, NULL);
+    nc_request *req = NULL;
+    cork_ctx x;
+    int i;
+
+    g_ctx = "cork arguments";
+    memset(s, 0, sizeof s);
+    memset(done, 0, sizeof done);
+    waiter_init(&next);
+    CHECK_INT(nc_client_cork(NULL), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_client_uncork(NULL), NC_ERR_INVALID_ARGUMENT);
+    if (!q || !loop) goto out;
+    /* not corked: refused, nothing changed (the count does not go below zero) */
+    CHECK_INT(nc_client_uncork(q), NC_ERR_INVALID_STATE);
+    CHECK_INT(nc_request_new("GET", "/env/code/ok", &req), NC_OK);
+
+    /* Nested corks; every request sent meanwhile completes exactly once, with its
+     * answer, after the last uncork. */
+    g_ctx = "cork queue mode";
+    CHECK_INT(nc_client_cork(q), NC_OK);
+    CHECK_INT(nc_client_cork(q), NC_OK);
+    for (i = 0; i < QN; i++) CHECK_INT(nc_client_send(q, req, queue_cb, &s[i], NULL), NC_OK);
+    CHECK_INT(nc_client_uncork(q), NC_OK);
+    CHECK_INT(nc_client_uncork(q), NC_OK);
+    CHECK_INT(nc_client_uncork(q), NC_ERR_INVALID_STATE); /* two corks, two uncorks */
+    pump(q, s, QN, QN);
+    CHECK_INT(total(s, QN), QN);
+    for (i = 0; i < QN; i++) {
+        CHECK_INT(s[i].count, 1);
+        CHECK(s[i].success);
+        CHECK(s[i].on_main);
+    }
+    /* uncorked for good: a plain send runs as before */
+    memset(s, 0, sizeof s);
+    CHECK_INT(nc_client_send(q, req, queue_cb, &s[0], NULL), NC_OK);
+    pump(q, s, 1, 1);
+    CHECK_INT(s[0].count, 1);
+    CHECK(s[0].success);
+
+    /* From inside a completion (loop mode, on the transfer thread): cork, send, uncork. */
+    g_ctx = "cork in a completion";
+    x.client = loop;
+    x.req = req;
+    x.next = &next;
+    x.cork = x.send = x.uncork = -1;
+    if (CHECK_INT(nc_client_send(loop, req, cork_cb, &x, NULL), NC_OK))
+        CHECK_INT(waiter_count(&next, 1, 10000), 1);
+    CHECK_INT(x.cork, NC_OK);
+    CHECK_INT(x.send, NC_OK);
+    CHECK_INT(x.uncork, NC_OK);
+    CHECK_INT(next.domain, 0); /* no error */
+
+    /* Freed while corked: every request sent meanwhile completes exactly once. */
+    g_ctx = "cork then free";
+    CHECK_INT(nc_client_cork(q), NC_OK);
+    for (i = 0; i < 3; i++) CHECK_INT(nc_client_send(q, req, queue_cb, &done[i], NULL), NC_OK);
+    nc_client_free(q);
+    q = NULL;
+    for (i = 0; i < 3; i++) {
+        CHECK_INT(done[i].count, 1);
+        CHECK(done[i].success ||
+              (done[i].domain == NC_DOMAIN_CLIENT && done[i].code == NC_CLIENT_SHUTDOWN));
+    }
+out:
+    nc_request_free(req);
+    nc_client_free(q);
+    nc_client_free(loop);
+    waiter_destroy(&next);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: %s http://127.0.0.1:<port>/api\n", argv[0]);
@@ -2236,6 +2328,7 @@ int main(int argc, char **argv) {
     test_api_layer();
     test_preconnect();
     test_stubs();
+    test_cork();
 
     test_data_unpack();
 

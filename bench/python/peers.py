@@ -38,6 +38,12 @@ def cpu():
     return ru.ru_utime + ru.ru_stime
 
 
+def ctxsw():
+    """context switches of every thread of the process so far (voluntary, involuntary)"""
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_nvcsw, ru.ru_nivcsw
+
+
 def status_kb(field):
     try:
         with open("/proc/self/status") as f:
@@ -94,14 +100,26 @@ def check(obj):
     return None
 
 
+_CSW0 = [(0, 0)]
+
+
+def mark():
+    """the start of a timed section: its CPU time (and its context switches, kept)"""
+    _CSW0[0] = ctxsw()
+    return cpu()
+
+
 def report(t, secs, cpu_s, **extra):
     done = t.ok + t.errors
+    (v0, i0), (v1, i1) = _CSW0[0], ctxsw()
     missing = A.n - done if A.workload not in ("slow",) else A.n - done
     if missing > 0 and t.first_error is None:
         t.first_error = "time limit reached"
     emit(url=A.url, n=A.n, c=A.c, ok=t.ok, errors=A.n - t.ok, bytes=t.bytes, secs=secs,
          rps=done / secs if secs > 0 else 0, mbps=t.bytes / secs / 1e6 if secs > 0 else 0,
-         cpu_us_per_req=cpu_s * 1e6 / done if done else 0, rss_peak_kb=status_kb("VmHWM"),
+         cpu_us_per_req=cpu_s * 1e6 / done if done else 0,
+         vcsw_per_req=(v1 - v0) / done if done else 0, ivcsw_per_req=(i1 - i0) / done if done else 0,
+         rss_peak_kb=status_kb("VmHWM"),
          first_error=t.first_error, **extra)
 
 
@@ -112,7 +130,7 @@ def timed_sync(one, n, warmup):
         one(t)
     t = Tally()
     deadline = time.monotonic() + A.time_limit
-    c0, t0 = cpu(), time.monotonic()
+    c0, t0 = mark(), time.monotonic()
     for _ in range(n):
         if time.monotonic() > deadline:
             break
@@ -138,7 +156,7 @@ async def timed_async(one, n, c, warmup):
         return t
     if warmup:
         await window(max(warmup, c), c)
-    c0, t0 = cpu(), time.monotonic()
+    c0, t0 = mark(), time.monotonic()
     t = await window(n, c)
     report(t, time.monotonic() - t0, cpu() - c0)
 
@@ -154,7 +172,7 @@ async def timed_slow(one, n):
             await one(t)
         except Exception as e:  # noqa: BLE001
             t.bad(repr(e))
-    c0, t0 = cpu(), time.monotonic()
+    c0, t0 = mark(), time.monotonic()
     await asyncio.wait_for(asyncio.gather(*(guarded() for _ in range(n))), A.time_limit)
     secs = time.monotonic() - t0
     peak = status_kb("VmHWM")
@@ -365,14 +383,14 @@ def run_pycurl():
         if A.warmup:
             window(max(A.warmup, A.c), A.c, Tally(), deadline)
         t = Tally()
-        c0, t0 = cpu(), time.monotonic()
+        c0, t0 = mark(), time.monotonic()
         window(A.n, A.c, t, deadline)
         report(t, time.monotonic() - t0, cpu() - c0)
     else:
         t = Tally()
         base = status_kb("VmRSS")
         reset_peak()
-        c0, t0 = cpu(), time.monotonic()
+        c0, t0 = mark(), time.monotonic()
         window(A.n, A.n, t, deadline)
         secs = time.monotonic() - t0
         report(t, secs, cpu() - c0, rss_base_kb=base,

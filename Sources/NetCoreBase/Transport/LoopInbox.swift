@@ -44,6 +44,8 @@ final class LoopInbox: @unchecked Sendable {
     private var wakeSent = false
     /// Threads waiting for a completion or a sweep (markDone and runSweeps wake them).
     private var doneWaiters = 0
+    /// nc_client_cork's count (NetClient+Cork.swift): while above 0 a submit does not wake the poll.
+    var corks: UInt32 = 0
 
     init(transport: any HopTransport) { self.transport = transport }
 
@@ -71,7 +73,7 @@ final class LoopInbox: @unchecked Sendable {
         guard acceptsWork else { return false }
         t.id = nextID()
         pending.append(t)
-        wake()
+        if corks == 0 { wake() }
         return true
     }
 
@@ -84,7 +86,7 @@ final class LoopInbox: @unchecked Sendable {
         caller.id = shared.id
         caller.owner = shared.owner
         pending.append(shared)
-        wake()
+        if corks == 0 { wake() }
         return true
     }
 

@@ -6,10 +6,11 @@ endpoint catalog). The two subclasses add the requests: blocking ones
 (``client.py``) or awaited ones (``aio.py``)."""
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import weakref
-from typing import Any, Callable, ClassVar, Dict, Iterable, Mapping, Optional, Sequence
+from typing import Any, Callable, ClassVar, Dict, Iterable, Iterator, Mapping, Optional, Sequence
 
 from . import _cache, _cookies, _hooks, _reach, _refresh
 from ._adapters import apply_auth, configured_redirects, without_redirects
@@ -167,6 +168,31 @@ class BaseClient:
                 raise error_for(status, err, function="nc_client_preconnect")
             finally:
                 C.nc_error_free(err)
+
+    @contextlib.contextmanager
+    def corked(self) -> Iterator[None]:
+        """Hold the requests sent inside the block and hand them to the transfer
+        thread together when it ends (``nc_client_cork`` / ``nc_client_uncork``)::
+
+            with client.corked():
+                for path in screen:
+                    client.send("GET", path, callback=show)
+
+        One wake-up of the transfer thread for them all instead of one each (on a
+        busy core each wake-up may preempt the caller). Blocks nest; a request may
+        still start before the block ends, never later. Sends from other threads
+        meanwhile are held too. :class:`~netcore.AsyncClient` already holds the
+        requests of one event-loop turn this way by itself.
+        """
+        core = self._core
+        with core.use() as h:
+            check_call(C.nc_client_cork, h)
+        try:
+            yield
+        finally:
+            status = core.uncork()
+        if status:  # not corked any more: someone uncorked it through the C API
+            raise error_for(status, function="nc_client_uncork")
 
     # -- cancellation groups ----------------------------------------------------
 

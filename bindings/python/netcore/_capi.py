@@ -332,6 +332,9 @@ TABLE: Tuple[Signature, ...] = (
     ("nc_batch_response", (BatchHandle, c_size_t), c_void_p),
     ("nc_batch_error", (BatchHandle, c_size_t), c_void_p),
     ("nc_batch_free", (BatchHandle,), None),
+    # sends held together (since 0.4)
+    ("nc_client_cork", (ClientHandle,), nc_status),
+    ("nc_client_uncork", (ClientHandle,), nc_status),
 )
 
 #: The names of the functions that return an ``nc_status`` (checked by the caller).

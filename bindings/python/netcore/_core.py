@@ -17,13 +17,12 @@ carry on.
 """
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import itertools
 import json
 import os
 import threading
-from typing import Any, Callable, Dict, Iterator, List, Optional, Union, cast
+from typing import Any, Callable, Dict, List, Optional, Union, cast
 
 from ._capi import C, COMPLETE_FN, NC_OK, ClientHandle, ErrorHandle, RequestHandle, TaskHandle
 from ._completion import report
@@ -88,6 +87,37 @@ class Pending:
         raise NotImplementedError
 
 
+class _Use:
+    """:meth:`ClientCore.use`'s context manager: one per core, holding no state of
+    its own (so nested and concurrent blocks share it), cheaper per request than a
+    generator-based ``contextlib.contextmanager``."""
+
+    __slots__ = ("core",)
+
+    def __init__(self, core: "ClientCore") -> None:
+        self.core = core
+
+    def __enter__(self) -> ClientHandle:
+        core = self.core
+        with core._mutex:
+            h = core._handle
+            if h is None or core._closing:
+                raise core._refuse()
+            core._users += 1
+        local = core._local
+        local.uses = getattr(local, "uses", 0) + 1
+        return h
+
+    def __exit__(self, *exc: Any) -> None:
+        core = self.core
+        core._local.uses -= 1
+        with core._mutex:
+            core._users -= 1
+            # free() sets _closing under this lock before it waits for the users.
+            if not core._users and core._closing:
+                core._cond.notify_all()
+
+
 class ClientCore:
     """The ``nc_client`` handle and everything its completions need.
 
@@ -99,7 +129,10 @@ class ClientCore:
         self.on_error = on_error
         self.pending: Dict[int, Pending] = {}
         self._lock = threading.Lock()  # guards pending
-        self._cond = threading.Condition(threading.Lock())  # guards the handle's users
+        # guards the handle's users; entered through its lock on the hot paths (a C
+        # context manager, where the Condition's own __enter__ is a Python call)
+        self._mutex = threading.Lock()
+        self._cond = threading.Condition(self._mutex)
         self._users = 0
         self._closing = False
         self._freed = threading.Event()
@@ -113,6 +146,8 @@ class ClientCore:
         self.loop: Any = None  # the asyncio loop of an AsyncClient, once attached
         self.loop_thread: Optional[int] = None  # and the thread that runs it
         self.reach_mode = "auto"  # the reachability mode last set (_reach.py)
+        self.corked = False  # an AsyncClient's sends are held until its loop's next turn
+        self._use = _Use(self)
         handle, err = ClientHandle(), ErrorHandle()
         status = C.nc_client_new(config, ctypes.byref(handle), ctypes.byref(err))
         if status != NC_OK:
@@ -145,24 +180,10 @@ class ClientCore:
             raise self._refuse()
         return h
 
-    @contextlib.contextmanager
-    def use(self) -> Iterator[ClientHandle]:
-        """The live handle, guaranteed not to be freed until the block ends."""
-        with self._cond:
-            h = self._handle
-            if h is None or self._closing:
-                raise self._refuse()
-            self._users += 1
-        local = self._local
-        local.uses = getattr(local, "uses", 0) + 1
-        try:
-            yield h
-        finally:
-            local.uses -= 1
-            with self._cond:
-                self._users -= 1
-                if not self._users:
-                    self._cond.notify_all()
+    def use(self) -> "_Use":
+        """The live handle, guaranteed not to be freed until the block ends
+        (``with core.use() as h:``)."""
+        return self._use
 
     def in_callback(self) -> bool:
         """True on a thread that is running one of this client's completions."""
@@ -259,10 +280,12 @@ class ClientCore:
     def send(self, request: RequestHandle, pending: Pending) -> TaskHandle:
         """``nc_client_send`` with ``pending`` registered first (the completion may run
         before this returns); returns the owned ``nc_task *``."""
-        token = self.register(pending)
+        token = next(self._tokens)
+        with self._lock:
+            self.pending[token] = pending
         task = TaskHandle()
         try:
-            with self.use() as h:
+            with self._use as h:
                 # Checked inline, not with check_call: one Python call less per request.
                 status = C.nc_client_send(h, request, self.trampoline, token, ctypes.byref(task))
                 if status != NC_OK:
@@ -273,6 +296,37 @@ class ClientCore:
                 pending.extra.release()
             raise
         return task  # NC_OK always writes the task
+
+    def cork_until_next_turn(self, loop: Any) -> None:
+        """``nc_client_cork`` now and ``nc_client_uncork`` at the event loop's next
+        turn (``call_soon``): the requests this turn's coroutines send reach the
+        transfer thread with one wake-up instead of one each (each wake-up of the
+        transfer thread preempts the loop's thread on a busy core)."""
+        try:
+            with self._use as h:
+                status = C.nc_client_cork(h)
+            if status != NC_OK:  # pragma: no cover - 2^32 corks
+                return
+        except InvalidState:
+            return  # closed: the send refuses
+        self.corked = True
+        loop.call_soon(self._uncork)
+
+    def _uncork(self) -> None:
+        self.corked = False
+        status = self.uncork()
+        if status:  # pragma: no cover - uncorked through the C API meanwhile
+            report(error_for(status, function="nc_client_uncork"), "the event loop's uncork")
+
+    def uncork(self) -> Optional[int]:
+        """``nc_client_uncork``: its status, or None once the client is closed
+        (nothing waits any more)."""
+        try:
+            with self._use as h:
+                status = C.nc_client_uncork(h)
+        except InvalidState:
+            return None
+        return int(status)
 
     def _complete(self, response: Optional[int], error: Optional[int],
                   userdata: Optional[int]) -> None:

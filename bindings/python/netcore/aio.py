@@ -40,6 +40,8 @@ from .response import LIBRARY, Response, decoded
 
 __all__ = ["AsyncClient"]
 
+_get_ident = threading.get_ident
+
 M = TypeVar("M")
 
 
@@ -57,7 +59,7 @@ class _FuturePending(Pending):
         callback = self.callback
         if callback is None and loop.is_closed():
             return  # nobody can await this any more (client freed after its loop ended)
-        on_loop_thread = core.loop_thread == threading.get_ident()
+        on_loop_thread = core.loop_thread == _get_ident()
         if callback is None and on_loop_thread and fut.done():
             # Cancelled from asyncio: its Cancelled reaches no hook (call_on_error),
             # a failure that had already arrived still does.
@@ -324,6 +326,8 @@ class AsyncClient(BaseClient):
                     extra.release()
         fut: "asyncio.Future[Response]" = loop.create_future()
         pending = _FuturePending(fut, f"{method.upper()} {path}", data_key(core, envelope, output))
+        if not core.corked:
+            core.cork_until_next_turn(loop)
         if (params is None and json is None and data is None and files is None and headers is None
                 and timeout is None and envelope is None and output is None
                 and follow_redirects is None and group is None and retry is None and deadline is None
