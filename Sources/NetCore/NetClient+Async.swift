@@ -33,7 +33,7 @@ extension NetClient {
         // at once, in the completion's own pass; others at the end of the pass, in
         // one batch (TransferLoop.deferResume).
         let t = transfer(request) { t, response, error in
-            t.publish(NetClient.outcome(response, error))
+            t.publish(NetClient.outcome(response, t.identify(error)))
             guard let waiter = t.waiter else { return }
             if t.waiterOnLoop || !t.loop.deferResume(waiter, resumeAll: AsyncWaiter.resumeAll) {
                 AsyncWaiter.continuation(waiter).resume()
@@ -70,6 +70,8 @@ extension NetClient {
     /// key path, and is handed first to the client's `errorHandler` (unless the
     /// request has `.skipErrorHandler`), as a failed send is: one place sees every
     /// failure. The handler runs on the calling task's thread, with the response.
+    /// The error carries the request (`NetError.request`: method, URL, endpoint,
+    /// label, task id), as a failed send's does.
     public func decode<T: Decodable>(
         _ type: T.Type, from request: Request, at keyPath: String = "",
         using decoder: JSONValueDecoder = JSONValueDecoder()
@@ -87,6 +89,9 @@ extension NetClient {
         do throws(NetError) {
             return .success(try response.decode(type, at: keyPath, using: decoder))
         } catch {
+            var error = error
+            // Which request it was: the one the response answers.
+            if error.request == nil { error.request = response.request }
             if !flags.contains(.skipErrorHandler), let handler = errorHandler { handler(response, error) }
             return .failure(error)
         }

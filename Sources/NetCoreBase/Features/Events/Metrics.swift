@@ -36,11 +36,15 @@ public struct ResponseMetrics: Sendable {
     /// The HTTP version the answer came in ("HTTP/1.1", "HTTP/2"); nil when it
     /// came from the cache without a network exchange.
     public var httpVersion: String? = nil
+    /// The request this response answers (method, URL redacted, endpoint, label,
+    /// task id); nil for a response no send produced.
+    public var request: NetError.RequestIdentity? = nil
 
     /// `{"attempts":N,"redirects":N,"total_us":N,"url":"…","http_version":"HTTP/2"|null,
     /// "attempt_log":[{"attempt","status","domain","code",
     /// "timings":{dns,connect,tls,first_byte,total},"bytes","http_version","tls_version"}],
-    /// "history":[{"status":301,"url":"…"}]}`
+    /// "history":[{"status":301,"url":"…"}],
+    /// "request":{"method","url","endpoint","label","id"}|null}`
     public var json: String {
         var o = JSONText()
         o.int("attempts", attempts)
@@ -72,6 +76,13 @@ public struct ResponseMetrics: Sendable {
             o.element(h)
         }
         o.endArray()
+        if let request {
+            o.beginObject("request")
+            request.write(into: &o)
+            o.endObject()
+        } else {
+            o.null("request")
+        }
         return o.finished()
     }
 }
@@ -86,6 +97,10 @@ struct CompletionInfo {
     var elapsedNs: UInt64 = 0
     var log: [AttemptRecord]? = nil
     var redirectChain: [RedirectHop]? = nil
+    /// The request as resolved at send and its task id: who the response answers
+    /// (`Response.request`), shared with the transfer rather than copied.
+    var origin: PreparedRequest? = nil
+    var taskID: UInt64 = 0
 }
 
 /// One redirect a request followed: the 3xx status and the URL that answered it.
