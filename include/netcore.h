@@ -1617,7 +1617,8 @@ NC_API const char *nc_response_http_version(const struct nc_response *response);
  *    (first attempt's start to completion), "url":"<effective URL, redacted as in
  *    events>", "attempt_log":[{"attempt","status","domain","code",
  *    "timings":{dns,connect,tls,first_byte,total}, "bytes"}…],
- *    "history":[{"status":302,"url":"<URL that answered with it, redacted>"}…]}
+ *    "history":[{"status":302,"url":"<URL that answered with it, redacted>"}…],
+ *    "id":<nc_task_id of the request, since 0.4>}
  * "attempt_log" is filled only when an event handler, or a log handler at
  * NC_LOG_DEBUG or NC_LOG_TRACE, was installed when the request was sent (timings
  * are read only then: a log at WARN or INFO writes none); otherwise it is [].

@@ -77,22 +77,22 @@ extension NetClient {
         using decoder: JSONValueDecoder = JSONValueDecoder()
     ) async throws(NetError) -> T {
         let response = try await send(request)
-        return try decodeReporting(type, response, at: keyPath, using: decoder, flags: request.flags).get()
+        return try decodeReporting(type, response, at: keyPath, using: decoder, request: request).get()
     }
 
     /// `response.decode`, a failure handed to the error handler. A Result, not typed
     /// throws with a catch: that combination crashes the compiler in async code.
     private func decodeReporting<T: Decodable>(
         _ type: T.Type, _ response: Response, at keyPath: String, using decoder: JSONValueDecoder,
-        flags: RequestFlags
+        request: Request
     ) -> Result<T, NetError> {
         do throws(NetError) {
             return .success(try response.decode(type, at: keyPath, using: decoder))
         } catch {
             var error = error
             // Which request it was: the one the response answers.
-            if error.request == nil { error.request = response.request }
-            if !flags.contains(.skipErrorHandler), let handler = errorHandler { handler(response, error) }
+            if error.request == nil { error.request = request.identity(answeredBy: response) }
+            if !request.flags.contains(.skipErrorHandler), let handler = errorHandler { handler(response, error) }
             return .failure(error)
         }
     }

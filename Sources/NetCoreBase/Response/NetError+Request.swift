@@ -67,6 +67,21 @@ extension Request {
     }
 }
 
+extension Request {
+    /// Who this request was when it got `response` (a decoding failure of its data):
+    /// its resolved form cached when this value was sent, and the response's task
+    /// id; nothing was kept on the success path but that id.
+    package func identity(answeredBy response: Response) -> NetError.RequestIdentity {
+        var known = identity
+        if let p = prepared.last {
+            known = NetError.RequestIdentity(
+                method: p.method, rawURL: p.urlText, endpoint: p.endpointName, label: p.label, taskID: 0)
+        }
+        known.taskID = response.taskID
+        return known
+    }
+}
+
 extension Transfer {
     /// Who this transfer's request is: from the request as resolved at send, or,
     /// when it could not be resolved, what its preset error already says.

@@ -8,17 +8,11 @@ extension Response {
             totalUs: Int64(clamping: info.elapsedNs / 1000),
             url: Redaction.url(url), attemptLog: info.log ?? [],
             history: (info.redirectChain ?? []).map { RedirectHop(status: $0.status, url: Redaction.url($0.url)) },
-            httpVersion: info.httpVersion?.text, request: request)
+            httpVersion: info.httpVersion?.text, taskID: info.taskID)
     }
 
-    /// The request this response answers: method, URL (redacted as events show
-    /// it), endpoint, label and task id; nil for a response no send produced.
-    public var request: NetError.RequestIdentity? {
-        let info = completionInfo
-        guard let p = info.origin else { return nil }
-        return NetError.RequestIdentity(
-            method: p.method, rawURL: p.urlText, endpoint: p.endpointName, label: p.label, taskID: info.taskID)
-    }
+    /// The task id of the request this response answers (0: no send produced it).
+    package var taskID: UInt64 { completionInfo.taskID }
 
     /// `metrics.json` as a C string owned by the response (made once).
     public var metricsJSON: UnsafePointer<CChar> {

@@ -356,7 +356,10 @@ class AsyncClient(BaseClient):
             raise
         finally:
             C.nc_task_free(task)
-        return response if model is None else decoded(response, model)
+        if model is None:
+            return response
+        response._sent = (method.upper(), None, label)
+        return decoded(response, model)
 
     @overload
     async def get(self, path: str, *, model: None = None, **kwargs: Any) -> Response: ...
@@ -562,7 +565,10 @@ class AsyncClient(BaseClient):
             raise
         finally:
             C.nc_task_free(task)
-        return response if model is None else decoded(response, model)
+        if model is None:
+            return response
+        response._sent = (None, endpoint, label)
+        return decoded(response, model)
 
     async def batch(self, requests: Sequence[Any], *, fail_fast: bool = False) -> List[Any]:
         """Send several requests together and await all of them (``nc_batch_*``):

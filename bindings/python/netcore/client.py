@@ -421,7 +421,10 @@ class Client(BaseClient):
                              deadline=deadline, connect_timeout=connect_timeout, idle_timeout=idle_timeout,
                              progress=progress, skip_error_handler=skip_error_handler)
             result = task.result()
-            return result if model is None else decoded(result, model)
+            if model is None:
+                return result
+            result._sent = (method.upper(), None, label)
+            return decoded(result, model)
         resp_p, err_p = ResponseHandle(), ErrorHandle()
         if (params is None and json is None and data is None and files is None and headers is None
                 and timeout is None and envelope is None and output is None
@@ -454,7 +457,10 @@ class Client(BaseClient):
         # A success: its data is where the request's mode says (parsed in Python).
         response._data_key = (core.data_key if envelope is None and output is None
                               else data_key(core, envelope, output))
-        return response if model is None else decoded(response, model)
+        if model is None:
+            return response
+        response._sent = (method.upper(), None, label)
+        return decoded(response, model)
 
     @overload
     def get(self, path: str, *, model: None = None, **kwargs: Any) -> Response: ...
@@ -683,7 +689,10 @@ class Client(BaseClient):
             C.nc_request_free(req)
         # data: the library's (the endpoint may set its own envelope mode)
         response = _sync_response(core, status, resp_p, err_p, skip_error_handler)
-        return response if model is None else decoded(response, model)
+        if model is None:
+            return response
+        response._sent = (None, endpoint, label)
+        return decoded(response, model)
 
     # -- event-loop integration (``"callbacks": "queue"``) ----------------------
 

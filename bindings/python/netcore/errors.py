@@ -520,9 +520,14 @@ def _response_info(response: "Response") -> Dict[str, Any]:
     status, and the request it answers (``nc_response_metrics_json``'s "request")."""
     info: Dict[str, Any] = {"http_status": response.status, "attempts": 1}
     try:
-        info["request"] = response.metrics.get("request")
+        metrics = response.metrics
     except Exception:  # a response not from the library (tests): no request
-        info["request"] = None
+        return info
+    # The call's method, endpoint and label as sent (the Response keeps no more of
+    # its request); the URL that answered, redacted; the task id (metrics "id").
+    method, endpoint, label = getattr(response, "_sent", None) or (None, None, None)
+    info["request"] = {"method": method, "url": metrics.get("url"), "endpoint": endpoint,
+                       "label": label, "id": metrics.get("id", 0)}
     return info
 
 

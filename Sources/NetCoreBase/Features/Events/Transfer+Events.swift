@@ -83,7 +83,7 @@ extension Transfer {
             response.completionInfo = CompletionInfo(
                 httpVersion: response.completionInfo.httpVersion, attempts: attempt, redirects: redirects,
                 elapsedNs: elapsed,
-                log: keepsAttemptLog ? attemptLog : nil, redirectChain: redirectChain, origin: original, taskID: id)
+                log: keepsAttemptLog ? attemptLog : nil, redirectChain: redirectChain, taskID: id)
         }
         guard let monitor else { return }
         if let response, response.fromCache { emitCacheHit(response, error) }

@@ -141,9 +141,15 @@ final class ReachabilityChanges: @unchecked Sendable {
 
     /// `t` begins its next attempt (or completed): forgotten. True when the network's
     /// return cut its delay short (its attempt then says so in a retry event).
+    @inline(__always)
     func attemptBegins(_ t: Transfer) -> Bool {
         guard waiting.load(ordering: .relaxed) != 0 else { return false }
-        return lock.withLock {
+        return forget(t)
+    }
+
+    @inline(never)
+    private func forget(_ t: Transfer) -> Bool {
+        lock.withLock {
             return backingOff.removeValue(forKey: ObjectIdentifier(t))?.hurried ?? false
         }
     }
