@@ -52,6 +52,7 @@
  *  15. Response cache
  *  16. Cookies
  *  17. Event-loop integration ("callbacks": "queue")
+ *  18. Stubs: canned answers, recording and replay
  */
 #ifndef NETCORE_H
 #define NETCORE_H
@@ -163,6 +164,7 @@ typedef int32_t nc_domain;
 #define NC_CLIENT_DEADLINE_EXCEEDED   10 /* deadline_ms ran out across attempts and waits (Since: 0.3) */
 #define NC_CLIENT_AUTH_REFRESH_FAILED 11 /* the token refresh it waited for failed (Since: 0.3) */
 #define NC_CLIENT_NOT_CACHED          12 /* NC_CACHE_ONLY found no usable stored answer (Since: 0.3) */
+#define NC_CLIENT_NO_STUB             13 /* "stubs" mode "only": no stub answers the request (Since: 0.4) */
 
 /* NC_DOMAIN_PARSE codes */
 #define NC_PARSE_INVALID_JSON    1 /* body is not JSON (message has line and column) */
@@ -1732,7 +1734,8 @@ typedef void (*nc_event_fn)(const char *event_json, size_t len, void *userdata);
  *    none), "from_cache" (cache_hit,
  *    request_end), "not_modified" (cache_hit: a 304 served the stored body),
  *    "cache" (cache_hit: the counters of nc_client_cache_stats_json(), else null),
- *    "elapsed_us" (request_end)}
+ *    "elapsed_us" (request_end), "stubbed" (attempt_end, request_end: a stub of
+ *    the client's "stubs" gave the response, not the network; since 0.4)}
  * A "cache_hit" event comes whenever an answer comes from the response cache
  * (since 0.3: before the completion, or before the cached callback of
  * NC_CACHE_THEN_NETWORK).
@@ -2644,6 +2647,67 @@ NC_API int nc_client_fd(const nc_client *client);
  * Since:     0.1
  */
 NC_API nc_status nc_client_dispatch(nc_client *client);
+
+/* ------------------------------------------------------------------------- */
+/* 18. Stubs: canned answers, recording and replay                           */
+/* ------------------------------------------------------------------------- */
+
+/*
+ * A client configured with "stubs" (docs/configuration.md, "Stubs") answers the
+ * requests its routes match without the network; README, "Working offline: stubs
+ * and recordings". A route is a JSON object:
+ *
+ *   {"method": "GET", "path": "/users/{id}", "query": {"page": "2"},
+ *    "status": 200, "headers": {"ETag": "\"v1\""}, "body": {"id": 7},
+ *    "delay_ms": 50, "times": 1}
+ *
+ *   "method"      the method it answers (absent or "*": any)
+ *   "path"        the URL's path as sent (the base URL's path included, no query):
+ *                 a "{name}" segment matches any one segment, a last "*" the rest
+ *   "query"       parameters the request must carry (name -> value; null: any value)
+ *   "status"      the HTTP status (default 200)
+ *   "headers"     response headers, name -> string
+ *   "body"        a string is sent as its UTF-8 text; any other JSON value compact,
+ *                 with Content-Type: application/json unless "headers" names one
+ *   "body_base64" / "body_file"  the body as base64, or a file's bytes (a relative
+ *                 path is taken from "stubs.dir", else the working directory);
+ *                 at most one of the three
+ *   "delay_ms"    when the answer arrives (a request's timeout_ms cuts it: TRANSPORT 28)
+ *   "error"       {"transport": <CURLcode 1-99>}: fail as the network would
+ *                 (TRANSPORT <code>) instead of answering
+ *   "times"       how many requests it answers, then it is passed over (default: no end)
+ *   "responses"   instead of one answer at the route's level: answers given in
+ *                 turn, the last one repeating ("fail twice, then succeed":
+ *                 [{"status": 503}, {"status": 503}, {"status": 200, "body": …}])
+ *
+ * Routes are tried in order (configured, then "stubs.dir"'s files, then those
+ * added here); the first that matches and has answers left answers. A stubbed
+ * answer goes through everything a real one does — envelope and classification,
+ * redirects, retries, the cache, hooks — and events say "stubbed": true. A
+ * request no route answers goes to the network ("mode": "fallback") or completes
+ * with NC_DOMAIN_CLIENT / NC_CLIENT_NO_STUB naming it, nothing sent ("mode":
+ * "only", the default). Synchronous sends are answered the same way.
+ * "stubs": {"record": "DIR"} writes each answer that came from the network as a
+ * route file of DIR, without credentials (docs/configuration.md, "Recording"),
+ * which "stubs": {"dir": "DIR"} replays.
+ */
+
+/**
+ * Adds a route (the object above) after the client's others, for requests sent
+ * from now on; requests already sent are unaffected. A "body_file" is read now.
+ *
+ * Ownership: `route_json` is borrowed (NUL-terminated UTF-8, copied). On failure,
+ *   if `error_out` is not NULL, *error_out receives a new error (NC_DOMAIN_CLIENT /
+ *   NC_CLIENT_INVALID_REQUEST whose message names the member and what is wrong,
+ *   or that the client has no stubs) released with nc_error_free().
+ * Thread:    any thread, including inside this client's callbacks.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client or route_json, invalid
+ *   UTF-8, not JSON, an unknown member or a wrong value; nothing changes);
+ *   NC_ERR_INVALID_STATE (the client was created without "stubs": give
+ *   "stubs": {} to add routes later; nothing changes).
+ * Since:     0.4
+ */
+NC_API nc_status nc_client_add_stub(nc_client *client, const char *route_json, nc_error **error_out);
 
 #ifdef __cplusplus
 }

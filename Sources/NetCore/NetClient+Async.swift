@@ -40,10 +40,11 @@ extension NetClient {
             }
         }
         t.waiterOnLoop = loop.onLoopThread
-        // The outcome travels through `t.published` under the loop's lock rather than
-        // through the continuation: the resume orders the loop thread's writes before
-        // the task's reads, but in the Swift runtime, where ThreadSanitizer cannot see
-        // it (it reported the new response's fields as a race now and then). The
+        // The outcome travels through `t.publish` (behind an atomic flag with
+        // release/acquire ordering) rather than through the continuation alone: the
+        // resume orders the loop thread's writes before the task's reads, but in the
+        // Swift runtime, where ThreadSanitizer cannot see it (it reported the new
+        // response's fields as a race now and then). The
         // continuation is unchecked: the completion runs exactly once, and a checked
         // one costs an allocation per request.
         await withTaskCancellationHandler {
@@ -113,8 +114,14 @@ enum AsyncWaiter {
     }
 
     /// The waiters completed in one pass of the loop, resumed by one job on Swift's
-    /// global executor (TransferLoop.deferResume says why).
+    /// global executor (TransferLoop.deferResume says why). One waiter is resumed
+    /// at once: its task is the one job to enqueue, where a job that resumes it
+    /// would be two — two wake-ups of the pool's threads for one request.
     static func resumeAll(_ waiters: [UnsafeRawPointer]) {
+        if waiters.count == 1 {
+            continuation(waiters[0]).resume()
+            return
+        }
         let batch = Waiters(pointers: waiters)
         Task.detached { for w in batch.pointers { continuation(w).resume() } }
     }

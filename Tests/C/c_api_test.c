@@ -2176,6 +2176,367 @@ static void test_reachability_watch(void) {
     CHECK_INT(q.states[1], NC_REACH_ONLINE);
     CHECK(pthread_equal(q.thread, pthread_self()));
     nc_client_free(qc);
+
+/* ---- stubs (issue 34 item 7): canned answers, sequences, only / fallback, record and replay ---- */
+
+static char g_stub_events[8192];
+static void stub_event(const char *json, size_t len, void *ud) {
+    (void)ud;
+    if (strstr(json, "\"request_end\"") && strlen(g_stub_events) + len + 2 < sizeof g_stub_events) {
+        strcat(g_stub_events, json);
+        strcat(g_stub_events, "\n");
+    }
+}
+
+/* GET `path` on `client`: the status of the call, the response and the error. */
+static nc_status stub_get(nc_client *client, const char *path, long long timeout_ms, nc_response **resp,
+                          nc_error **err) {
+    nc_request *req = NULL;
+    nc_status st;
+    *resp = NULL;
+    *err = NULL;
+    if (nc_request_new("GET", path, &req) != NC_OK) return -1;
+    if (timeout_ms) nc_request_set_timeout_ms(req, timeout_ms);
+    nc_request_set_cache_policy(req, NC_CACHE_ELSE_NETWORK);
+    st = nc_client_send_sync(client, req, resp, err);
+    nc_request_free(req);
+    return st;
+}
+
+static char *stub_read_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    long n;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = calloc(1, (size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) buf[0] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* Whether `needle` occurs in the `len` bytes at `hay`. */
+static int stub_contains(const void *hay, size_t len, const char *needle) {
+    size_t n = strlen(needle), i;
+    for (i = 0; hay && i + n <= len; i++)
+        if (memcmp((const char *)hay + i, needle, n) == 0) return 1;
+    return 0;
+}
+
+static void test_stubs(void) {
+    nc_client *c, *plain;
+    nc_response *resp;
+    nc_error *err = NULL;
+    const void *body;
+    size_t len = 0;
+    char expected[1024], path[256], dir[128], cfg[2048], recorded_user[512];
+    FILE *f;
+    g_ctx = "stubs";
+
+    /* each field: method, path placeholder, status, headers, JSON body (its Content-Type) */
+    snprintf(dir, sizeof dir, "/tmp/nc-stub-test-%d", (int)getpid());
+    {
+        char file[256];
+        snprintf(file, sizeof file, "/tmp/nc-stub-body-%d.txt", (int)getpid());
+        f = fopen(file, "wb");
+        if (f) {
+            fputs("from a file", f);
+            fclose(f);
+        }
+        snprintf(
+            cfg, sizeof cfg,
+            "\"retry\":{\"max_attempts\":3,\"backoff\":\"immediate\"},\"cache\":{},"
+            "\"stubs\":{\"routes\":["
+            "{\"method\":\"GET\",\"path\":\"/api/users/"
+            "{id}\",\"status\":200,\"headers\":{\"X-Stub\":\"yes\"},"
+            "\"body\":{\"code\":0,\"msg\":\"ok\",\"data\":{\"id\":7,\"name\":\"Stubbed\"}}},"
+            "{\"path\":\"/api/seq\",\"responses\":[{\"status\":503},{\"status\":503},"
+            "{\"body\":{\"code\":0,\"msg\":\"ok\",\"data\":\"third\"}}]},"
+            "{\"path\":\"/api/once\",\"times\":1,\"body\":{\"code\":0,\"msg\":\"ok\",\"data\":1}},"
+            "{\"path\":\"/api/down\",\"error\":{\"transport\":7}},"
+            "{\"path\":\"/api/slow\",\"delay_ms\":5000,\"body\":\"late\"},"
+            "{\"path\":\"/api/file\",\"body_file\":\"%s\"},"
+            "{\"path\":\"/api/b64\",\"body_base64\":\"AAEC/w==\"},"
+            "{\"path\":\"/api/"
+            "q\",\"query\":{\"page\":\"2\"},\"body\":{\"code\":0,\"msg\":\"ok\",\"data\":\"page2\"}},"
+            "{\"path\":\"/api/cached\",\"times\":1,\"headers\":{\"Cache-Control\":\"max-age=60\"},"
+            "\"body\":{\"code\":0,\"msg\":\"ok\",\"data\":\"kept\"}}"
+            "]}",
+            file);
+        c = make_client(ENVELOPE_A, cfg);
+        unlink(file);
+    }
+    if (!c) return;
+    g_stub_events[0] = '\0';
+    CHECK_INT(nc_client_set_event_handler(c, stub_event, NULL), NC_OK);
+
+    CHECK_INT(stub_get(c, "/users/9", 0, &resp, &err), NC_OK);
+    if (CHECK(resp != NULL)) {
+        CHECK_INT(nc_response_status(resp), 200);
+        CHECK_STR(nc_response_header(resp, "X-Stub"), "yes");
+        CHECK_STR(nc_response_header(resp, "Content-Type"), "application/json");
+        CHECK_JSON(nc_response_data(resp), "{\"id\":7,\"name\":\"Stubbed\"}");
+    }
+    nc_response_free(resp);
+    nc_error_free(err);
+    CHECK(strstr(g_stub_events, "\"stubbed\":true") != NULL);
+
+    /* a sequence: 503, 503, then the envelope, through the client's retry policy */
+    CHECK_INT(stub_get(c, "/seq", 0, &resp, &err), NC_OK);
+    if (CHECK(resp != NULL)) CHECK_JSON(nc_response_data(resp), "\"third\"");
+    nc_response_free(resp);
+    nc_error_free(err);
+
+    /* times: 1, then the route is passed over: only mode's CLIENT NO_STUB naming the request */
+    CHECK_INT(stub_get(c, "/once", 0, &resp, &err), NC_OK);
+    nc_response_free(resp);
+    nc_error_free(err);
+    CHECK_INT(stub_get(c, "/once", 0, &resp, &err), NC_ERR_FAILED);
+    CHECK(resp == NULL);
+    if (CHECK(err != NULL)) {
+        CHECK_INT(nc_error_domain(err), NC_DOMAIN_CLIENT);
+        CHECK_INT(nc_error_code(err), NC_CLIENT_NO_STUB);
+        CHECK_INT(nc_error_attempts(err), 0);
+        snprintf(expected, sizeof expected,
+                 "No stub answers GET %s/once (\"stubs\" mode \"only\": nothing was sent). Add a route "
+                 "for it "
+                 "(nc_client_add_stub) or set \"mode\": \"fallback\" to send unmatched requests to the "
+                 "network.",
+                 g_base);
+        CHECK_STR(nc_error_message(err), expected);
+    }
+    nc_error_free(err);
+
+    /* a transport failure, retried (7 is) and given up after 3 attempts */
+    CHECK_INT(stub_get(c, "/down", 0, &resp, &err), NC_ERR_FAILED);
+    if (CHECK(err != NULL)) {
+        CHECK_INT(nc_error_domain(err), NC_DOMAIN_TRANSPORT);
+        CHECK_INT(nc_error_code(err), 7);
+        CHECK_INT(nc_error_attempts(err), 3);
+        if (!CHECK(strstr(nc_error_message(err), "answered by the stub * /api/down") != NULL))
+            printf("     message: %s\n", nc_error_message(err));
+    }
+    nc_response_free(resp);
+    nc_error_free(err);
+
+    /* delay_ms past the request's timeout_ms: TRANSPORT 28 (no wall clock asserted) */
+    CHECK_INT(stub_get(c, "/slow", 50, &resp, &err), NC_ERR_FAILED);
+    if (CHECK(err != NULL)) {
+        CHECK_INT(nc_error_domain(err), NC_DOMAIN_TRANSPORT);
+        CHECK_INT(nc_error_code(err), 28);
+    }
+    nc_response_free(resp);
+    nc_error_free(err);
+
+    /* body_file and body_base64: the bytes exactly (raw requests on the same client) */
+    {
+        nc_request *req = NULL;
+        nc_request_new("GET", "/file", &req);
+        nc_request_set_envelope(req, 0);
+        CHECK_INT(nc_client_send_sync(c, req, &resp, &err), NC_OK);
+        nc_request_free(req);
+        body = resp ? nc_response_body(resp, &len) : NULL;
+        CHECK_INT(len, 11);
+        CHECK(body && memcmp(body, "from a file", 11) == 0);
+        nc_response_free(resp);
+        nc_error_free(err);
+        nc_request_new("GET", "/b64", &req);
+        nc_request_set_envelope(req, 0);
+        CHECK_INT(nc_client_send_sync(c, req, &resp, &err), NC_OK);
+        nc_request_free(req);
+        body = resp ? nc_response_body(resp, &len) : NULL;
+        CHECK_INT(len, 4);
+        CHECK(body && memcmp(body, "\x00\x01\x02\xff", 4) == 0);
+        nc_response_free(resp);
+        nc_error_free(err);
+    }
+
+    /* query: the route answers page=2 only */
+    CHECK_INT(stub_get(c, "/q?page=2&x=1", 0, &resp, &err), NC_OK);
+    if (CHECK(resp != NULL)) CHECK_JSON(nc_response_data(resp), "\"page2\"");
+    nc_response_free(resp);
+    nc_error_free(err);
+    CHECK_INT(stub_get(c, "/q?page=3", 0, &resp, &err), NC_ERR_FAILED);
+    CHECK_INT(err ? nc_error_code(err) : 0, NC_CLIENT_NO_STUB);
+    nc_response_free(resp);
+    nc_error_free(err);
+
+    /* the cache stores a stubbed answer: the route answers once, the second call is the cache's */
+    if (!CHECK_INT(stub_get(c, "/cached", 0, &resp, &err), NC_OK))
+        printf("     error: %s\n", nc_error_json(err));
+    if (CHECK(resp != NULL)) CHECK_INT(nc_response_from_cache(resp), 0);
+    nc_response_free(resp);
+    nc_error_free(err);
+    CHECK_INT(stub_get(c, "/cached", 0, &resp, &err), NC_OK);
+    if (CHECK(resp != NULL)) {
+        CHECK_INT(nc_response_from_cache(resp), 1);
+        CHECK_JSON(nc_response_data(resp), "\"kept\"");
+    }
+    nc_response_free(resp);
+    nc_error_free(err);
+
+    /* nc_client_add_stub: appended; a wrong route refused naming the member, nothing changes */
+    err = NULL;
+    CHECK_INT(nc_client_add_stub(
+                  c, "{\"path\":\"/api/added\",\"body\":{\"code\":0,\"msg\":\"ok\",\"data\":\"added\"}}",
+                  &err),
+              NC_OK);
+    CHECK(err == NULL);
+    CHECK_INT(stub_get(c, "/added", 0, &resp, &err), NC_OK);
+    if (CHECK(resp != NULL)) CHECK_JSON(nc_response_data(resp), "\"added\"");
+    nc_response_free(resp);
+    nc_error_free(err);
+    err = NULL;
+    CHECK_INT(nc_client_add_stub(c, "{\"path\":\"/api/x\",\"status\":\"200\"}", &err),
+              NC_ERR_INVALID_ARGUMENT);
+    if (CHECK(err != NULL)) {
+        CHECK_INT(nc_error_code(err), NC_CLIENT_INVALID_REQUEST);
+        CHECK_STR(nc_error_message(err), "stub: 'status' must be an integer, got string.");
+    }
+    nc_error_free(err);
+    err = NULL;
+    CHECK_INT(nc_client_add_stub(c, "{\"path\":\"/api/x\",\"colour\":1}", &err),
+              NC_ERR_INVALID_ARGUMENT);
+    if (CHECK(err != NULL))
+        CHECK_STR(nc_error_message(err), "stub: unknown member 'colour'. Known: method, path, query, "
+                                         "times, responses, status, headers, "
+                                         "body, body_base64, body_file, delay_ms, error.");
+    nc_error_free(err);
+    CHECK_INT(nc_client_add_stub(NULL, "{}", NULL), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_client_add_stub(c, NULL, NULL), NC_ERR_INVALID_ARGUMENT);
+    nc_client_free(c);
+
+    /* a client without "stubs" refuses routes: NC_ERR_INVALID_STATE */
+    plain = make_client(NULL, NULL);
+    err = NULL;
+    CHECK_INT(nc_client_add_stub(plain, "{\"path\":\"/x\"}", &err), NC_ERR_INVALID_STATE);
+    if (CHECK(err != NULL))
+        CHECK_STR(nc_error_message(err),
+                  "This client has no stubs: create it with \"stubs\" in its configuration "
+                  "(\"stubs\": {} is enough) to add routes later.");
+    nc_error_free(err);
+    nc_client_free(plain);
+
+    /* a wrong configuration names the route and the member */
+    err = NULL;
+    plain = NULL;
+    CHECK_INT(
+        nc_client_new("{\"stubs\":{\"routes\":[{\"path\":\"/a\",\"delay_ms\":-1}]}}", &plain, &err),
+        NC_ERR_INVALID_ARGUMENT);
+    if (CHECK(err != NULL)) {
+        CHECK_INT(nc_error_code(err), NC_CLIENT_INVALID_CONFIG);
+        CHECK_STR(nc_error_message(err),
+                  "Configuration key 'stubs.routes[0]': 'delay_ms' must be 0-2147483647 (got -1).");
+    }
+    nc_error_free(err);
+    err = NULL;
+    CHECK_INT(nc_client_new("{\"stubs\":{\"mode\":\"only\",\"record\":\"/tmp\"}}", &plain, &err),
+              NC_ERR_INVALID_ARGUMENT);
+    if (CHECK(err != NULL))
+        CHECK_STR(nc_error_message(err),
+                  "Configuration key 'stubs.mode' \"only\" records nothing: 'stubs.record' "
+                  "needs \"fallback\" (its default).");
+    nc_error_free(err);
+
+    /* fallback: what no route answers goes to the server */
+    c = make_client(ENVELOPE_A,
+                    "\"stubs\":{\"mode\":\"fallback\",\"routes\":[{\"path\":\"/api/users/9\","
+                    "\"body\":{\"code\":0,\"msg\":\"ok\",\"data\":\"stub\"}}]}");
+    if (c) {
+        expect_ok(c, "/users/9", "\"stub\"");
+        expect_ok(c, "/users/7", "{\"id\":7,\"name\":\"Ada\"}");
+        nc_client_free(c);
+    }
+
+    /* record against the server (a secret query parameter, a token header, a token in a body) ... */
+    snprintf(cfg, sizeof cfg,
+             "\"headers\":{\"Authorization\":\"Bearer TOPSECRET-1\"},\"stubs\":{\"record\":\"%s\"}",
+             dir);
+    c = make_client(NULL, cfg);
+    recorded_user[0] = '\0';
+    if (c) {
+        nc_request *req = NULL;
+        CHECK_INT(stub_get(c, "/users/7?api_key=S3CRET-2&lang=en", 0, &resp, &err), NC_OK);
+        body = resp ? nc_response_body(resp, &len) : NULL;
+        if (CHECK(body != NULL && len < sizeof recorded_user)) {
+            memcpy(recorded_user, body, len);
+            recorded_user[len] = '\0';
+        }
+        nc_response_free(resp);
+        nc_error_free(err);
+        nc_request_new("POST", "/login", &req);
+        {
+            const char *creds = "{\"username\":\"ada\",\"password\":\"secret\"}";
+            nc_request_set_body(req, creds, strlen(creds), "application/json");
+        }
+        CHECK_INT(nc_client_send_sync(c, req, &resp, &err), NC_OK);
+        nc_request_free(req);
+        body = resp ? nc_response_body(resp, &len) : NULL;
+        CHECK(stub_contains(body, len, "tok-ada")); /* the server's token, as received */
+        nc_response_free(resp);
+        nc_error_free(err);
+        nc_client_free(c);
+    }
+    /* ... no secret in any recorded file ... */
+    {
+        char cmd[512], *text;
+        FILE *ls;
+        int files = 0;
+        snprintf(cmd, sizeof cmd, "ls %s", dir);
+        ls = popen(cmd, "r");
+        while (ls && fgets(path, sizeof path, ls)) {
+            char full[512];
+            path[strcspn(path, "\n")] = '\0';
+            snprintf(full, sizeof full, "%s/%s", dir, path);
+            text = stub_read_file(full);
+            files++;
+            if (CHECK(text != NULL)) {
+                CHECK(strstr(text, "TOPSECRET") == NULL);
+                CHECK(strstr(text, "S3CRET") == NULL);
+                CHECK(strstr(text, "tok-ada") == NULL);
+                CHECK(strstr(text, "\"path\": \"/api/") != NULL);
+            }
+            free(text);
+        }
+        if (ls) pclose(ls);
+        CHECK_INT(files, 2);
+    }
+    /* ... and replayed with no server (nothing listens on port 9): byte-identical, the token redacted */
+    snprintf(cfg, sizeof cfg, "{\"base_url\":\"http://127.0.0.1:9/api\",\"stubs\":{\"dir\":\"%s\"}}",
+             dir);
+    c = NULL;
+    err = NULL;
+    if (CHECK_INT(nc_client_new(cfg, &c, &err), NC_OK)) {
+        nc_request *req = NULL;
+        CHECK_INT(stub_get(c, "/users/7?api_key=ANY&lang=en", 0, &resp, &err), NC_OK);
+        body = resp ? nc_response_body(resp, &len) : NULL;
+        CHECK_INT(len, strlen(recorded_user));
+        CHECK(body && memcmp(body, recorded_user, len) == 0);
+        nc_response_free(resp);
+        nc_error_free(err);
+        nc_request_new("POST", "/login", &req);
+        CHECK_INT(nc_client_send_sync(c, req, &resp, &err), NC_OK);
+        nc_request_free(req);
+        body = resp ? nc_response_body(resp, &len) : NULL;
+        CHECK(stub_contains(body, len, "\"token\":\"REDACTED\""));
+        nc_response_free(resp);
+        nc_error_free(err);
+        /* another language: not recorded, so NO_STUB (nothing sent to port 9) */
+        CHECK_INT(stub_get(c, "/users/7?lang=fr", 0, &resp, &err), NC_ERR_FAILED);
+        CHECK_INT(err ? nc_error_code(err) : 0, NC_CLIENT_NO_STUB);
+        nc_response_free(resp);
+        nc_error_free(err);
+        nc_client_free(c);
+    } else {
+        nc_error_free(err);
+    }
+    {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        if (system(cmd) != 0) printf("     could not remove %s\n", dir);
+    }
 }
 
 int main(int argc, char **argv) {
@@ -2203,6 +2564,7 @@ int main(int argc, char **argv) {
     test_log_to_stderr();
     test_api_layer();
     test_preconnect();
+    test_stubs();
 
     test_data_unpack();
 

@@ -43,6 +43,7 @@ import Testing
         case .adapterFailed: return ("NC_CLIENT_ADAPTER_FAILED", NC_CLIENT_ADAPTER_FAILED)
         case .deadlineExceeded: return ("NC_CLIENT_DEADLINE_EXCEEDED", NC_CLIENT_DEADLINE_EXCEEDED)
         case .authRefreshFailed: return ("NC_CLIENT_AUTH_REFRESH_FAILED", NC_CLIENT_AUTH_REFRESH_FAILED)
+        case .noStub: return ("NC_CLIENT_NO_STUB", NC_CLIENT_NO_STUB)
         case .notCached: return ("NC_CLIENT_NOT_CACHED", NC_CLIENT_NOT_CACHED)
         }
     }

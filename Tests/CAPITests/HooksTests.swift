@@ -354,7 +354,7 @@ private var hookConfig: String {
         #expect(mine.map { $0["event"] as? String } == ["request_start", "attempt_end", "request_end"])
         let keys: Set<String> = [
             "event", "id", "method", "url", "endpoint", "label", "attempt", "status", "domain", "code",
-            "delay_ms", "reason", "timings", "bytes", "from_cache", "not_modified", "cache", "elapsed_us"
+            "delay_ms", "reason", "timings", "bytes", "from_cache", "not_modified", "cache", "elapsed_us", "stubbed"
         ]
         for e in mine { #expect(Set(e.keys) == keys) }
         let end = try #require(mine.last)

@@ -180,6 +180,7 @@ import Testing
             case .commonParams: #expect(plain.commonParams == nil && d == .none)
             case .signing: #expect(plain.signing == nil && d == .none)
             case .messages: #expect(plain.messages == nil && d == .none)
+            case .stubs: #expect(plain.stubs == nil && d == .none)
             case .envelopeCode: #expect(d == (envelope.codeField.map { .text($0) } ?? .none))
             case .envelopeOkCodes: #expect(d == .list(envelope.okCodes))
             case .envelopeSuccess: #expect(d == (envelope.successField.map { .text($0) } ?? .none))

@@ -142,6 +142,16 @@ private struct ConfigReader {
                     throw ConfigError(message: error.message)
                 }
             }
+        case .stubs:
+            if value.pointee.type == JSON_NULL {
+                config.stubs = nil
+            } else {
+                do throws(NetError) {
+                    config.stubs = try Configuration.Stubs.parse(value)
+                } catch {
+                    throw ConfigError(message: error.message)
+                }
+            }
         case .cache:
             if value.pointee.type == JSON_NULL {
                 config.cache = nil

@@ -100,7 +100,7 @@ extension Configuration {
         case .cacheMemoryBytes: return cache?.memoryBytes
         case .cacheDiskBytes: return cache?.diskBytes
         case .baseURL, .environments, .environment, .headers, .credentialHeaders, .compression, .coalesce,
-            .envelope, .limits, .callbacks, .retry, .cache, .endpoints, .commonParams, .signing, .messages,
+            .envelope, .limits, .callbacks, .retry, .cache, .endpoints, .commonParams, .signing, .messages, .stubs,
             .envelopeCode, .envelopeOkCodes, .envelopeSuccess, .envelopeStatus, .envelopeOkStatus,
             .envelopeMessage, .envelopeData, .envelopeTraceID, .envelopeAuthExpiredCodes,
             .tls, .proxy, .httpVersion, .tlsCAFile, .tlsCAPath, .tlsClientCert, .tlsClientKey,

@@ -57,6 +57,9 @@ public struct Configuration: Sendable {
     /// Texts for people by error key ("messages", Features/ErrorHandling/Messages.swift);
     /// nil = none. Default nil.
     public var messages: MessageTable? = nil
+    /// Canned answers, recording and replay ("stubs", Features/Stubs); nil: none
+    /// (the client's hops all go to libcurl).
+    public var stubs: Stubs? = nil
     /// CAs to trust, public-key pins, client certificate, lowest TLS version
     /// ("tls", TLSOptions.swift). Default: the system CA store, no pins, TLS 1.2+.
     public var tls = TLSOptions()

@@ -26,6 +26,7 @@ enum ConfigKey: String, CaseIterable, Sendable {
     case commonParams = "common_params"
     case signing
     case messages
+    case stubs
 
     case envelopeCode = "envelope.code"
     case envelopeOkCodes = "envelope.ok_codes"
@@ -136,6 +137,9 @@ enum ConfigKey: String, CaseIterable, Sendable {
             return .init(.object, .none, "messages", "texts for people by error key: {\"TRANSPORT.28\": …}")
         case .signing:
             return .init(.object, .none, "signing", "HMAC-SHA256 request signing: {secret, header, timestamp_header}")
+        case .stubs:
+            return .init(
+                .object, .none, "stubs", "canned answers, recording and replay: {routes, dir, mode, record}")
 
         case .envelopeCode:
             return .init(.fieldName, .text("code"), "envelope.codeField", "field with the business code")

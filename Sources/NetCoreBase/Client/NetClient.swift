@@ -23,6 +23,8 @@ public final class NetClient: @unchecked Sendable {
     let cookieJar: CookieJar?
     /// The texts for people completions read ("messages", NetClient+Messages.swift).
     let messageBox: MessageBox
+    /// The stubs ("stubs", Features/Stubs); nil without: hops go to libcurl directly.
+    let stubTable: StubTable?
 
     /// Creates a client and starts its transfer thread. The configuration is checked
     /// as the JSON form is (`Configuration.validate()`): a bad value throws
@@ -49,18 +51,22 @@ public final class NetClient: @unchecked Sendable {
             cache = nil
         }
         cacheStoringPolicy = cache.map { CacheTransferPolicy(cache: $0, inner: nil, entry: nil, fallback: false) }
+        // "stubs": the loop's hops go through the table first (Features/Stubs).
+        let stubs = try NetClient.stubTransport(configuration, share: jar?.share ?? CurlShare.process, given: transport)
+        stubTable = stubs?.table
         // TLS sessions and DNS answers: the process's share, or the jar's, which
         // keeps this client's cookies apart (CurlShare.swift).
         guard
             let loop = TransferLoop(
                 mode: configuration.callbacks, limits: configuration.limits,
                 proxies: ProxyEnvironment(configured: configuration.proxy), share: jar?.share ?? CurlShare.process,
-                transport: transport)
+                transport: stubs ?? transport)
         else {
             throw NetError.internalError(
                 "libcurl or the transfer thread could not be started (out of memory or thread limit).")
         }
         self.loop = loop
+        loop.lanes.stubs = stubTable
         self.cookieJar = jar
         self.messageBox = MessageBox(configuration.messages)
         self.hooks = ClientHooks(loop: loop)

@@ -37,6 +37,9 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
         case authRefreshFailed = 11
         /// CACHE_ONLY found no stored answer (Features/Cache); nothing was sent.
         case notCached = 12
+        /// Stubs in "only" mode and no stub answers the request (Features/Stubs);
+        /// nothing was sent. Since 0.4.
+        case noStub = 13
     }
 
     /// Which time limit ended the request (`nc_error_json`'s "timeout").

@@ -216,7 +216,8 @@ final class LoopInbox: @unchecked Sendable {
     /// Runs the pass hook's waiting work (executor jobs first: what they send
     /// starts in this same pass), then moves every queue into `batch`; returns the
     /// loop's life as it was then. Transfers whose cancel was asked before now get
-    /// `cancelAsked`; later cancels arrive through the cancel queue.
+    /// a pending cancel (`Transfer.Lifecycle.taken`); later cancels arrive through
+    /// the cancel queue.
     func take(into batch: inout Batch) -> LoopLifecycle {
         monitor.lock()
         polling = false
@@ -240,7 +241,7 @@ final class LoopInbox: @unchecked Sendable {
         if !unparks.isEmpty { swap(&batch.resumed, &unparks) }
         if !detached.isEmpty { swap(&batch.ended, &detached) }
         let phase = lifecycle.load(ordering: .relaxed)
-        for t in batch.new where t.cancelRequested { t.cancelAsked = true }
+        for t in batch.new { t.lifecycle.taken(cancelClaimed: t.cancelRequested) }
         monitor.unlock()
         return phase
     }

@@ -44,6 +44,9 @@ final class SyncLanes: @unchecked Sendable {
     let stopping = Atomic<Bool>(false)
     /// What the lanes' easy handles attach to (the client's, CurlShare.swift).
     private let share: CurlShare?
+    /// The client's stubs (Features/Stubs), set once before its first send: a hop
+    /// a stub answers is not sent. nil: none.
+    @exclusivity(unchecked) var stubs: StubTable?
 
     init(share: CurlShare?) { self.share = share }
 
@@ -146,6 +149,15 @@ extension TransferLoop {
             case .failure(let e): return (nil, e)
             case .success(let ready): hop = ready
             }
+            // A stub's answer, or its refusal (StubTable+Sync.swift); nil: the network's.
+            if let stubs = lanes.stubs, let stubbed = stubbedHop(t, hop, stubs, lane) {
+                switch stubbed {
+                case .failure(let e): return (nil, e)
+                case .success(let action):
+                    if let done = carryOut(action, t, lane) { return done }
+                    continue
+                }
+            }
             var lookAt: UInt64
             switch HopDriver.start(t, hop.request, timeoutMs: hop.timeoutMs, on: easy, multi: lane.multi) {
             case .failure(let e): return (nil, e)
@@ -206,29 +218,40 @@ extension TransferLoop {
                 }
             }
             let outcome = HopDriver.finish(t, easy, code, multi: lane.multi)
-            switch t.next(after: outcome) {
-            case .complete(let response, let error):
-                return (response, error)
-            case .redirect:
-                continue
-            case .relaunch:
-                if let e = begin(t, lane) { return (nil, e) }
-            case .relaunchAfter(let ms, let reason):
-                t.emitRelaunchScheduled(delayMs: ms, reason: reason)
-                let due = monotonicNanos(afterMs: ms)
-                while true {
-                    if lanes.stopping.load(ordering: .acquiring) {
-                        return (nil, NetError.shutdown.attempted(t.attempt))
-                    }
-                    let now = monotonicNanos()
-                    if now >= due { break }
-                    lane.poll(Int32(clamping: (due - now + 999_999) / 1_000_000))
-                }
-                if let e = begin(t, lane) { return (nil, e) }
-            case .park:
-                if let e = waitParked(t, lane) { return (nil, e) }
-                if let e = begin(t, lane) { return (nil, e) }
-            }
+            if let stubs = lanes.stubs, let recorder = stubs.recorder { StubTransport.record(recorder, t, outcome) }
+            if let done = carryOut(t.next(after: outcome), t, lane) { return done }
+        }
+    }
+
+    /// Carries out what `Transfer.next(after:)` decided: the single outcome when
+    /// the send is over, nil when its next hop is to be sent.
+    private func carryOut(_ action: TransferAction, _ t: Transfer, _ lane: SyncLane) -> (Response?, NetError?)? {
+        switch action {
+        case .complete(let response, let error):
+            return (response, error)
+        case .redirect:
+            return nil
+        case .relaunch:
+            if let e = begin(t, lane) { return (nil, e) }
+        case .relaunchAfter(let ms, let reason):
+            t.emitRelaunchScheduled(delayMs: ms, reason: reason)
+            if let e = waitOnLane(ms, t, lane) { return (nil, e) }
+            if let e = begin(t, lane) { return (nil, e) }
+        case .park:
+            if let e = waitParked(t, lane) { return (nil, e) }
+            if let e = begin(t, lane) { return (nil, e) }
+        }
+        return nil
+    }
+
+    /// Waits `ms` on `lane`: nil, or the shutdown error when the client stops meanwhile.
+    func waitOnLane(_ ms: Int64, _ t: Transfer, _ lane: SyncLane) -> NetError? {
+        let due = monotonicNanos(afterMs: ms)
+        while true {
+            if lanes.stopping.load(ordering: .acquiring) { return NetError.shutdown.attempted(t.attempt) }
+            let now = monotonicNanos()
+            if now >= due { return nil }
+            lane.poll(Int32(clamping: (due - now + 999_999) / 1_000_000))
         }
     }
 

@@ -41,6 +41,8 @@ struct HopOutcome: ~Copyable {
     /// libcurl's CURLINFO_HTTP_VERSION of a hop that ended well (CURL_HTTP_VERSION_*).
     var httpVersion: Int = 0
     var received: (body: NetBytes, headers: HeaderStore)?
+    /// A stub answered the hop, not the network (Features/Stubs): events say so.
+    var stubbed = false
 
     init(code: CURLcode, status: Int = 0, received: (body: NetBytes, headers: HeaderStore)? = nil) {
         self.code = code
@@ -144,6 +146,7 @@ extension Transfer {
         // like every CLIENT error it comes without a response.
         if error?.domain == .client { return .ended(nil, error) }
         response.completionInfo.httpVersion = HTTPVersionSeen(curl: outcome.httpVersion)
+        response.completionInfo.stubbed = outcome.stubbed
         return .ended(response, error)
     }
 

@@ -1,4 +1,5 @@
 import CCurlShim
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -68,12 +69,15 @@ public final class Transfer: @unchecked Sendable {
     /// Set when it is submitted.
     public internal(set) var id: UInt64 = 0
 
+    /// The async API's outcome, handed from the completion to the awaiting task
+    /// (`publish`, `publishedOutcome`): written once, then `publishedReady` is set
+    /// with release ordering; read after an acquiring load of it.
+    private var published: Result<Response, NetError>?
+    private let publishedReady = Atomic<Bool>(false)
+
     // Guarded by loop.monitor.
     var done = false
     var cancelRequested = false
-    /// The async API's outcome, handed from the completion to the awaiting task
-    /// (`publish`, `publishedOutcome`).
-    var published: Result<Response, NetError>?
     /// The async API's waiting task (module NetCore, NetClient+Async.swift): its
     /// `UnsafeContinuation<Void, Never>` as the one pointer that value is, so this
     /// module names no concurrency type. Set before submission, resumed once by the
@@ -82,11 +86,6 @@ public final class Transfer: @unchecked Sendable {
     /// The waiting task runs on the client's executor (the loop thread): resumed at
     /// once rather than batched (TransferLoop.deferResume). Set before submission.
     package var waiterOnLoop = false
-    /// Loop thread only: a cancel to act on before the transfer sends or waits
-    /// again. Set when the loop takes it with a cancel already asked, or when a
-    /// hook cancels it while the loop moves it between states (`Phase.moving`):
-    /// it was then in no list the cancel could take it from.
-    var cancelAsked = false
     /// `TransferLoop.resume(_:)` was asked for this parked transfer.
     var resumeRequested = false
     /// The lane a parked synchronous send waits on (woken by resume).
@@ -98,8 +97,11 @@ public final class Transfer: @unchecked Sendable {
 
     // Driving thread only.
     var easy: EasyHandle?
+    /// Where the transfer is in the loop and whether a cancel waits for its next
+    /// step (Transfer+Lifecycle.swift). Loop thread only.
+    @exclusivity(unchecked) var lifecycle = Lifecycle()
     /// Where the transfer is in the loop (`Phase`).
-    @exclusivity(unchecked) var phase: Phase = .queued
+    var phase: Phase { lifecycle.phase }
     /// The body file (Upload.file) and its size, open from the first attempt to the
     /// completion (Transfer+Upload.swift); -1 otherwise.
     var inputFD: Int32 = -1
@@ -126,68 +128,6 @@ public final class Transfer: @unchecked Sendable {
     @exclusivity(unchecked) var startedAt: UInt64 = 0
     /// Every ended attempt (filled only when `keepsAttemptLog`), for the response's metrics.
     var attemptLog: [AttemptRecord] = []
-
-    /// Where a transfer the loop runs is, as the loop thread sees it. One value
-    /// replaces what flags once said in combination; the loop's list, timer queue and
-    /// parked list hold exactly the transfers whose phase names them.
-    ///
-    ///     queued ──taken──► moving ──launched──► running(slot) ──hop ended──► moving
-    ///                        │ ▲                                                │
-    ///                        │ └───── due / resumed ──── waiting(timer|parked) ◄┘ relaunchAfter, park
-    ///                        └──── complete ────► completed
-    ///
-    /// `moving`: the loop is taking it from one state to the next (starting it,
-    /// beginning an attempt, deciding after a hop) and hooks run meanwhile; it is
-    /// in no list, so a cancel from one of those hooks sets `cancelAsked`, acted on
-    /// before it sends or waits again. A transfer the loop never runs (a
-    /// synchronous send, a caller of a shared transfer) stays `queued`. Loop
-    /// thread only; `done` and `cancelRequested`, which other threads read, are
-    /// kept apart under the monitor.
-    enum Phase: Equatable {
-        case queued
-        case moving
-        /// In the multi handle, at this index of the loop's list.
-        case running(slot: Int)
-        case waiting(Waiting)
-        case completed
-
-        /// What a cancel does to a transfer in this phase; the loop carries it out.
-        var onCancel: CancelStep {
-            switch self {
-            case .running: return .stopHop
-            case .waiting: return .endWait
-            case .moving: return .askBeforeNextStep
-            case .queued: return .takeFromQueue
-            case .completed: return .nothing
-            }
-        }
-    }
-
-    /// Where a transfer between attempts waits: the timer queue, or parked.
-    enum Waiting: Equatable {
-        case timer
-        case parked
-    }
-
-    /// A cancel's step for each phase (`Phase.onCancel`).
-    enum CancelStep: Equatable {
-        /// Take it out of the multi handle and complete it as cancelled.
-        case stopHop
-        /// Take it out of the timer queue or parked list and complete it as cancelled.
-        case endWait
-        /// Set `cancelAsked`: it ends as cancelled before it sends or waits again.
-        case askBeforeNextStep
-        /// Not taken by the loop yet: take it out of the queue and complete it.
-        case takeFromQueue
-        /// Completing or completed: its result stands.
-        case nothing
-    }
-
-    /// Its index in the loop's list while `running`, else -1.
-    var runningSlot: Int {
-        if case .running(let slot) = phase { return slot }
-        return -1
-    }
 
     init(
         prepared: PreparedRequest?, presetError: NetError?, loop: TransferLoop,
@@ -275,13 +215,21 @@ public final class Transfer: @unchecked Sendable {
         return left > 0 ? left : 0
     }
 
-    /// Hands the async API's outcome to the awaiting task (under the loop's monitor).
+    /// Hands the async API's outcome to the awaiting task, once, before its
+    /// continuation is resumed. An atomic flag (release here, acquire in
+    /// `publishedOutcome`) orders the write before the task's read where
+    /// ThreadSanitizer can see it; the loop's monitor is not taken, so the task
+    /// resumed at the end of a pass never waits for the loop thread, which takes
+    /// the monitor right then (its look for new work before it sleeps).
     package func publish(_ outcome: Result<Response, NetError>) {
-        loop.monitor.withLock { published = outcome }
+        published = outcome
+        publishedReady.store(true, ordering: .releasing)
     }
 
     /// The outcome `publish` handed over; nil if none was.
-    package var publishedOutcome: Result<Response, NetError>? { loop.monitor.withLock { published } }
+    package var publishedOutcome: Result<Response, NetError>? {
+        publishedReady.load(ordering: .acquiring) ? published : nil
+    }
 
     /// Cancels the request: when this returns the completion has run (loop mode,
     /// from another thread), with its real result if it had begun, else with

@@ -1,10 +1,10 @@
 /// Cancellation on a transfer loop: one transfer (`cancel`, `requestCancel`, from
 /// any thread or from a callback on the loop thread), every transfer a predicate
 /// matches (`cancelMatching`), and the callers of a shared transfer, whose owner
-/// decides (TransferOwner.swift). What a cancel does to one transfer follows from
-/// its phase alone (`Transfer.Phase.onCancel`); this file finds the transfer's
-/// phase on the right thread and carries the step out. Each cancelled transfer
-/// completes once, with CANCELLED.
+/// decides (TransferOwner.swift). What a cancel does to one transfer is its
+/// lifecycle's answer (`Transfer.Lifecycle.cancel()`, a value state machine); this
+/// file reaches the transfer on the right thread, claims it, and carries the
+/// answer out. Each cancelled transfer completes once, with CANCELLED.
 extension TransferLoop {
     /// Cancels `t`: when this returns, from another thread in loop mode, its
     /// completion has run.
@@ -151,7 +151,7 @@ extension TransferLoop {
             switch t.phase.onCancel {
             case .stopHop, .endWait, .askBeforeNextStep:
                 guard claim(t) else { continue }
-                carryOut(t.phase.onCancel, t)
+                carryOut(t)
                 n += last
             case .takeFromQueue, .nothing:
                 continue
@@ -170,7 +170,7 @@ extension TransferLoop {
     /// attempts; otherwise it is completing (perhaps in this very callback) or done.
     func cancelNow(_ t: Transfer) {
         switch t.phase.onCancel {
-        case .stopHop, .endWait: carryOut(t.phase.onCancel, t)
+        case .stopHop, .endWait: carryOut(t)
         case .askBeforeNextStep, .takeFromQueue, .nothing: break
         }
     }
@@ -179,19 +179,19 @@ extension TransferLoop {
     /// since waiting for the loop would wait for ourselves.
     private func cancelOnLoopThread(_ t: Transfer) {
         guard inbox.acceptsWork else { return }
-        carryOut(t.phase.onCancel, t)
+        carryOut(t)
     }
 
-    /// Loop thread: does `step` to `t` (`Transfer.Phase.onCancel`).
-    private func carryOut(_ step: Transfer.CancelStep, _ t: Transfer) {
-        switch step {
+    /// Loop thread: tells `t`'s lifecycle it is cancelled and does the step it answers.
+    private func carryOut(_ t: Transfer) {
+        switch t.lifecycle.cancel() {
         case .stopHop:
             complete(t, nil, NetError.cancelled.attempted(stopHop(t)))
         case .endWait:
             unwait(t)
             complete(t, nil, NetError.cancelled.attempted(t.attempt))
         case .askBeforeNextStep:
-            t.cancelAsked = true
+            break   // pending in the lifecycle: its next step ends it
         case .takeFromQueue:
             // A transfer the loop has not taken yet, or one it never runs (a
             // synchronous send, a caller of a shared transfer): only the former is

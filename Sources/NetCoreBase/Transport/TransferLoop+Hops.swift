@@ -23,7 +23,7 @@ extension TransferLoop {
             return
         case .success(let first): look = first
         }
-        t.phase = .running(slot: state.pointee.active.count)
+        t.lifecycle.launched(slot: state.pointee.active.count)
         state.pointee.active.append(t)
         if look != 0 && (state.pointee.idleLookAt == 0 || look < state.pointee.idleLookAt) {
             state.pointee.idleLookAt = look
@@ -45,10 +45,10 @@ extension TransferLoop {
             let last = state.pointee.active.removeLast()
             if slot < state.pointee.active.count {
                 state.pointee.active[slot] = last
-                last.phase = .running(slot: slot)
+                last.lifecycle.moved(to: slot)
             }
         }
-        t.phase = .moving
+        t.lifecycle.moves()
     }
 
     /// The idle watch's look at every transfer in flight (IdleWatch.swift): those

@@ -140,7 +140,7 @@ package final class TransferLoop: @unchecked Sendable {
                 for t in state.pointee.timers.popDue(now: monotonicNanos()) {
                     // A parked transfer's deadline: it leaves the parked list too.
                     if t.phase == .waiting(.parked) { state.pointee.parked.remove(t) }
-                    t.phase = .moving
+                    t.lifecycle.moves()
                     relaunch(t)
                 }
             }
@@ -172,7 +172,7 @@ package final class TransferLoop: @unchecked Sendable {
         }
         for t in state.pointee.timers.removeAll() + state.pointee.parked.removeAll() {
             guard case .waiting = t.phase else { continue }
-            t.phase = .moving
+            t.lifecycle.moves()
             complete(t, nil, NetError.shutdown.attempted(t.attempt))
         }
     }
@@ -180,7 +180,7 @@ package final class TransferLoop: @unchecked Sendable {
     /// Marks `t` as the transfer being moved (`Phase.moving`).
     @inline(__always)
     func moving(_ t: Transfer) {
-        t.phase = .moving
+        t.lifecycle.moves()
         state.pointee.moving = Unmanaged.passUnretained(t)
     }
 
@@ -190,7 +190,7 @@ package final class TransferLoop: @unchecked Sendable {
         t.emitStart()
         if stopping { complete(t, nil, .shutdown); return }
         if t.presetError != nil || t.presetResponse != nil { complete(t, t.presetResponse, t.presetError); return }
-        if t.cancelAsked { complete(t, nil, .cancelled); return }
+        if t.lifecycle.next == .endCancelled { complete(t, nil, .cancelled); return }
         relaunch(t)
     }
 
@@ -201,7 +201,10 @@ package final class TransferLoop: @unchecked Sendable {
         defer { state.pointee.moving = nil }
         if let instead = t.beginAttempt(now: monotonicNanos()) { execute(instead, for: t); return }
         // Cancelled by a hook of this attempt's beginning (an adapter): nothing sent.
-        if t.cancelAsked { complete(t, nil, NetError.cancelled.attempted(t.attemptsMade(thisOneSent: false))); return }
+        if t.lifecycle.next == .endCancelled {
+            complete(t, nil, NetError.cancelled.attempted(t.attemptsMade(thisOneSent: false)))
+            return
+        }
         launch(t)
     }
 
@@ -210,7 +213,7 @@ package final class TransferLoop: @unchecked Sendable {
         // A hook cancelled it while the loop moved it (attempt end, the policy's
         // decision): an outcome already decided stands; anything that would send
         // or wait again ends it as cancelled instead.
-        if t.cancelAsked, !action.isComplete {
+        if !action.isComplete, t.lifecycle.next == .endCancelled {
             complete(t, nil, NetError.cancelled.attempted(t.attempt))
             return
         }
@@ -223,14 +226,17 @@ package final class TransferLoop: @unchecked Sendable {
             relaunch(t)
         case .relaunchAfter(let ms, let reason):
             t.emitRelaunchScheduled(delayMs: ms, reason: reason)
-            if t.cancelAsked {   // by a handler of the relaunch-scheduled event
+            // A handler of the relaunch-scheduled event may have cancelled it.
+            guard t.lifecycle.waits(.timer) == .proceed else {
                 complete(t, nil, NetError.cancelled.attempted(t.attempt))
                 return
             }
-            t.phase = .waiting(.timer)
             state.pointee.timers.schedule(t, at: monotonicNanos(afterMs: ms))
         case .park:
-            t.phase = .waiting(.parked)
+            guard t.lifecycle.waits(.parked) == .proceed else {
+                complete(t, nil, NetError.cancelled.attempted(t.attempt))
+                return
+            }
             state.pointee.parked.append(t)
             // Its deadline ends the wait: woken then, it ends with DEADLINE_EXCEEDED.
             if let due = t.deadlineAt { state.pointee.timers.schedule(t, at: due) }
@@ -247,7 +253,7 @@ package final class TransferLoop: @unchecked Sendable {
             state.pointee.parked.remove(t)
             state.pointee.timers.remove(t)   // its deadline, if it has one
         }
-        t.phase = .moving
+        t.lifecycle.moves()
     }
 
     /// Delivers the single completion: now (loop mode) or via the queue (queue mode).
@@ -257,7 +263,7 @@ package final class TransferLoop: @unchecked Sendable {
         if state.pointee.moving?.toOpaque() == Unmanaged.passUnretained(t).toOpaque() {
             state.pointee.moving = nil
         }
-        t.phase = .completed
+        t.lifecycle.completes()
         t.gate?.ended(t)
         let (response, error) = t.closingOutput(response, error)   // before anyone is told: the file is complete
         t.closeInput()

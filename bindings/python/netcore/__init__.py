@@ -60,6 +60,7 @@ from .errors import (
     DeadlineExceeded,
     AuthRefreshFailed,
     NotCached,
+    NoStub,
     InvalidArgument,
     InvalidConfig,
     InvalidRequest,
@@ -78,6 +79,7 @@ from .errors import (
 from ._request import Timeouts
 from .response import Headers, Redirect, Response
 from ._cache import CachePolicy
+from . import testing
 
 __version__ = "0.3.0"
 
@@ -118,9 +120,9 @@ __all__ = [
     "AsyncClient", "Client", "Task", "Callback", "Response", "Headers", "Redirect", "Outgoing", "Timeouts",
     "Error", "RequestInfo", "ClientError", "Cancelled", "Unreachable", "InvalidRequest", "InvalidConfig",
     "ResponseTooLarge", "ShutDown", "HeadersTooLarge", "InternalError", "AdapterFailed",
-    "DeadlineExceeded", "AuthRefreshFailed", "NotCached", "CachePolicy", "Retry", "Cookie", "Cookies",
+    "DeadlineExceeded", "AuthRefreshFailed", "NotCached", "NoStub", "CachePolicy", "Retry", "Cookie", "Cookies",
     "TransportError", "Timeout", "HTTPError", "APIError", "ParseError",
     "StatusError", "InvalidArgument", "InvalidState", "NoMemory", "Failed",
     "Domain", "ClientCode", "ParseCode", "Status",
-    "library_path", "library_version", "library_version_number", "default_user_agent", "__version__",
+    "testing", "library_path", "library_version", "library_version_number", "default_user_agent", "__version__",
 ]

@@ -295,6 +295,33 @@ class BaseClient:
         with self._core.use() as h:
             _cache.set_partition(h, partition)
 
+    # -- stubs (netcore.testing) -------------------------------------------------
+
+    def add_stub(self, route: Optional[Mapping[str, Any]] = None, **fields: Any) -> None:
+        """Add a stubbed route (``nc_client_add_stub``) after the client's others,
+        for requests sent from now on: a dict of the route's members (``"method"``,
+        ``"path"``, ``"query"``, ``"status"``, ``"headers"``, ``"body"``,
+        ``"body_base64"``, ``"body_file"``, ``"delay_ms"``, ``"error"``,
+        ``"times"``, ``"responses"``; docs/configuration.md, "Stubs"), or the same
+        as keyword arguments. :func:`netcore.testing.stub` is the friendlier form.
+
+        Raises:
+            InvalidArgument: a wrong member (the message names it; nothing changes).
+            InvalidState: the client was made without ``"stubs"`` (``"stubs": {}``
+                is enough to add routes later).
+        """
+        spec = dict(route or {}, **fields)
+        text = json.dumps(spec).encode("utf-8")
+        err = ErrorHandle()
+        with self._core.use() as h:
+            status = C.nc_client_add_stub(h, text, ctypes.byref(err))
+        if status != 0:
+            try:
+                message = C.nc_error_message(err).decode("utf-8", "replace") if err else ""
+                raise error_for(status, function="nc_client_add_stub", message=message)
+            finally:
+                C.nc_error_free(err)
+
     # -- the endpoint catalog ---------------------------------------------------
 
     def define_endpoint(self, name: str, *, method: str = "GET", path: str,

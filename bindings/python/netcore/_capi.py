@@ -217,6 +217,8 @@ TABLE: Tuple[Signature, ...] = (
     ("nc_client_set_common_param", (ClientHandle, c_char_p, c_char_p), nc_status),
     ("nc_client_set_messages_json", (ClientHandle, c_char_p), nc_status),
     ("nc_client_preconnect", (ClientHandle, c_char_p, POINTER(ErrorHandle)), nc_status),
+    # stubs (netcore.testing; since 0.4)
+    ("nc_client_add_stub", (ClientHandle, c_char_p, POINTER(ErrorHandle)), nc_status),
     # requests
     ("nc_request_new", (c_char_p, c_char_p, POINTER(RequestHandle)), nc_status),
     ("nc_request_free", (RequestHandle,), None),

@@ -20,7 +20,8 @@ Two families, kept apart on purpose:
       │   ├── AdapterFailed        9  a request adapter refused the request
       │   ├── DeadlineExceeded    10  deadline_ms ran out across attempts and waits
       │   ├── AuthRefreshFailed   11  the token refresh it waited for failed
-      │   └── NotCached           12  CachePolicy.CACHE_ONLY found nothing stored
+      │   ├── NotCached           12  CachePolicy.CACHE_ONLY found nothing stored
+      │   └── NoStub              13  stubs in "only" mode: no stub answers the request
       ├── TransportError       NC_DOMAIN_TRANSPORT (code: the CURLcode)
       │   └── Timeout              28 CURLE_OPERATION_TIMEDOUT
       ├── HTTPError            NC_DOMAIN_HTTP      (code: the HTTP status)
@@ -58,7 +59,7 @@ __all__ = [
     "Domain", "ClientCode", "ParseCode", "Status",
     "Error", "RequestInfo", "ClientError", "Cancelled", "Unreachable", "InvalidRequest", "InvalidConfig",
     "ResponseTooLarge", "ShutDown", "HeadersTooLarge", "InternalError", "AdapterFailed",
-    "DeadlineExceeded", "AuthRefreshFailed", "NotCached",
+    "DeadlineExceeded", "AuthRefreshFailed", "NotCached", "NoStub",
     "TransportError", "Timeout", "HTTPError", "APIError", "ParseError",
     "StatusError", "InvalidArgument", "InvalidState", "NoMemory", "Failed",
 ]
@@ -89,6 +90,7 @@ class ClientCode(enum.IntEnum):
     DEADLINE_EXCEEDED = 10
     AUTH_REFRESH_FAILED = 11
     NOT_CACHED = 12
+    NO_STUB = 13
 
 
 class ParseCode(enum.IntEnum):
@@ -343,6 +345,12 @@ class NotCached(ClientError):
     client has no ``"cache"``); nothing was sent."""
 
 
+class NoStub(ClientError):
+    """The client's ``"stubs"`` are in ``"only"`` mode and none answers the
+    request (the message names its method and URL); nothing was sent
+    (:mod:`netcore.testing`)."""
+
+
 class TransportError(Error):
     """NC_DOMAIN_TRANSPORT: the transfer failed; ``code`` is libcurl's CURLcode
     (6 cannot resolve, 7 cannot connect, 28 timeout, 35 TLS, 52 empty reply...)."""
@@ -385,6 +393,7 @@ _CLIENT_CLASSES: Dict[int, Type[ClientError]] = {
     ClientCode.DEADLINE_EXCEEDED: DeadlineExceeded,
     ClientCode.AUTH_REFRESH_FAILED: AuthRefreshFailed,
     ClientCode.NOT_CACHED: NotCached,
+    ClientCode.NO_STUB: NoStub,
 }
 
 _DOMAIN_CLASSES: Dict[int, Type[Error]] = {

@@ -5,7 +5,7 @@
 ///   "attempt","status","domain","code","delay_ms","reason",
 ///   "timings":{"dns","connect","tls","first_byte","total"} (µs) | null,
 ///   "bytes","from_cache","not_modified","cache":{"hits","misses",…} (cache_hit) | null,
-///   "elapsed_us"}`
+///   "elapsed_us","stubbed"}`
 ///
 /// `url` is redacted (Redaction.swift): no userinfo, no value of a secret-looking
 /// query parameter. `domain` is the error domain's name (NCTransportErrorDomain…)
@@ -66,6 +66,7 @@ extension RequestEvent {
             o.null("cache")
         }
         o.int("elapsed_us", elapsedUs)
+        o.bool("stubbed", stubbed)
     }
 }
 

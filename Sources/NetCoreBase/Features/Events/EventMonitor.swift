@@ -107,6 +107,9 @@ public struct RequestEvent: Sendable {
     public var fromCache: Bool = false
     /// `cacheHit`: the server answered 304 and the stored body is served.
     public var notModified: Bool = false
+    /// `attemptEnd`, `requestEnd`: a stub gave the response, not the network
+    /// ("stubs", Features/Stubs). Since 0.4.
+    public var stubbed: Bool = false
     /// `cacheHit`: the client cache's counters just before this answer (ResponseCache.stats).
     public var cache: CacheStats? = nil
     /// `requestEnd`: microseconds from the start of the first attempt to the completion.

@@ -93,6 +93,8 @@ struct CompletionInfo {
     /// The request's task id (a plain store: who the response answers, for a
     /// decoding failure's `NetError.request`, and the metrics' "id").
     var taskID: UInt64 = 0
+    /// A stub gave the answer, not the network (Features/Stubs).
+    var stubbed = false
 }
 
 /// One redirect a request followed: the 3xx status and the URL that answered it.

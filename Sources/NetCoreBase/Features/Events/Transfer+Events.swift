@@ -59,6 +59,7 @@ extension Transfer {
         }
         guard monitor.wants(.attemptEnd) else { return }
         var e = event(.attemptEnd, response, error)
+        e.stubbed = response?.completionInfo.stubbed ?? false
         // No timings were read for this request (a handler that wants them came
         // after it was sent): none rather than zeros.
         e.timings = keepsAttemptLog ? timings : nil
@@ -83,7 +84,8 @@ extension Transfer {
             response.completionInfo = CompletionInfo(
                 httpVersion: response.completionInfo.httpVersion, attempts: attempt, redirects: redirects,
                 elapsedNs: elapsed,
-                log: keepsAttemptLog ? attemptLog : nil, redirectChain: redirectChain, taskID: id)
+                log: keepsAttemptLog ? attemptLog : nil, redirectChain: redirectChain,
+                taskID: id, stubbed: response.completionInfo.stubbed)
         }
         guard let monitor else { return }
         if let response, response.fromCache { emitCacheHit(response, error) }
@@ -93,6 +95,7 @@ extension Transfer {
         }
         var e = event(.requestEnd, response, error)
         e.fromCache = response?.fromCache ?? false
+        e.stubbed = response?.completionInfo.stubbed ?? false
         e.elapsedUs = Int64(clamping: elapsed / 1000)
         monitor.requestDidComplete(e)
     }
