@@ -2176,6 +2176,7 @@ static void test_reachability_watch(void) {
     CHECK_INT(q.states[1], NC_REACH_ONLINE);
     CHECK(pthread_equal(q.thread, pthread_self()));
     nc_client_free(qc);
+}
 
 /* ---- stubs (issue 34 item 7): canned answers, sequences, only / fallback, record and replay ---- */
 
@@ -2329,6 +2330,8 @@ static void test_stubs(void) {
     }
     nc_response_free(resp);
     nc_error_free(err);
+    resp = NULL;
+    err = NULL; /* a success below does not write it: not freed twice */
 
     /* body_file and body_base64: the bytes exactly (raw requests on the same client) */
     {
