@@ -340,8 +340,14 @@ NC_API int nc_error_is_auth_expired(const nc_error *error);
  * {"domain":"NCAPIErrorDomain","domain_code":4,"code":1001,"code_str":"1001",
  *  "message":"...","http_status":200,"trace_id":...,"data":...,"body":"...",
  *  "attempts":1,"retryable":false,"auth_expired":false,"timeout":null,
- *  "user_message":null}
- * "user_message" is nc_error_user_message() (Since 0.4), else null. "timeout" names the time limit that ended the request, else null: "connect"
+ *  "user_message":null,
+ *  "request":{"method":"GET","url":"...","endpoint":null,"label":null,"id":12}}
+ * "user_message" is nc_error_user_message() (Since 0.4), else null. "request"
+ * (Since 0.4) is the request the error belongs to, as the nc_error_request_*
+ * readers below give it: "method" and "url" (null when the request could not be
+ * resolved: an unknown endpoint, a refused parameter), "endpoint", "label"
+ * (nc_request_set_label) and "id" (nc_task_id); "request" is null for an error no
+ * request produced (nc_client_new's). "timeout" names the time limit that ended the request, else null: "connect"
  * (connect_timeout_ms), "total" (timeout_ms), "idle" (idle_timeout_ms) — each
  * NC_DOMAIN_TRANSPORT 28 — or "deadline" (NC_CLIENT_DEADLINE_EXCEEDED).
  *
@@ -351,6 +357,72 @@ NC_API int nc_error_is_auth_expired(const nc_error *error);
  * Since:     0.1
  */
 NC_API const char *nc_error_json(const nc_error *error);
+
+/*
+ * Which request an error belongs to (Since 0.4). Every error a send delivers —
+ * to its completion, to nc_client_send_sync, to the error and auth-expired
+ * handlers, to a batch — carries its request: a central error handler can say
+ * which call failed. The same values are nc_error_json()'s "request".
+ */
+
+/**
+ * Returns the method of the request the error belongs to ("GET").
+ *
+ * Ownership: borrowed from `error`.
+ * Thread:    any thread.
+ * Returns:   the method; NULL when the request could not be resolved (an unknown
+ *   endpoint, a parameter its declaration refuses), for an error no request
+ *   produced, or if `error` is NULL.
+ * Since: 0.4
+ */
+NC_API const char *nc_error_request_method(const nc_error *error);
+
+/**
+ * Returns the URL of the request the error belongs to, as resolved when it was
+ * sent (before redirects) and redacted as events show it: no userinfo or
+ * fragment, secret query values REDACTED (nc_client_set_event_handler()). For a
+ * plain request that could not be resolved, its target as written, redacted.
+ *
+ * Ownership: borrowed from `error`.
+ * Thread:    any thread.
+ * Returns:   the URL; NULL for a named endpoint that could not be resolved, an
+ *   error no request produced, or if `error` is NULL.
+ * Since: 0.4
+ */
+NC_API const char *nc_error_request_url(const nc_error *error);
+
+/**
+ * Returns the name of the catalog endpoint the failed request named
+ * (nc_request_new_endpoint(), nc_client_call()).
+ *
+ * Ownership: borrowed from `error`.
+ * Thread:    any thread.
+ * Returns:   the name; NULL for a plain request or if `error` is NULL.
+ * Since: 0.4
+ */
+NC_API const char *nc_error_endpoint(const nc_error *error);
+
+/**
+ * Returns the caller's label of the failed request (nc_request_set_label()).
+ *
+ * Ownership: borrowed from `error`.
+ * Thread:    any thread.
+ * Returns:   the label; NULL when none was set or if `error` is NULL.
+ * Since: 0.4
+ */
+NC_API const char *nc_error_label(const nc_error *error);
+
+/**
+ * Returns the task id of the failed request: nc_task_id() of its task and the
+ * "id" of its events (a synchronous send's request has one too).
+ *
+ * Ownership: `error` is borrowed.
+ * Thread:    any thread.
+ * Returns:   the id; 0 for an error no request produced, a request never
+ *   submitted, or if `error` is NULL.
+ * Since: 0.4
+ */
+NC_API uint64_t nc_error_task_id(const nc_error *error);
 
 /**
  * Returns a handle to the same error that the caller owns (errors are immutable,
@@ -877,6 +949,22 @@ NC_API nc_status nc_request_set_flags(nc_request *request, uint32_t flags);
  * Since:     0.3
  */
 NC_API nc_status nc_request_set_group(nc_request *request, const char *group);
+
+/**
+ * Names the request for people reading what it did: a label of the caller's
+ * choosing ("checkout.submit", a screen's name). Every error of a request sent
+ * from this builder afterwards carries it (nc_error_label(), nc_error_json()'s
+ * "request"), and its events ("label") and log lines ("[label=...]") name it,
+ * beside the endpoint's name. NULL removes it. No effect on what is sent.
+ *
+ * Ownership: `request` is borrowed; `label` (UTF-8) is copied.
+ * Thread:    the thread that uses the builder.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL request, an empty label,
+ *   invalid UTF-8 or control characters: the rule of nc_request_set_group) and
+ *   the request is unchanged.
+ * Since: 0.4
+ */
+NC_API nc_status nc_request_set_label(nc_request *request, const char *label);
 
 /**
  * Sets how this request uses the client's cache (NC_CACHE_*; default: the
@@ -1569,7 +1657,8 @@ NC_API const char *nc_response_http_version(const struct nc_response *response);
  *    (first attempt's start to completion), "url":"<effective URL, redacted as in
  *    events>", "attempt_log":[{"attempt","status","domain","code",
  *    "timings":{dns,connect,tls,first_byte,total}, "bytes"}…],
- *    "history":[{"status":302,"url":"<URL that answered with it, redacted>"}…]}
+ *    "history":[{"status":302,"url":"<URL that answered with it, redacted>"}…],
+ *    "id":<nc_task_id of the request, since 0.4>}
  * "attempt_log" is filled only when an event handler, or a log handler at
  * NC_LOG_DEBUG or NC_LOG_TRACE, was installed when the request was sent (timings
  * are read only then: a log at WARN or INFO writes none); otherwise it is [].
@@ -1675,7 +1764,8 @@ typedef void (*nc_event_fn)(const char *event_json, size_t len, void *userdata);
  * Installs the event handler: `fn` receives each event of every request sent from
  * now on, as one compact JSON object:
  *   {"event":"request_start"|"attempt_end"|"retry"|"cache_hit"|"request_end",
- *    "id":<nc_task_id>, "method", "url", "attempt", "status", "domain", "code",
+ *    "id":<nc_task_id>, "method", "url", "endpoint", "label", "attempt", "status",
+ *    "domain", "code",
  *    "delay_ms", "reason", "timings":{"dns","connect","tls","first_byte","total"} and
  *    "bytes" (µs and body bytes received, attempt_end; "timings" is null for a
  *    request sent while only a log at WARN or INFO was installed, which reads
@@ -1687,6 +1777,11 @@ typedef void (*nc_event_fn)(const char *event_json, size_t len, void *userdata);
  * A "cache_hit" event comes whenever an answer comes from the response cache
  * (since 0.3: before the completion, or before the cached callback of
  * NC_CACHE_THEN_NETWORK).
+ * "endpoint" is the catalog endpoint's name and "label" the request's
+ * nc_request_set_label() (Since 0.4; null when none). A "retry" event with
+ * "delay_ms" 0 and a "reason" starting "network returned" says a request waiting
+ * out a retry's delay was sent at once when the network came back (section
+ * "Reachability").
  * Every key is present (null when it does not apply); "domain" is the error
  * domain's name and "code" its numeric code (null on success). "url" never holds
  * credentials: userinfo and fragment are removed and the values of query
@@ -1752,6 +1847,8 @@ NC_API nc_status nc_client_set_event_mask(nc_client *client, uint32_t mask);
  *   WARN  GET http://…/path => NCTransportErrorDomain 7: <message> (1.0 ms)
  *   INFO  GET http://…/path: retry 2 in 200 ms (<reason>)
  *   DEBUG each start and each attempt's end with libcurl's timings
+ * A request naming an endpoint or carrying a label (Since 0.4) has them after its
+ * URL: "GET http://…/users/7 [endpoint=user.get label=profile] => 200 (3.1 ms)".
  * Lines never contain a token, a credential header value (Authorization, Cookie,
  * Proxy-Authorization, the configured "credential_headers"), the signing secret,
  * userinfo, secret query values (as in events) or a body. Each line is one line:
@@ -2308,6 +2405,47 @@ NC_API nc_status nc_client_set_reachability(nc_client *client, int32_t mode);
  * Since:     0.3
  */
 NC_API int32_t nc_client_reachability(const nc_client *client);
+
+/*
+ * Watching reachability (Since 0.4). The state nc_client_reachability() answers
+ * changes when the mode changes (nc_client_set_reachability) or, in
+ * NC_REACH_AUTO, when the routing table gains or loses its last route off the
+ * machine. "Retry when reachable": a request waiting out a retry's delay (see
+ * "Hooks: retry policy") when the state becomes online is sent at once, and a
+ * "retry" event with "delay_ms" 0 and a "reason" starting "network returned"
+ * says so — with or without a handler. Requests sent while the mode was forced
+ * NC_REACH_ONLINE are not watched (nothing is checked for them), nor are
+ * nc_client_send_sync requests, which wait their delay out.
+ */
+
+/** The function of nc_client_set_reachability_handler(): the new state, 1 or 2. */
+typedef void (*nc_reachability_fn)(int32_t state, void *userdata);
+
+/**
+ * Installs the client's reachability handler: `fn` is called with the new state
+ * (NC_REACH_ONLINE 1 or NC_REACH_OFFLINE 2, as nc_client_reachability() answers)
+ * every time that state changes — once per change, in the order of the changes;
+ * not for the state at install (read nc_client_reachability()), nor for a mode
+ * change that leaves the state as it was. In "callbacks": "queue" mode it runs
+ * inside nc_client_dispatch(), queued with the completions as the other hooks;
+ * otherwise on the thread that saw the change: the process's route-watcher thread
+ * (a routing change) or the thread whose nc_client_set_reachability() changed it
+ * (then before that call returns, unless another thread is delivering an
+ * earlier change, which then delivers this one too). Never two calls at once for
+ * one client.
+ *
+ * Ownership: `userdata` is passed through and never freed; it must stay valid
+ *   while the handler is installed and until nc_client_free() returns. `fn` NULL
+ *   removes the handler.
+ * Thread:    any thread, including from inside a hook. `fn` runs with no lock held
+ *   and may call what the hooks may (section "Hooks: error handler…");
+ *   nc_client_send_sync and nc_client_free are refused inside it as inside them.
+ *   Keep it short: the route watcher serves every client of the process.
+ * Returns:   NC_OK; NC_ERR_INVALID_ARGUMENT (NULL client).
+ * Since: 0.4
+ */
+NC_API nc_status nc_client_set_reachability_handler(nc_client *client, nc_reachability_fn fn,
+                                                    void *userdata);
 
 /* ------------------------------------------------------------------------- */
 /* 15. Response cache                                                        */

@@ -13,6 +13,11 @@ final class ErrorBox: @unchecked Sendable {
     let dataJSON: CStringCache
     let rendered: CStringCache
     let userMessage: CStringCache
+    /// The request's method, URL, endpoint and label (nc_error_request_*), made on first use.
+    let requestMethod: CStringCache
+    let requestURL: CStringCache
+    let endpoint: CStringCache
+    let label: CStringCache
 
     init(_ error: NetError) {
         self.error = error
@@ -22,6 +27,10 @@ final class ErrorBox: @unchecked Sendable {
         dataJSON = CStringCache()
         rendered = CStringCache()
         userMessage = CStringCache()
+        requestMethod = CStringCache()
+        requestURL = CStringCache()
+        endpoint = CStringCache()
+        label = CStringCache()
     }
 }
 
@@ -122,6 +131,36 @@ public func nc_error_is_retryable(_ error: OpaquePointer?) -> Int32 {
 @c @implementation
 public func nc_error_is_auth_expired(_ error: OpaquePointer?) -> Int32 {
     borrow(error, as: ErrorBox.self)?.error.isAuthExpired == true ? 1 : 0
+}
+
+@c @implementation
+public func nc_error_request_method(_ error: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let box = borrow(error, as: ErrorBox.self), let method = box.error.request?.method else { return nil }
+    return box.requestMethod.get { method }.pointer
+}
+
+@c @implementation
+public func nc_error_request_url(_ error: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let box = borrow(error, as: ErrorBox.self), let request = box.error.request else { return nil }
+    guard let url = request.url else { return nil }
+    return box.requestURL.get { url }.pointer
+}
+
+@c @implementation
+public func nc_error_endpoint(_ error: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let box = borrow(error, as: ErrorBox.self), let name = box.error.request?.endpoint else { return nil }
+    return box.endpoint.get { name }.pointer
+}
+
+@c @implementation
+public func nc_error_label(_ error: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let box = borrow(error, as: ErrorBox.self), let label = box.error.request?.label else { return nil }
+    return box.label.get { label }.pointer
+}
+
+@c @implementation
+public func nc_error_task_id(_ error: OpaquePointer?) -> UInt64 {
+    borrow(error, as: ErrorBox.self)?.error.request?.taskID ?? 0
 }
 
 @c @implementation

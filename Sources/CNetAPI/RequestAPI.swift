@@ -195,6 +195,16 @@ public func nc_request_set_group(_ request: OpaquePointer?, _ group: UnsafePoint
 }
 
 @c @implementation
+public func nc_request_set_label(_ request: OpaquePointer?, _ label: UnsafePointer<CChar>?) -> nc_status {
+    var name: String? = nil
+    if let label {
+        guard let t = text(label) else { return NC_ERR_INVALID_ARGUMENT }
+        name = t
+    }
+    return edit(request) { (r: inout Request) throws(NetError) in try r.setLabel(name) }
+}
+
+@c @implementation
 public func nc_request_set_cache_policy(_ request: OpaquePointer?, _ policy: Int32) -> nc_status {
     guard let p = CachePolicy(rawValue: policy) else { return NC_ERR_INVALID_ARGUMENT }
     return edit(request) { (r: inout Request) throws(NetError) in r.cachePolicy = p }

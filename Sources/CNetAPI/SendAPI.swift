@@ -120,7 +120,7 @@ func callC(_ transfer: Transfer, _ response: Response?, _ error: NetError?) {
     let userdata = transfer.foreign.1
     let responseHandle = response.map { unretained($0) }
     if let error {
-        let box = ErrorBox(error)
+        let box = ErrorBox(transfer.identify(error))
         withExtendedLifetime(box) { fn(responseHandle, unretained(box), userdata) }
     } else {
         fn(responseHandle, nil, userdata)

@@ -33,7 +33,7 @@ extension NetClient {
         // at once, in the completion's own pass; others at the end of the pass, in
         // one batch (TransferLoop.deferResume).
         let t = transfer(request) { t, response, error in
-            t.publish(NetClient.outcome(response, error))
+            t.publish(NetClient.outcome(response, t.identify(error)))
             guard let waiter = t.waiter else { return }
             if t.waiterOnLoop || !t.loop.deferResume(waiter, resumeAll: AsyncWaiter.resumeAll) {
                 AsyncWaiter.continuation(waiter).resume()
@@ -71,24 +71,29 @@ extension NetClient {
     /// key path, and is handed first to the client's `errorHandler` (unless the
     /// request has `.skipErrorHandler`), as a failed send is: one place sees every
     /// failure. The handler runs on the calling task's thread, with the response.
+    /// The error carries the request (`NetError.request`: method, URL, endpoint,
+    /// label, task id), as a failed send's does.
     public func decode<T: Decodable>(
         _ type: T.Type, from request: Request, at keyPath: String = "",
         using decoder: JSONValueDecoder = JSONValueDecoder()
     ) async throws(NetError) -> T {
         let response = try await send(request)
-        return try decodeReporting(type, response, at: keyPath, using: decoder, flags: request.flags).get()
+        return try decodeReporting(type, response, at: keyPath, using: decoder, request: request).get()
     }
 
     /// `response.decode`, a failure handed to the error handler. A Result, not typed
     /// throws with a catch: that combination crashes the compiler in async code.
     private func decodeReporting<T: Decodable>(
         _ type: T.Type, _ response: Response, at keyPath: String, using decoder: JSONValueDecoder,
-        flags: RequestFlags
+        request: Request
     ) -> Result<T, NetError> {
         do throws(NetError) {
             return .success(try response.decode(type, at: keyPath, using: decoder))
         } catch {
-            if !flags.contains(.skipErrorHandler), let handler = errorHandler { handler(response, error) }
+            var error = error
+            // Which request it was: the one the response answers.
+            if error.request == nil { error.request = request.identity(answeredBy: response) }
+            if !request.flags.contains(.skipErrorHandler), let handler = errorHandler { handler(response, error) }
             return .failure(error)
         }
     }

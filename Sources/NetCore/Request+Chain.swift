@@ -137,6 +137,11 @@ extension Request {
             step("group") { (r: inout Request) throws(NetError) in try r.setGroup(name) }
         }
 
+        /// The caller's label, carried by the request's errors, events and log lines (`setLabel`).
+        public func label(_ label: String?) -> Chain {
+            step("label") { (r: inout Request) throws(NetError) in try r.setLabel(label) }
+        }
+
         /// Envelope validation on/off for this request; nil: the client's (`envelope`).
         public func envelope(_ on: Bool?) -> Chain {
             step("envelope") { (r: inout Request) throws(NetError) in r.envelope = on }

@@ -1848,6 +1848,336 @@ out:
     nc_client_free(bare);
 }
 
+/* ---- which request an error belongs to; reachability watched (issue 34: 4, 6) ---- */
+
+/* What the error handler and the completion saw of a failed request. */
+struct identity_log {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int errors, completions;
+    char method[16], url[256], endpoint[64], label[64], json[2048];
+    uint64_t task_id;
+    long long domain, code;
+    char done_label[64];
+    uint64_t done_task_id;
+    char events[16][1024];
+    int nevents;
+    char line[1024];
+};
+
+static void copy_text(char *dst, size_t size, const char *src) {
+    snprintf(dst, size, "%s", src ? src : "(null)");
+}
+
+static void identity_error(const nc_response *r, const nc_error *e, void *ud) {
+    struct identity_log *l = ud;
+    (void)r;
+    pthread_mutex_lock(&l->lock);
+    l->errors++;
+    copy_text(l->method, sizeof l->method, nc_error_request_method(e));
+    copy_text(l->url, sizeof l->url, nc_error_request_url(e));
+    copy_text(l->endpoint, sizeof l->endpoint, nc_error_endpoint(e));
+    copy_text(l->label, sizeof l->label, nc_error_label(e));
+    copy_text(l->json, sizeof l->json, nc_error_json(e));
+    l->task_id = nc_error_task_id(e);
+    l->domain = nc_error_domain(e);
+    l->code = nc_error_code(e);
+    pthread_mutex_unlock(&l->lock);
+}
+
+static void identity_done(const nc_response *r, const nc_error *e, void *ud) {
+    struct identity_log *l = ud;
+    (void)r;
+    pthread_mutex_lock(&l->lock);
+    l->completions++;
+    copy_text(l->done_label, sizeof l->done_label, nc_error_label(e));
+    l->done_task_id = nc_error_task_id(e);
+    pthread_cond_broadcast(&l->cond);
+    pthread_mutex_unlock(&l->lock);
+}
+
+static void identity_event(const char *text, size_t len, void *ud) {
+    struct identity_log *l = ud;
+    (void)len;
+    pthread_mutex_lock(&l->lock);
+    if (l->nevents < 16) copy_text(l->events[l->nevents++], sizeof l->events[0], text);
+    pthread_cond_broadcast(&l->cond);
+    pthread_mutex_unlock(&l->lock);
+}
+
+static void identity_line(const char *text, size_t len, void *ud) {
+    struct identity_log *l = ud;
+    (void)len;
+    pthread_mutex_lock(&l->lock);
+    if (strncmp(text, "WARN ", 5) == 0) copy_text(l->line, sizeof l->line, text);
+    pthread_mutex_unlock(&l->lock);
+}
+
+/* Waits (seconds of slack, not a timing check) until `*count` reaches `want`. */
+static int wait_count(pthread_mutex_t *lock, pthread_cond_t *cond, const int *count, int want) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 30;
+    pthread_mutex_lock(lock);
+    while (*count < want && pthread_cond_timedwait(cond, lock, &until) == 0) {}
+    int reached = *count >= want;
+    pthread_mutex_unlock(lock);
+    return reached;
+}
+
+static void test_request_identity(void) {
+    g_ctx = "request identity";
+    struct identity_log l;
+    memset(&l, 0, sizeof l);
+    pthread_mutex_init(&l.lock, NULL);
+    pthread_cond_init(&l.cond, NULL);
+    char config[512], url[256];
+    int port = closed_port();
+    snprintf(config, sizeof config,
+             "{\"base_url\":\"http://127.0.0.1:%d/api\",\"endpoints\":{\"user.get\":"
+             "{\"method\":\"GET\",\"path\":\"/users/{id}\"}}}",
+             port);
+    nc_client *c = NULL;
+    nc_error *err = NULL;
+    if (!CHECK_INT(nc_client_new(config, &c, &err), NC_OK)) return;
+    CHECK_INT(nc_client_set_error_handler(c, identity_error, &l), NC_OK);
+    CHECK_INT(nc_client_set_event_handler(c, identity_event, &l), NC_OK);
+    CHECK_INT(nc_client_set_event_mask(c, NC_EVENT_REQUEST_END), NC_OK);
+    CHECK_INT(nc_client_set_log_handler(c, NC_LOG_WARN, identity_line, &l), NC_OK);
+
+    /* label validation: refused labels change nothing */
+    nc_request *r = NULL;
+    CHECK_INT(nc_request_new_endpoint("user.get", &r), NC_OK);
+    CHECK_INT(nc_request_set_params_json(r, "{\"id\":7}", 8), NC_OK);
+    CHECK_INT(nc_request_set_query(r, "token", "SECRET-T"), NC_OK);
+    CHECK_INT(nc_request_set_label(NULL, "x"), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_request_set_label(r, "profile.load"), NC_OK);
+    CHECK_INT(nc_request_set_label(r, ""), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_request_set_label(r, "two\nlines"), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_request_set_label(r, "tab\there"), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_request_set_label(r, "del\x7f"), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_request_set_label(r, "bad \xff utf-8"), NC_ERR_INVALID_ARGUMENT);
+
+    /* a transport error: the handler and the completion know which call failed */
+    nc_task *task = NULL;
+    CHECK_INT(nc_client_send(c, r, identity_done, &l, &task), NC_OK);
+    CHECK(wait_count(&l.lock, &l.cond, &l.completions, 1));
+    CHECK(wait_count(&l.lock, &l.cond, &l.nevents, 1));
+    CHECK_INT(l.errors, 1);
+    CHECK_INT(l.domain, NC_DOMAIN_TRANSPORT);
+    CHECK_INT(l.code, 7);
+    CHECK_STR(l.method, "GET");
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/api/users/7?token=REDACTED", port);
+    CHECK_STR(l.url, url);
+    CHECK_STR(l.endpoint, "user.get");
+    CHECK_STR(l.label, "profile.load");
+    CHECK(l.task_id > 0);
+    CHECK_INT(l.task_id, nc_task_id(task));
+    CHECK_STR(l.done_label, "profile.load");
+    CHECK_INT(l.done_task_id, nc_task_id(task));
+    json_t *all = json_loads(l.json, 0, NULL);
+    char *request_text = json_dumps(json_object_get(all, "request"), JSON_COMPACT);
+    CHECK(request_text && strstr(request_text, "SECRET") == NULL); /* redacted, as in events */
+    free(request_text);
+    char want[512];
+    snprintf(want, sizeof want,
+             "{\"method\":\"GET\",\"url\":\"%s\",\"endpoint\":\"user.get\",\"label\":\"profile.load\","
+             "\"id\":%llu}",
+             url, (unsigned long long)nc_task_id(task));
+    CHECK_JSON(json_object_get(all, "request"), want);
+    json_decref(all);
+    /* the event and the log line name the endpoint and the label */
+    json_t *ev = json_loads(l.events[0], 0, NULL);
+    CHECK_STR(json_string_value(json_object_get(ev, "endpoint")), "user.get");
+    CHECK_STR(json_string_value(json_object_get(ev, "label")), "profile.load");
+    json_decref(ev);
+    CHECK(strstr(l.line, " [endpoint=user.get label=profile.load] => NCTransportErrorDomain 7") != NULL);
+    if (!strstr(l.line, "[endpoint=user.get")) printf("     line: %s\n", l.line);
+    nc_task_free(task);
+
+    /* a synchronous send's error carries it too; NULL removes the label */
+    nc_response *resp = NULL;
+    CHECK_INT(nc_request_set_label(r, NULL), NC_OK);
+    CHECK_INT(nc_client_send_sync(c, r, &resp, &err), NC_ERR_FAILED);
+    CHECK_STR(nc_error_label(err), NULL);
+    CHECK_STR(nc_error_endpoint(err), "user.get");
+    CHECK(nc_error_task_id(err) > 0);
+    CHECK_INT(l.errors, 2);
+    nc_error_free(err);
+    nc_response_free(resp);
+    err = NULL;
+    resp = NULL;
+    nc_request_free(r);
+
+    /* a request that cannot be resolved: its endpoint and label, no method or URL */
+    CHECK_INT(nc_request_new_endpoint("no.such", &r), NC_OK);
+    CHECK_INT(nc_request_set_label(r, "screen A"), NC_OK);
+    CHECK_INT(nc_client_send_sync(c, r, &resp, &err), NC_ERR_FAILED);
+    CHECK_INT(nc_error_domain(err), NC_DOMAIN_CLIENT);
+    CHECK_STR(nc_error_endpoint(err), "no.such");
+    CHECK_STR(nc_error_label(err), "screen A");
+    CHECK_STR(nc_error_request_method(err), NULL);
+    CHECK_STR(nc_error_request_url(err), NULL);
+    CHECK(nc_error_task_id(err) > 0);
+    nc_error_free(err);
+    nc_response_free(resp);
+    err = NULL;
+    nc_request_free(r);
+
+    /* NULL errors; an error no request produced has no "request" */
+    CHECK_STR(nc_error_request_method(NULL), NULL);
+    CHECK_STR(nc_error_request_url(NULL), NULL);
+    CHECK_STR(nc_error_endpoint(NULL), NULL);
+    CHECK_STR(nc_error_label(NULL), NULL);
+    CHECK_INT(nc_error_task_id(NULL), 0);
+    nc_client *bad = NULL;
+    CHECK_INT(nc_client_new("{\"timeout_ms\":-1}", &bad, &err), NC_ERR_INVALID_ARGUMENT);
+    if (CHECK(err != NULL)) {
+        json_t *j = json_loads(nc_error_json(err), 0, NULL);
+        CHECK(json_is_null(json_object_get(j, "request")));
+        json_decref(j);
+        CHECK_INT(nc_error_task_id(err), 0);
+    }
+    nc_error_free(err);
+    nc_client_free(c);
+}
+
+/* The states a reachability handler saw, and the events of one request. */
+struct reach_log {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int states[16];
+    int nstates;
+    pthread_t thread;
+    char events[16][1024];
+    int nevents, retries, done;
+    int status;
+};
+
+static void reach_state(int32_t state, void *ud) {
+    struct reach_log *l = ud;
+    pthread_mutex_lock(&l->lock);
+    if (l->nstates < 16) l->states[l->nstates++] = state;
+    l->thread = pthread_self();
+    pthread_cond_broadcast(&l->cond);
+    pthread_mutex_unlock(&l->lock);
+}
+
+static void reach_event(const char *text, size_t len, void *ud) {
+    struct reach_log *l = ud;
+    (void)len;
+    pthread_mutex_lock(&l->lock);
+    if (l->nevents < 16) copy_text(l->events[l->nevents++], sizeof l->events[0], text);
+    if (strstr(text, "\"event\":\"retry\"")) l->retries++;
+    pthread_cond_broadcast(&l->cond);
+    pthread_mutex_unlock(&l->lock);
+}
+
+static void reach_done(const nc_response *r, const nc_error *e, void *ud) {
+    struct reach_log *l = ud;
+    (void)e;
+    pthread_mutex_lock(&l->lock);
+    l->status = r ? nc_response_status(r) : -1;
+    l->done++;
+    pthread_cond_broadcast(&l->cond);
+    pthread_mutex_unlock(&l->lock);
+}
+
+static void test_reachability_watch(void) {
+    g_ctx = "reachability handler";
+    struct reach_log l;
+    memset(&l, 0, sizeof l);
+    pthread_mutex_init(&l.lock, NULL);
+    pthread_cond_init(&l.cond, NULL);
+    nc_client *c = make_client(NULL, "\"retry\":{\"max_attempts\":2,\"backoff\":\"constant\","
+                                     "\"initial_ms\":600000,\"max_delay_ms\":600000,\"jitter\":false}");
+    if (!CHECK(c != NULL)) return;
+    CHECK_INT(nc_client_set_reachability_handler(NULL, reach_state, &l), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_client_set_reachability_handler(c, reach_state, &l), NC_OK);
+    /* forced changes: one call per change of nc_client_reachability(), none otherwise */
+    int initial = nc_client_reachability(c);
+    int want[16], nwant = 0;
+    CHECK_INT(nc_client_set_reachability(c, NC_REACH_ONLINE), NC_OK);
+    if (initial == NC_REACH_OFFLINE) want[nwant++] = NC_REACH_ONLINE;
+    CHECK_INT(nc_client_set_reachability(c, NC_REACH_ONLINE), NC_OK);
+    CHECK_INT(nc_client_set_reachability(c, NC_REACH_OFFLINE), NC_OK);
+    want[nwant++] = NC_REACH_OFFLINE;
+    CHECK_INT(nc_client_set_reachability(c, NC_REACH_OFFLINE), NC_OK);
+    CHECK_INT(nc_client_set_reachability(c, 7), NC_ERR_INVALID_ARGUMENT);
+    CHECK_INT(nc_client_set_reachability(c, NC_REACH_ONLINE), NC_OK);
+    want[nwant++] = NC_REACH_ONLINE;
+    CHECK(wait_count(&l.lock, &l.cond, &l.nstates, nwant));
+    CHECK_INT(l.nstates, nwant);
+    for (int i = 0; i < nwant && i < l.nstates; i++) CHECK_INT(l.states[i], want[i]);
+    /* loop mode: called on the thread whose call changed the state */
+    CHECK(pthread_equal(l.thread, pthread_self()));
+
+    /* retry when reachable: a request waiting out a 600 s delay goes when the network returns */
+    char path[128];
+    snprintf(path, sizeof path, "/flaky?key=reach-%d&fails=1", (int)getpid());
+    CHECK_INT(nc_client_set_reachability(c, NC_REACH_AUTO), NC_OK); /* AUTO: loopback is sent */
+    int before = l.nstates, auto_state = nc_client_reachability(c);
+    CHECK_INT(nc_client_set_event_handler(c, reach_event, &l), NC_OK);
+    nc_request *r = NULL;
+    nc_task *task = NULL;
+    CHECK_INT(nc_request_new("GET", path, &r), NC_OK);
+    CHECK_INT(nc_client_send(c, r, reach_done, &l, &task), NC_OK);
+    CHECK(wait_count(&l.lock, &l.cond, &l.retries, 1)); /* the 600 s wait began */
+    CHECK_INT(nc_client_set_reachability(c, NC_REACH_OFFLINE), NC_OK);
+    CHECK_INT(nc_client_set_reachability(c, NC_REACH_ONLINE), NC_OK);
+    CHECK(wait_count(&l.lock, &l.cond, &l.done, 1));
+    CHECK_INT(l.status, 200);
+    /* OFFLINE then ONLINE: [2, 1] from an online AUTO, [1] from an offline one */
+    CHECK_INT(l.nstates - before, auto_state == NC_REACH_ONLINE ? 2 : 1);
+    if (auto_state == NC_REACH_ONLINE) CHECK_INT(l.states[before], NC_REACH_OFFLINE);
+    CHECK_INT(l.states[l.nstates - 1], NC_REACH_ONLINE);
+    /* the event stream: start, 503, retry in 600 s, retry now (network returned), 200, end */
+    const char *kinds[] = {"request_start", "attempt_end", "retry",
+                           "retry",         "attempt_end", "request_end"};
+    CHECK_INT(l.nevents, 6);
+    for (int i = 0; i < 6 && i < l.nevents; i++) {
+        json_t *ev = json_loads(l.events[i], 0, NULL);
+        CHECK_STR(json_string_value(json_object_get(ev, "event")), kinds[i]);
+        CHECK_INT(json_integer_value(json_object_get(ev, "id")), nc_task_id(task));
+        if (i == 2) CHECK_INT(json_integer_value(json_object_get(ev, "delay_ms")), 600000);
+        if (i == 3) {
+            CHECK_INT(json_integer_value(json_object_get(ev, "delay_ms")), 0);
+            const char *reason = json_string_value(json_object_get(ev, "reason"));
+            CHECK(reason && strncmp(reason, "network returned", 16) == 0);
+        }
+        if (i == 4) CHECK_INT(json_integer_value(json_object_get(ev, "status")), 200);
+        json_decref(ev);
+    }
+    nc_task_free(task);
+    nc_request_free(r);
+    CHECK_INT(nc_client_set_reachability_handler(c, NULL, NULL), NC_OK);
+    int seen = l.nstates;
+    CHECK_INT(nc_client_set_reachability(c, NC_REACH_OFFLINE), NC_OK);
+    CHECK_INT(l.nstates, seen); /* removed: not called */
+    nc_client_free(c);
+
+    /* queue mode: the handler runs inside nc_client_dispatch(), not before */
+    g_ctx = "reachability handler, queue mode";
+    struct reach_log q;
+    memset(&q, 0, sizeof q);
+    pthread_mutex_init(&q.lock, NULL);
+    pthread_cond_init(&q.cond, NULL);
+    nc_client *qc = make_client(NULL, "\"callbacks\":\"queue\",\"reachability\":{\"mode\":\"online\"}");
+    if (!CHECK(qc != NULL)) return;
+    CHECK_INT(nc_client_set_reachability_handler(qc, reach_state, &q), NC_OK);
+    CHECK_INT(nc_client_set_reachability(qc, NC_REACH_OFFLINE), NC_OK);
+    CHECK_INT(nc_client_set_reachability(qc, NC_REACH_ONLINE), NC_OK);
+    CHECK_INT(q.nstates, 0);
+    struct pollfd pfd = {nc_client_fd(qc), POLLIN, 0};
+    CHECK_INT(poll(&pfd, 1, 5000), 1);
+    CHECK_INT(nc_client_dispatch(qc), NC_OK);
+    CHECK_INT(q.nstates, 2);
+    CHECK_INT(q.states[0], NC_REACH_OFFLINE);
+    CHECK_INT(q.states[1], NC_REACH_ONLINE);
+    CHECK(pthread_equal(q.thread, pthread_self()));
+    nc_client_free(qc);
+}
+
 /* ---- stubs (issue 34 item 7): canned answers, sequences, only / fallback, record and replay ---- */
 
 static char g_stub_events[8192];
@@ -2000,6 +2330,8 @@ static void test_stubs(void) {
     }
     nc_response_free(resp);
     nc_error_free(err);
+    resp = NULL;
+    err = NULL; /* a success below does not write it: not freed twice */
 
     /* body_file and body_base64: the bytes exactly (raw requests on the same client) */
     {
@@ -2331,6 +2663,9 @@ int main(int argc, char **argv) {
     test_cork();
 
     test_data_unpack();
+
+    test_request_identity();
+    test_reachability_watch();
 
     printf("%d passed, %d failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;

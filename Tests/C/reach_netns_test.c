@@ -11,7 +11,9 @@
  * 2. Loopback is reached in AUTO.
  * 3. With wait_for_network_ms, a request to 10.9.0.1 waits; this program then
  *    gives the namespace a route (a veth pair with 10.9.0.1/24) and the request is
- *    sent when the watcher sees it, reaching the server.
+ *    sent when the watcher sees it, reaching the server; the AUTO client's
+ *    reachability handler is called once, with NC_REACH_ONLINE, on the watcher's
+ *    thread (not this one).
  * Prints "N passed, M failed" last; exits non-zero on any failure, 77 when the
  * namespace cannot get an interface (step 3 skipped).
  */
@@ -87,6 +89,30 @@ static void on_done(const nc_response *resp, const nc_error *e, void *userdata) 
     pthread_mutex_unlock(&w->lock);
 }
 
+/* The states a reachability handler saw, and on which thread. */
+struct states {
+    pthread_mutex_t lock;
+    int n;
+    int last;
+    pthread_t thread;
+};
+
+static void on_state(int32_t state, void *userdata) {
+    struct states *s = userdata;
+    pthread_mutex_lock(&s->lock);
+    s->n++;
+    s->last = state;
+    s->thread = pthread_self();
+    pthread_mutex_unlock(&s->lock);
+}
+
+static int states_of(struct states *s) {
+    pthread_mutex_lock(&s->lock);
+    int n = s->n;
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}
+
 static int calls_of(struct waiter *w) {
     pthread_mutex_lock(&w->lock);
     int n = w->calls;
@@ -111,6 +137,8 @@ int main(int argc, char **argv) {
     if (!automatic || !online) return 1;
     CHECK(nc_client_reachability(automatic) == NC_REACH_OFFLINE);
     CHECK(nc_client_reachability(online) == NC_REACH_ONLINE);
+    struct states seen = {PTHREAD_MUTEX_INITIALIZER, 0, 0, pthread_self()};
+    CHECK(nc_client_set_reachability_handler(automatic, on_state, &seen) == NC_OK);
     CHECK(outcome_of(automatic, "http://api.example.invalid/users") == unreachable);
     CHECK(outcome_of(online, "http://api.example.invalid/users") == dns_failed);
 
@@ -145,6 +173,11 @@ int main(int argc, char **argv) {
         CHECK(w.error == 0);
         CHECK(w.status == 200);
         CHECK(nc_client_reachability(automatic) == NC_REACH_ONLINE);
+        /* the routing change reached the AUTO client's handler, once, from the watcher */
+        for (int i = 0; i < 2000 && states_of(&seen) == 0; i++) sleep_ms(10);
+        CHECK(states_of(&seen) == 1);
+        CHECK(seen.last == NC_REACH_ONLINE);
+        CHECK(!pthread_equal(seen.thread, pthread_self()));
         nc_client_free(waiting);
         CHECK(calls_of(&w) == 1);
     }

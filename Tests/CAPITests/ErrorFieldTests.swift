@@ -21,7 +21,7 @@ private func errorJSON(_ info: ErrorInfo) throws -> [String: Any] {
 private let errorJSONKeys: Set<String> = [
     "domain", "domain_code", "code", "code_str", "message", "http_status",
     "trace_id", "data", "body", "attempts", "retryable", "auth_expired", "timeout",
-    "user_message"
+    "user_message", "request"
 ]
 
 @Suite struct ErrorFieldTests {

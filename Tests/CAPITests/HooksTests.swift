@@ -353,7 +353,7 @@ private var hookConfig: String {
         let mine = objects.filter { ($0["id"] as? NSNumber)?.uint64Value == id }
         #expect(mine.map { $0["event"] as? String } == ["request_start", "attempt_end", "request_end"])
         let keys: Set<String> = [
-            "event", "id", "method", "url", "attempt", "status", "domain", "code",
+            "event", "id", "method", "url", "endpoint", "label", "attempt", "status", "domain", "code",
             "delay_ms", "reason", "timings", "bytes", "from_cache", "not_modified", "cache", "elapsed_us", "stubbed"
         ]
         for e in mine { #expect(Set(e.keys) == keys) }

@@ -79,7 +79,8 @@ public final class NetClient: @unchecked Sendable {
             }
         }
         self.reachabilityGate = ReachabilityGate(
-            mode: configuration.reachability.mode, waitForNetworkMs: configuration.reachability.waitForNetworkMs)
+            mode: configuration.reachability.mode, waitForNetworkMs: configuration.reachability.waitForNetworkMs,
+            loop: loop)
         self.coalescing = CoalescingRegistry(loop: loop)
         let registry = adapterRegistry
         self.tokenRefresher = TokenRefresher(currentAuthorization: { registry.snapshot().authorization })
@@ -148,7 +149,7 @@ public final class NetClient: @unchecked Sendable {
     /// `dispatch()` in queue mode). Nil if the client is shutting down (then
     /// `completion` never runs).
     public func send(_ request: Request, completion: @escaping @Sendable (Response?, NetError?) -> Void) -> Transfer? {
-        let t = transfer(request) { _, response, error in completion(response, error) }
+        let t = transfer(request) { t, response, error in completion(response, t.identify(error)) }
         return submit(t) ? t : nil
     }
 
@@ -179,10 +180,12 @@ public final class NetClient: @unchecked Sendable {
         let t = transfer(request) { _, _, _ in }
         guard loop.runSync(t) else { return .failure(.shuttingDown) }
         t.deliver(t, t.result.0, t.result.1)   // the failure hooks, if any, on this thread
-        if let e = t.result.1, messageBox.installed.load(ordering: .relaxed) {
-            return .success((t.result.0, messageBox.apply(e)))
+        guard let e = t.result.1 else { return .success(t.result) }
+        let identified = t.identify(e)
+        if messageBox.installed.load(ordering: .relaxed) {
+            return .success((t.result.0, messageBox.apply(identified)))
         }
-        return .success(t.result)
+        return .success((t.result.0, identified))
     }
 
     package func transfer(
@@ -199,7 +202,11 @@ public final class NetClient: @unchecked Sendable {
                 return cachedTransfer(request, p, key, cache, settings, foreign, completion)
             }
             prepared = p; preset = nil
-        case .failure(let e): prepared = nil; preset = e
+        case .failure(let e):
+            // Who the unresolved request is, for its error (NetError+Request.swift).
+            var named = e
+            named.request = request.identity
+            prepared = nil; preset = named
         }
         // Its features, composed in one place (NetClient+Composition.swift).
         return compose(

@@ -127,9 +127,14 @@ extension PreparedRequest {
         switch settings.config.endpoints.resolve(request) {
         case .success(let plain):
             let name = request.endpoint
-            return make(
+            let made = make(
                 plain, settings, connection: name.flatMap { settings.endpointConnections[$0] },
                 envelope: settings.endpointEnvelopes.isEmpty ? nil : name.flatMap { settings.endpointEnvelopes[$0] })
+            if case .success(let p) = made {
+                p.endpointName = name
+                p.label = request.label
+            }
+            return made
         case .failure(let e): return .failure(e)
         }
     }

@@ -14,6 +14,9 @@ final class PreparedCache: @unchecked Sendable {
 
     init() {}
 
+    /// The form cached last, whatever settings it was made for (nil: never sent).
+    var last: PreparedRequest? { lock.withLock { prepared } }
+
     /// The cached form for `settings`, or a new one (cached when it succeeds).
     func prepared(_ request: Request, _ settings: ClientSettings) -> Result<PreparedRequest, NetError> {
         if let hit = lock.withLock({ self.settings === settings ? prepared : nil }) { return .success(hit) }

@@ -61,6 +61,12 @@ final class PreparedRequest: @unchecked Sendable {
     /// The URL was the client's base URL joined with a relative path (set by `make`
     /// on the request as resolved at send): a 404's advice names the base URL only then.
     var joinedToBase = false
+    /// The catalog endpoint the request was resolved from, and the caller's label
+    /// (Request.label): who the request is, for its errors and events
+    /// (NetError.RequestIdentity). Set by `make` on the request as resolved at send;
+    /// nil on redirected and adapted forms, which are never asked.
+    var endpointName: String?
+    var label: String?
     /// How the request uses the cache (Request.cachePolicy, else the endpoint's).
     var cachePolicy: CachePolicy = .networkOnly
     /// A body file or multipart parts (Request.upload); nil: `body` or none.
@@ -433,6 +439,7 @@ final class PreparedRequest: @unchecked Sendable {
             return .failure(.notCached(prepared.method, url, cacheConfigured: settings.config.cache != nil))
         }
         prepared.joinedToBase = !HTTPValidation.isAbsoluteHTTP(request.target)
+        prepared.label = request.label
         return .success(prepared)
     }
 

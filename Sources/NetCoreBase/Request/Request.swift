@@ -27,6 +27,8 @@ public struct Request: Sendable {
         var endpoint: String? = nil
         var maxRedirects: Int? = nil
         var group: String? = nil
+        /// The caller's name for this request (`setLabel`): carried by its errors and events.
+        var label: String? = nil
         /// Retry, deadline and the other time limits (Request+Resilience.swift).
         var resilience = RequestResilience()
         /// Cache policy and cached callback (Request+Cache.swift).
@@ -57,6 +59,7 @@ public struct Request: Sendable {
             c.endpoint = endpoint
             c.maxRedirects = maxRedirects
             c.group = group
+            c.label = label
             c.resilience = resilience
             c.cache = cache
             c.upload = upload
@@ -148,6 +151,21 @@ public struct Request: Sendable {
         guard isGroupName(name) else {
             throw NetError.invalidArgument("a group name must be non-empty, without control characters")
         }
+    }
+
+    /// The caller's name for this request ("checkout.submit", a screen's name): its
+    /// errors carry it (`NetError.request`), and its events and log lines name it.
+    /// nil: none. Set with `setLabel(_:)`.
+    public var label: String? { storage.label }
+
+    /// Names the request for its errors, events and log lines (nil: none). Throws
+    /// `.invalidArgument` (nothing changed) for an empty label or one with control
+    /// characters, the rule of a group's name.
+    public mutating func setLabel(_ label: String?) throws(NetError) {
+        if let label, !Request.isGroupName(label) {
+            throw NetError.invalidArgument("a label must be non-empty, without control characters")
+        }
+        changing().label = label
     }
 
     /// Retry and time limits overriding the client's (Request+Resilience.swift).

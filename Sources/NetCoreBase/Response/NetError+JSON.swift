@@ -32,6 +32,23 @@ extension NetError {
         set("auth_expired", isAuthExpired ? json_true() : json_false())
         set("timeout", timeout.map { json_string($0.rawValue) } ?? json_null())
         set("user_message", userMessage.flatMap { json_stringn($0, $0.utf8.count) } ?? json_null())
+        // Which request failed: {"method","url","endpoint","label","id"}, null when none.
+        if let request {
+            let r = json_object()
+            func text(_ s: String?) -> UnsafeMutablePointer<json_t>? {
+                s.flatMap { json_stringn($0, $0.utf8.count) } ?? json_null()
+            }
+            if let r {
+                json_object_set_new(r, "method", text(request.method))
+                json_object_set_new(r, "url", text(request.url))
+                json_object_set_new(r, "endpoint", text(request.endpoint))
+                json_object_set_new(r, "label", text(request.label))
+                json_object_set_new(r, "id", json_integer(json_int_t(bitPattern: request.taskID)))
+            }
+            set("request", r)
+        } else {
+            set("request", json_null())
+        }
         return JSONValue.dump(o) ?? "{}"
     }
 }

@@ -86,6 +86,7 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
         var timeout: TimeoutKind? = nil
         var response: Response? = nil
         var userMessage: String? = nil
+        var request: RequestIdentity? = nil
 
         init(domain: Domain, code: Int64, codeString: String, message: String) {
             self.domain = domain
@@ -106,6 +107,7 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
             c.timeout = timeout
             c.response = response
             c.userMessage = userMessage
+            c.request = request
             return c
         }
     }
@@ -192,6 +194,15 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
     public var userMessage: String? {
         get { storage.userMessage }
         set { unique().userMessage = newValue }
+    }
+
+    /// The request this error belongs to — method, URL (redacted as events show
+    /// it), endpoint, the caller's label and task id — so a central handler can
+    /// say which call failed (NetError+Request.swift). Set on every error a send
+    /// delivers; nil on an error no request produced.
+    public var request: RequestIdentity? {
+        get { storage.request }
+        set { unique().request = newValue }
     }
 
     /// An error of `domain` and `code` with `message` (`codeString`: the business code as the server wrote it).

@@ -8,8 +8,11 @@ extension Response {
             totalUs: Int64(clamping: info.elapsedNs / 1000),
             url: Redaction.url(url), attemptLog: info.log ?? [],
             history: (info.redirectChain ?? []).map { RedirectHop(status: $0.status, url: Redaction.url($0.url)) },
-            httpVersion: info.httpVersion?.text)
+            httpVersion: info.httpVersion?.text, taskID: info.taskID)
     }
+
+    /// The task id of the request this response answers (0: no send produced it).
+    package var taskID: UInt64 { completionInfo.taskID }
 
     /// `metrics.json` as a C string owned by the response (made once).
     public var metricsJSON: UnsafePointer<CChar> {

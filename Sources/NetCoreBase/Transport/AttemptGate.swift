@@ -20,10 +20,16 @@ protocol AttemptGate: AnyObject, Sendable {
     /// shutdown), just before its completion runs: a gate that remembers transfers
     /// (a held one, an answer kept for its next attempt) forgets it. Default: nothing.
     func ended(_ transfer: Transfer)
+
+    /// The transfer is about to wait out a retry's delay (RetryTransferPolicy): a
+    /// gate that watches the network may send it sooner (`TransferLoop.relaunchNow`).
+    /// Default: nothing.
+    func waitsToRetry(_ transfer: Transfer)
 }
 
 extension AttemptGate {
     func ended(_ transfer: Transfer) {}
+    func waitsToRetry(_ transfer: Transfer) {}
 }
 
 /// A gate's answer (AttemptGate.admit).

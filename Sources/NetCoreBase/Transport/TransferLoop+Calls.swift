@@ -67,6 +67,14 @@ extension TransferLoop {
         monitor.unlock()
     }
 
+    /// Sends now a transfer waiting out a retry's delay (`TransferAction.relaunchAfter`),
+    /// from any thread: the loop's next pass takes it as it takes a resumed one and
+    /// relaunches it. Nothing happens to a transfer no longer waiting by then (nor to
+    /// a synchronous send, which waits its delay out on its lane).
+    func relaunchNow(_ t: Transfer) {
+        monitor.withLock { inbox.queueResume(t) }
+    }
+
     /// What `resumeBody` found.
     package enum BodyResume: Sendable {
         /// Asked: the hop, if paused, continues from its driving thread (soon).

@@ -119,7 +119,8 @@ package final class TransferLoop: @unchecked Sendable {
                 batch.sweeps.removeAll()
             }
             if !batch.resumed.isEmpty {
-                for t in batch.resumed where t.phase == .waiting(.parked) {
+                // Parked, or waiting out a retry's delay cut short (relaunchNow).
+                for t in batch.resumed where t.phase == .waiting(.parked) || t.phase == .waiting(.timer) {
                     unwait(t)
                     relaunch(t)
                 }

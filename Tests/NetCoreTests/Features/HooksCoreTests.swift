@@ -39,7 +39,7 @@ import Testing
         e.timings = AttemptTimings(dnsUs: 1, connectUs: 2, tlsUs: 0, firstByteUs: 3, totalUs: 4, bytes: 5, hops: 1)
         #expect(
             e.json
-                == #"{"event":"attempt_end","id":7,"method":"GET","url":"http://h/a?token=REDACTED","attempt":1,"status":200,"domain":null,"code":null,"delay_ms":null,"reason":null,"timings":{"dns":1,"connect":2,"tls":0,"first_byte":3,"total":4},"bytes":5,"from_cache":false,"not_modified":false,"cache":null,"elapsed_us":null,"stubbed":false}"#
+                == #"{"event":"attempt_end","id":7,"method":"GET","url":"http://h/a?token=REDACTED","endpoint":null,"label":null,"attempt":1,"status":200,"domain":null,"code":null,"delay_ms":null,"reason":null,"timings":{"dns":1,"connect":2,"tls":0,"first_byte":3,"total":4},"bytes":5,"from_cache":false,"not_modified":false,"cache":null,"elapsed_us":null,"stubbed":false}"#
         )
     }
 

@@ -51,6 +51,7 @@ from .errors import (
     ClientError,
     Domain,
     Error,
+    RequestInfo,
     Failed,
     HeadersTooLarge,
     HTTPError,
@@ -117,7 +118,7 @@ def default_user_agent() -> str:
 
 __all__ = [
     "AsyncClient", "Client", "Task", "Callback", "Response", "Headers", "Redirect", "Outgoing", "Timeouts",
-    "Error", "ClientError", "Cancelled", "Unreachable", "InvalidRequest", "InvalidConfig",
+    "Error", "RequestInfo", "ClientError", "Cancelled", "Unreachable", "InvalidRequest", "InvalidConfig",
     "ResponseTooLarge", "ShutDown", "HeadersTooLarge", "InternalError", "AdapterFailed",
     "DeadlineExceeded", "AuthRefreshFailed", "NotCached", "NoStub", "CachePolicy", "Retry", "Cookie", "Cookies",
     "TransportError", "Timeout", "HTTPError", "APIError", "ParseError",

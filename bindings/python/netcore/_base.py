@@ -10,7 +10,7 @@ import contextlib
 import ctypes
 import json
 import weakref
-from typing import Any, Callable, ClassVar, Dict, Iterable, Iterator, Mapping, Optional, Sequence
+from typing import Any, AsyncIterator, Callable, ClassVar, Dict, Iterable, Iterator, Mapping, Optional, Sequence
 
 from . import _cache, _cookies, _hooks, _reach, _refresh
 from ._adapters import apply_auth, configured_redirects, without_redirects
@@ -49,7 +49,8 @@ class BaseClient:
                  http2: Optional[bool] = None,
                  reachability: Optional[str] = None, retry: RetryArg = None,
                  retry_handler: Optional[Callable[..., Any]] = None, coalesce: Optional[bool] = None,
-                 refresher: Optional[Callable[..., Any]] = None) -> None:
+                 refresher: Optional[Callable[..., Any]] = None,
+                 on_reachability: Optional[Callable[[bool], Any]] = None) -> None:
         force = dict(self._forced_config)
         if retry is not None:
             force["retry"] = retry_json(retry)
@@ -68,6 +69,8 @@ class BaseClient:
             install_handler(core, retry_handler)
         if refresher is not None:
             _refresh.install(core, refresher, self._refresh_loop())
+        if on_reachability is not None:
+            _reach.set_callback(core, on_reachability)
 
     # -- lifetime (the subclass's part) ------------------------------------------
 
@@ -245,6 +248,35 @@ class BaseClient:
         (``nc_client_reachability``): forced online, or auto with a route off the
         machine."""
         return _reach.is_reachable(self._core)
+
+    @property
+    def on_reachability(self) -> Optional[Callable[[bool], Any]]:
+        """``fn(reachable)`` called on every change of :attr:`reachable`
+        (``nc_client_set_reachability_handler``): a :attr:`reachability` change that
+        changes it, or in ``"auto"`` the routing table gaining or losing its last
+        route off the machine. Not called for the state when set. On an
+        :class:`~netcore.AsyncClient` it runs on the event loop (queue mode); on a
+        :class:`~netcore.Client`, on the thread that saw the change (the one setting
+        :attr:`reachability`, or the library's route watcher). What it raises is
+        logged. ``None`` removes it."""
+        w = getattr(self._core, "reach_watch", None)
+        return w.callback if w is not None else None
+
+    @on_reachability.setter
+    def on_reachability(self, fn: Optional[Callable[[bool], Any]]) -> None:
+        _reach.set_callback(self._core, fn)
+
+    def reachability_changes(self) -> AsyncIterator[bool]:
+        """An async iterator of :attr:`reachable`: the state now, then after each
+        change, on the running event loop::
+
+            async for online in client.reachability_changes():
+                banner.visible = not online
+
+        A request waiting out a retry's delay when the network returns is sent at
+        once (its ``retry`` event: ``delay_ms`` 0, reason "network returned ...").
+        """
+        return _reach.changes(self._core)
 
     # -- the response cache -------------------------------------------------------
 

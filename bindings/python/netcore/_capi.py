@@ -163,6 +163,9 @@ NC_BODY_PAUSE = 0x10000001
 #: ``void (*nc_head_fn)(const nc_response *head, void *userdata)`` (since 0.4): the
 #: head is borrowed for the call (``nc_response_retain`` to keep it).
 HEAD_FN = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
+#: ``void (*nc_reachability_fn)(int32_t state, void *userdata)`` (since 0.4): the
+#: new state, ``NC_REACH_ONLINE`` (1) or ``NC_REACH_OFFLINE`` (2).
+REACHABILITY_FN = ctypes.CFUNCTYPE(None, c_int32, c_void_p)
 
 
 # --------------------------------------------------------------------------
@@ -335,6 +338,14 @@ TABLE: Tuple[Signature, ...] = (
     # sends held together (since 0.4)
     ("nc_client_cork", (ClientHandle,), nc_status),
     ("nc_client_uncork", (ClientHandle,), nc_status),
+    # which request an error belongs to; reachability watched (since 0.4)
+    ("nc_request_set_label", (RequestHandle, c_char_p), nc_status),
+    ("nc_error_request_method", (ErrorHandle,), c_char_p),
+    ("nc_error_request_url", (ErrorHandle,), c_char_p),
+    ("nc_error_endpoint", (ErrorHandle,), c_char_p),
+    ("nc_error_label", (ErrorHandle,), c_char_p),
+    ("nc_error_task_id", (ErrorHandle,), ctypes.c_uint64),
+    ("nc_client_set_reachability_handler", (ClientHandle, REACHABILITY_FN, c_void_p), nc_status),
 )
 
 #: The names of the functions that return an ``nc_status`` (checked by the caller).

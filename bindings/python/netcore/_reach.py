@@ -6,13 +6,23 @@ once with :class:`~netcore.ClientError` code ``UNREACHABLE`` while no route leav
 the machine (no DNS lookup, no connect); ``"online"`` checks nothing; ``"offline"``
 fails every request, loopback included. ``{"reachability": {"wait_for_network_ms":
 N}}`` makes such a request wait up to N ms for the network (or a change of mode).
+
+Watching it (since 0.4): ``client.on_reachability = fn`` (or ``on_reachability=``)
+calls ``fn(reachable)`` on every change of :attr:`~netcore.Client.reachable`
+(``nc_client_set_reachability_handler``), and ``async for reachable in
+client.reachability_changes()`` yields the state now, then each change. A request
+waiting out a retry's delay when the network returns is sent at once, with a
+``retry`` event of ``delay_ms`` 0 whose reason starts "network returned".
 """
 from __future__ import annotations
 
+import asyncio
 import json
-from typing import Any, Optional
+import threading
+from typing import Any, AsyncIterator, Callable, List, Optional
 
-from ._capi import C
+from ._capi import C, REACHABILITY_FN
+from ._completion import report
 from .errors import Status, check_call, error_for
 
 #: The modes by name, as ``NC_REACH_AUTO``, ``NC_REACH_ONLINE``, ``NC_REACH_OFFLINE``.
@@ -68,3 +78,84 @@ def is_reachable(core: Any) -> bool:
     """``nc_client_reachability(c) == NC_REACH_ONLINE``."""
     with core.use() as h:
         return int(C.nc_client_reachability(h)) == MODES["online"]
+
+
+class Watch:
+    """The client's one C reachability handler, fanned out to the ``on_reachability``
+    callback and to each :func:`changes` iterator. Kept on the core (``core.reach_watch``)
+    with its ctypes function, which lives as long as the core."""
+
+    def __init__(self, core: Any) -> None:
+        self.core = core
+        self.callback: Optional[Callable[[bool], Any]] = None
+        self.listeners: List[Callable[[bool], None]] = []
+        self.lock = threading.Lock()
+        self.fn = REACHABILITY_FN(self._changed)
+        self.installed = False
+
+    def _changed(self, state: int, _ud: Optional[int]) -> None:
+        reachable = int(state) == MODES["online"]
+        with self.lock:
+            callback, listeners = self.callback, list(self.listeners)
+        if callback is not None:
+            try:
+                callback(reachable)
+            except Exception as exc:  # never unwinds into C
+                report(exc, f"on_reachability hook {callback!r}")
+        for listener in listeners:
+            listener(reachable)
+
+    def update(self) -> None:
+        """Installs the C handler while someone listens, removes it otherwise."""
+        with self.lock:
+            wanted = self.callback is not None or bool(self.listeners)
+        if wanted == self.installed:
+            return
+        with self.core.use() as h:
+            check_call(C.nc_client_set_reachability_handler, h, self.fn if wanted else REACHABILITY_FN(), None)
+        self.installed = wanted
+
+
+def watch(core: Any) -> Watch:
+    """The core's Watch, made on first use."""
+    w = getattr(core, "reach_watch", None)
+    if w is None:
+        w = core.reach_watch = Watch(core)
+    return w
+
+
+def set_callback(core: Any, callback: Optional[Callable[[bool], Any]]) -> None:
+    """``on_reachability``: ``callback(reachable)`` on every change; ``None`` removes it."""
+    if callback is not None and not callable(callback):
+        raise TypeError(f"on_reachability must be callable or None, not {callback!r}")
+    w = watch(core)
+    with w.lock:
+        w.callback = callback
+    w.update()
+
+
+async def changes(core: Any) -> AsyncIterator[bool]:
+    """``reachable`` now, then after each change, on the running event loop (the
+    handler may run on another thread: handed over with ``call_soon_threadsafe``)."""
+    loop = asyncio.get_running_loop()
+    queue: "asyncio.Queue[bool]" = asyncio.Queue()
+
+    def listener(reachable: bool) -> None:
+        try:
+            loop.call_soon_threadsafe(queue.put_nowait, reachable)
+        except RuntimeError:  # the loop is closed: nobody iterates any more
+            pass
+
+    w = watch(core)
+    with w.lock:
+        w.listeners.append(listener)
+    try:
+        w.update()
+        yield is_reachable(core)
+        while True:
+            yield await queue.get()
+    finally:
+        with w.lock:
+            w.listeners.remove(listener)
+        if not core.closed:
+            w.update()

@@ -257,7 +257,8 @@ def build_request(method: str, path: str, *, params: Optional[Params] = None,
                   output: Any = None, max_redirects: Optional[int] = None,
                   group: Optional[str] = None,
                   limits: Optional["RequestLimits"] = None,
-                  skip_error_handler: bool = False) -> RequestHandle:
+                  skip_error_handler: bool = False,
+                  label: Optional[str] = None) -> RequestHandle:
     """Create an ``nc_request`` for the arguments; the caller frees it.
 
     See :meth:`netcore.Client.request` for the meaning of each argument.
@@ -384,12 +385,21 @@ def build_request(method: str, path: str, *, params: Optional[Params] = None,
                        detail=f"output {output!r}")
         if group is not None:
             check_call(C.nc_request_set_group, handle, cstr(group, "group"), detail=f"group {group!r}")
+        if label is not None:
+            set_label(handle, label)
         if skip_error_handler:
             set_skip_error_handler(handle)
         return handle
     except BaseException:
         C.nc_request_free(handle)
         raise
+
+
+def set_label(handle: RequestHandle, label: str) -> None:
+    """``nc_request_set_label``: the caller's name for the request, carried by its
+    errors (``Error.request.label``), events and log lines. InvalidArgument for an
+    empty label or one with control characters (the request is unchanged)."""
+    check_call(C.nc_request_set_label, handle, cstr(label, "label"), detail=f"label {label!r}")
 
 
 def set_skip_error_handler(handle: RequestHandle) -> None:
@@ -445,16 +455,19 @@ _ENCODINGS = ("query", "form", "json")
 
 
 def endpoint_request(name: str, params: Mapping[str, Any],
-                     skip_error_handler: bool = False) -> RequestHandle:
+                     skip_error_handler: bool = False, label: Optional[str] = None) -> RequestHandle:
     """A new ``nc_request`` naming the endpoint ``name`` with ``params`` (a JSON
     object: placeholders first, the rest encoded per the endpoint). The caller
     frees it. Raises InvalidArgument for a bad name or params that are not JSON."""
     req = RequestHandle()
     check_call(C.nc_request_new_endpoint, cstr(name, "endpoint name"), ctypes.byref(req),
                detail=f"endpoint name {name!r}")
-    if skip_error_handler:
+    if skip_error_handler or label is not None:
         try:
-            set_skip_error_handler(req)
+            if skip_error_handler:
+                set_skip_error_handler(req)
+            if label is not None:
+                set_label(req, label)
         except BaseException:
             C.nc_request_free(req)
             raise

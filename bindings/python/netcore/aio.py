@@ -247,7 +247,7 @@ class AsyncClient(BaseClient):
                       json: Any = None, data: Any = None, files: Any = None, headers: Optional[HeadersArg] = None,
                       timeout: Optional[TimeoutArg] = None, envelope: Optional[bool] = None,
                       output: Any = None,
-                follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
+                follow_redirects: Optional[bool] = None, group: Optional[str] = None, label: Optional[str] = None, retry: RetryArg = None,
                 deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
                 idle_timeout: Optional[float] = None, cache: Optional[int] = None,
                 on_cached: Optional[Callable[..., Any]] = None,
@@ -260,7 +260,7 @@ class AsyncClient(BaseClient):
                       json: Any = None, data: Any = None, files: Any = None, headers: Optional[HeadersArg] = None,
                       timeout: Optional[TimeoutArg] = None, envelope: Optional[bool] = None,
                       output: Any = None,
-                follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
+                follow_redirects: Optional[bool] = None, group: Optional[str] = None, label: Optional[str] = None, retry: RetryArg = None,
                 deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
                 idle_timeout: Optional[float] = None, cache: Optional[int] = None,
                 on_cached: Optional[Callable[..., Any]] = None,
@@ -273,7 +273,7 @@ class AsyncClient(BaseClient):
                       json: Any = None, data: Any = None, files: Any = None, headers: Optional[HeadersArg] = None,
                       timeout: Optional[TimeoutArg] = None, envelope: Optional[bool] = None,
                       output: Any = None,
-                follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
+                follow_redirects: Optional[bool] = None, group: Optional[str] = None, label: Optional[str] = None, retry: RetryArg = None,
                 deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
                 idle_timeout: Optional[float] = None, cache: Optional[int] = None,
                 on_cached: Optional[Callable[..., Any]] = None,
@@ -285,7 +285,7 @@ class AsyncClient(BaseClient):
                       json: Any = None, data: Any = None, files: Any = None, headers: Optional[HeadersArg] = None,
                       timeout: Optional[TimeoutArg] = None, envelope: Optional[bool] = None,
                       output: Any = None,
-                follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
+                follow_redirects: Optional[bool] = None, group: Optional[str] = None, label: Optional[str] = None, retry: RetryArg = None,
                 deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
                 idle_timeout: Optional[float] = None, cache: Optional[int] = None,
                 on_cached: Optional[Callable[..., Any]] = None,
@@ -316,7 +316,7 @@ class AsyncClient(BaseClient):
                 return await self.request(method, path, params=params, json=json, data=data, files=files,
                                           headers=merged_headers(extra, headers), timeout=timeout,
                                           envelope=envelope, output=output,
-                                          follow_redirects=follow_redirects, group=group, retry=retry,
+                                          follow_redirects=follow_redirects, group=group, label=label, retry=retry,
                                           deadline=deadline, connect_timeout=connect_timeout,
                                           idle_timeout=idle_timeout, cache=cache, on_cached=on_cached,
                                           progress=progress, skip_error_handler=skip_error_handler,
@@ -332,7 +332,8 @@ class AsyncClient(BaseClient):
                 and timeout is None and envelope is None and output is None
                 and follow_redirects is None and group is None and retry is None and deadline is None
                 and connect_timeout is None and idle_timeout is None and cache is None
-                and on_cached is None and progress is None and not skip_error_handler):
+                and on_cached is None and progress is None and not skip_error_handler
+                and label is None):
             # nc_client_send copies the builder: the thread's cached one is reused.
             limits = None
             task = core.send(plain_request(method, path), pending)
@@ -342,7 +343,7 @@ class AsyncClient(BaseClient):
             req = build_request(method, path, params=params, json=json, data=data, files=files,
                                 headers=headers, timeout=timeout, envelope=envelope,
                                 output=output, max_redirects=redirect_arg(self._core, follow_redirects),
-                                group=group, limits=limits, skip_error_handler=skip_error_handler)
+                                group=group, label=label, limits=limits, skip_error_handler=skip_error_handler)
             pending.skip_error_handler = skip_error_handler
             try:
                 pending.keep = progress_callback(progress)   # alive until the completion
@@ -359,7 +360,10 @@ class AsyncClient(BaseClient):
             raise
         finally:
             C.nc_task_free(task)
-        return response if model is None else decoded(response, model)
+        if model is None:
+            return response
+        response._sent = (method.upper(), None, label)
+        return decoded(response, model)
 
     @overload
     async def get(self, path: str, *, model: None = None, **kwargs: Any) -> Response: ...
@@ -444,7 +448,7 @@ class AsyncClient(BaseClient):
              headers: Optional[HeadersArg] = None, timeout: Optional[TimeoutArg] = None,
              envelope: Optional[bool] = None, output: Any = None,
              follow_redirects: Optional[bool] = None,
-             group: Optional[str] = None, retry: RetryArg = None,
+             group: Optional[str] = None, label: Optional[str] = None, retry: RetryArg = None,
              deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
              idle_timeout: Optional[float] = None, progress: Optional[ProgressFn] = None,
              skip_error_handler: bool = False, auth: Any = None, cookies: Any = None,
@@ -477,7 +481,7 @@ class AsyncClient(BaseClient):
             req = build_request(method, path, params=params, json=json, data=data, files=files,
                                 headers=merged_headers(extra, headers), timeout=timeout, envelope=envelope,
                                 output=output, max_redirects=redirect_arg(self._core, follow_redirects),
-                                group=group, limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout),
+                                group=group, label=label, limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout),
                                 skip_error_handler=skip_error_handler)
         except BaseException:
             if extra is not None:
@@ -499,6 +503,7 @@ class AsyncClient(BaseClient):
     def stream(self, method: str, path: str, *, params: Optional[Params] = None,
                json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
                timeout: Optional[TimeoutArg] = None, group: Optional[str] = None,
+               label: Optional[str] = None,
                progress: Optional[ProgressFn] = None, skip_error_handler: bool = False,
                buffer_bytes: Optional[int] = DEFAULT_BUFFER_BYTES, auth: Any = None,
                cookies: Any = None, follow_redirects: Optional[bool] = None,
@@ -516,7 +521,7 @@ class AsyncClient(BaseClient):
         self._attach()
         kwargs: Dict[str, Any] = dict(
             params=params, json=json, data=data, headers=headers, timeout=timeout, group=group,
-            progress=progress, skip_error_handler=skip_error_handler,
+            label=label, progress=progress, skip_error_handler=skip_error_handler,
             max_redirects=redirect_arg(self._core, follow_arg(follow_redirects, allow_redirects)))
         return AsyncStream(self._core, method, path, build_request, kwargs, buffer_bytes,
                                  (auth, cookies))
@@ -525,18 +530,22 @@ class AsyncClient(BaseClient):
 
     @overload
     async def call(self, endpoint: str, params: Optional[Dict[str, Any]] = None, *,
-                   skip_error_handler: bool = False, model: None = None, **kwargs: Any) -> Response: ...
+                   skip_error_handler: bool = False, label: Optional[str] = None, model: None = None,
+             **kwargs: Any) -> Response: ...
 
     @overload
     async def call(self, endpoint: str, params: Optional[Dict[str, Any]] = None, *,
-                   skip_error_handler: bool = False, model: Type[M], **kwargs: Any) -> M: ...
+                   skip_error_handler: bool = False, label: Optional[str] = None, model: Type[M],
+             **kwargs: Any) -> M: ...
 
     @overload
     async def call(self, endpoint: str, params: Optional[Dict[str, Any]] = None, *,
-                   skip_error_handler: bool = False, model: Any, **kwargs: Any) -> Any: ...
+                   skip_error_handler: bool = False, label: Optional[str] = None, model: Any,
+             **kwargs: Any) -> Any: ...
 
     async def call(self, endpoint: str, params: Optional[Dict[str, Any]] = None, *,
-                   skip_error_handler: bool = False, model: Any = None, **kwargs: Any) -> Any:
+                   skip_error_handler: bool = False, label: Optional[str] = None, model: Any = None,
+             **kwargs: Any) -> Any:
         """Call the endpoint ``endpoint`` and await its response
         (``nc_request_new_endpoint`` + params + ``nc_client_send``); arguments,
         result and errors as in :meth:`netcore.Client.call`."""
@@ -548,7 +557,7 @@ class AsyncClient(BaseClient):
         fut: "asyncio.Future[Response]" = loop.create_future()
         pending = _FuturePending(fut, f"endpoint {endpoint}", LIBRARY)
         pending.skip_error_handler = skip_error_handler
-        req = endpoint_request(endpoint, merged, skip_error_handler)
+        req = endpoint_request(endpoint, merged, skip_error_handler, label)
         try:
             task = self._core.send(req, pending)
         finally:
@@ -560,7 +569,10 @@ class AsyncClient(BaseClient):
             raise
         finally:
             C.nc_task_free(task)
-        return response if model is None else decoded(response, model)
+        if model is None:
+            return response
+        response._sent = (None, endpoint, label)
+        return decoded(response, model)
 
     async def batch(self, requests: Sequence[Any], *, fail_fast: bool = False) -> List[Any]:
         """Send several requests together and await all of them (``nc_batch_*``):

@@ -126,6 +126,8 @@ class Client(BaseClient):
             0): a 3xx is the response. A request's own ``follow_redirects=`` wins.
         reachability: ``"auto"``, ``"online"`` or ``"offline"``: sets the
             configuration's ``"reachability"."mode"`` (see :attr:`reachability`).
+        on_reachability: ``on_reachability(reachable)`` on every change of
+            :attr:`reachable` (see :attr:`on_reachability`).
         retry: the client's retry policy: a :class:`netcore.Retry`, the library's
             ``"retry"`` dict, or ``False``; it replaces the configuration's
             ``"retry"``. Default: the configuration's (none: one attempt).
@@ -245,7 +247,7 @@ class Client(BaseClient):
     def request(self, method: str, path: str, *, params: Optional[Params] = None,
                 json: Any = None, data: Any = None, files: Any = None, headers: Optional[HeadersArg] = None,
                 timeout: Optional[TimeoutArg] = None, envelope: Optional[bool] = None, output: Any = None,
-                follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
+                follow_redirects: Optional[bool] = None, group: Optional[str] = None, label: Optional[str] = None, retry: RetryArg = None,
                 deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
                 idle_timeout: Optional[float] = None, cache: Optional[int] = None,
                 on_cached: Optional[Callable[..., Any]] = None,
@@ -257,7 +259,7 @@ class Client(BaseClient):
     def request(self, method: str, path: str, *, params: Optional[Params] = None,
                 json: Any = None, data: Any = None, files: Any = None, headers: Optional[HeadersArg] = None,
                 timeout: Optional[TimeoutArg] = None, envelope: Optional[bool] = None, output: Any = None,
-                follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
+                follow_redirects: Optional[bool] = None, group: Optional[str] = None, label: Optional[str] = None, retry: RetryArg = None,
                 deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
                 idle_timeout: Optional[float] = None, cache: Optional[int] = None,
                 on_cached: Optional[Callable[..., Any]] = None,
@@ -269,7 +271,7 @@ class Client(BaseClient):
     def request(self, method: str, path: str, *, params: Optional[Params] = None,
                 json: Any = None, data: Any = None, files: Any = None, headers: Optional[HeadersArg] = None,
                 timeout: Optional[TimeoutArg] = None, envelope: Optional[bool] = None, output: Any = None,
-                follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
+                follow_redirects: Optional[bool] = None, group: Optional[str] = None, label: Optional[str] = None, retry: RetryArg = None,
                 deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
                 idle_timeout: Optional[float] = None, cache: Optional[int] = None,
                 on_cached: Optional[Callable[..., Any]] = None,
@@ -280,7 +282,7 @@ class Client(BaseClient):
     def request(self, method: str, path: str, *, params: Optional[Params] = None,
                 json: Any = None, data: Any = None, files: Any = None, headers: Optional[HeadersArg] = None,
                 timeout: Optional[TimeoutArg] = None, envelope: Optional[bool] = None, output: Any = None,
-                follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
+                follow_redirects: Optional[bool] = None, group: Optional[str] = None, label: Optional[str] = None, retry: RetryArg = None,
                 deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
                 idle_timeout: Optional[float] = None, cache: Optional[int] = None,
                 on_cached: Optional[Callable[..., Any]] = None,
@@ -349,6 +351,10 @@ class Client(BaseClient):
                 ``on_cached(response, error)`` receives the stored answer
                 (``response.from_cache``) at most once, before this call returns
                 the network's (here, on the calling thread).
+            label: a name of yours for this call (``nc_request_set_label``): its
+                error carries it (``Error.label``, ``Error.request``), and its events
+                and log lines name it. Empty or with control characters:
+                :class:`~netcore.InvalidArgument`, nothing sent.
             group: a cancellation group: the request is sent with ``nc_client_send``
                 and waited for here, so that :meth:`cancel_group` from another
                 thread cancels it (this call then raises
@@ -396,7 +402,7 @@ class Client(BaseClient):
                 return self.request(method, path, params=params, json=json, data=data, files=files,
                                     headers=merged_headers(extra, headers), timeout=timeout,
                                     envelope=envelope, output=output, follow_redirects=follow_redirects,
-                                    group=group, retry=retry, deadline=deadline,
+                                    group=group, label=label, retry=retry, deadline=deadline,
                                     connect_timeout=connect_timeout, idle_timeout=idle_timeout,
                                     cache=cache, on_cached=on_cached, progress=progress,
                                     skip_error_handler=skip_error_handler, model=model)
@@ -411,17 +417,21 @@ class Client(BaseClient):
                                 "completion callback of the same client")
             task = self.send(method, path, params=params, json=json, data=data, files=files, headers=headers,
                              timeout=timeout, envelope=envelope, output=output,
-                             follow_redirects=follow_redirects, group=group, retry=retry,
+                             follow_redirects=follow_redirects, group=group, label=label, retry=retry,
                              deadline=deadline, connect_timeout=connect_timeout, idle_timeout=idle_timeout,
                              progress=progress, skip_error_handler=skip_error_handler)
             result = task.result()
-            return result if model is None else decoded(result, model)
+            if model is None:
+                return result
+            result._sent = (method.upper(), None, label)
+            return decoded(result, model)
         resp_p, err_p = ResponseHandle(), ErrorHandle()
         if (params is None and json is None and data is None and files is None and headers is None
                 and timeout is None and envelope is None and output is None
                 and follow_redirects is None and retry is None and deadline is None
                 and connect_timeout is None and idle_timeout is None and cache is None
-                and on_cached is None and progress is None and not skip_error_handler):
+                and on_cached is None and progress is None and not skip_error_handler
+                and label is None):
             # The common plain call: the thread's cached builder (see plain_request),
             # and core.handle() inline.
             handle = core._handle
@@ -434,7 +444,7 @@ class Client(BaseClient):
             req = build_request(method, path, params=params, json=json, data=data, files=files,
                                 headers=headers, timeout=timeout, envelope=envelope,
                                 output=output, max_redirects=redirect_arg(self._core, follow_redirects),
-                                limits=limits, skip_error_handler=skip_error_handler)
+                                limits=limits, label=label, skip_error_handler=skip_error_handler)
             try:
                 keep = progress_callback(progress)   # alive until the completion
                 apply_progress(req, keep)
@@ -447,7 +457,10 @@ class Client(BaseClient):
         # A success: its data is where the request's mode says (parsed in Python).
         response._data_key = (core.data_key if envelope is None and output is None
                               else data_key(core, envelope, output))
-        return response if model is None else decoded(response, model)
+        if model is None:
+            return response
+        response._sent = (method.upper(), None, label)
+        return decoded(response, model)
 
     @overload
     def get(self, path: str, *, model: None = None, **kwargs: Any) -> Response: ...
@@ -533,7 +546,7 @@ class Client(BaseClient):
              params: Optional[Params] = None, json: Any = None, data: Any = None, files: Any = None,
              headers: Optional[HeadersArg] = None, timeout: Optional[TimeoutArg] = None,
              envelope: Optional[bool] = None, output: Any = None,
-             follow_redirects: Optional[bool] = None, group: Optional[str] = None, retry: RetryArg = None,
+             follow_redirects: Optional[bool] = None, group: Optional[str] = None, label: Optional[str] = None, retry: RetryArg = None,
              deadline: Optional[float] = None, connect_timeout: Optional[float] = None,
              idle_timeout: Optional[float] = None, progress: Optional[ProgressFn] = None,
              skip_error_handler: bool = False, auth: Any = None, cookies: Any = None,
@@ -560,7 +573,7 @@ class Client(BaseClient):
             req = build_request(method, path, params=params, json=json, data=data, files=files,
                                 headers=merged_headers(extra, headers), timeout=timeout, envelope=envelope,
                                 output=output, max_redirects=redirect_arg(self._core, follow_redirects),
-                                group=group, limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout),
+                                group=group, label=label, limits=RequestLimits.of(retry, deadline, connect_timeout, idle_timeout),
                                 skip_error_handler=skip_error_handler)
         except BaseException:
             if extra is not None:
@@ -580,6 +593,7 @@ class Client(BaseClient):
     def stream(self, method: str, path: str, *, params: Optional[Params] = None,
                json: Any = None, data: Any = None, headers: Optional[HeadersArg] = None,
                timeout: Optional[TimeoutArg] = None, group: Optional[str] = None,
+               label: Optional[str] = None,
                progress: Optional[ProgressFn] = None, skip_error_handler: bool = False,
                buffer_bytes: Optional[int] = DEFAULT_BUFFER_BYTES, auth: Any = None,
                cookies: Any = None, follow_redirects: Optional[bool] = None,
@@ -612,7 +626,7 @@ class Client(BaseClient):
         """
         kwargs: Dict[str, Any] = dict(
             params=params, json=json, data=data, headers=headers, timeout=timeout, group=group,
-            progress=progress, skip_error_handler=skip_error_handler,
+            label=label, progress=progress, skip_error_handler=skip_error_handler,
             max_redirects=redirect_arg(self._core, follow_arg(follow_redirects, allow_redirects)))
         return Stream(self._core, method, path, build_request, kwargs, buffer_bytes,
                                  (auth, cookies))
@@ -621,18 +635,22 @@ class Client(BaseClient):
 
     @overload
     def call(self, endpoint: str, params: Optional[Dict[str, Any]] = None, *,
-             skip_error_handler: bool = False, model: None = None, **kwargs: Any) -> Response: ...
+             skip_error_handler: bool = False, label: Optional[str] = None, model: None = None,
+             **kwargs: Any) -> Response: ...
 
     @overload
     def call(self, endpoint: str, params: Optional[Dict[str, Any]] = None, *,
-             skip_error_handler: bool = False, model: Type[M], **kwargs: Any) -> M: ...
+             skip_error_handler: bool = False, label: Optional[str] = None, model: Type[M],
+             **kwargs: Any) -> M: ...
 
     @overload
     def call(self, endpoint: str, params: Optional[Dict[str, Any]] = None, *,
-             skip_error_handler: bool = False, model: Any, **kwargs: Any) -> Any: ...
+             skip_error_handler: bool = False, label: Optional[str] = None, model: Any,
+             **kwargs: Any) -> Any: ...
 
     def call(self, endpoint: str, params: Optional[Dict[str, Any]] = None, *,
-             skip_error_handler: bool = False, model: Any = None, **kwargs: Any) -> Any:
+             skip_error_handler: bool = False, label: Optional[str] = None, model: Any = None,
+             **kwargs: Any) -> Any:
         """Call the endpoint ``endpoint`` of the client's catalog and wait for it
         (``nc_request_new_endpoint`` + params + ``nc_client_send_sync``)::
 
@@ -643,7 +661,9 @@ class Client(BaseClient):
         the rest are encoded per the endpoint (a ``None`` is ``null`` in a JSON
         body and left out of a query or form). ``skip_error_handler=True`` (not a
         param: pass a param of that name in ``params``) keeps the call from the
-        client's ``on_error`` hook, as in :meth:`request`. ``model=User`` (or
+        client's ``on_error`` hook, as in :meth:`request`; ``label=`` names the call
+        (its errors, events and log lines carry it; a param named ``label`` goes in
+        ``params``). ``model=User`` (or
         ``list[User]``, …) returns the data decoded as that class, as in
         :meth:`request` (a param named ``model`` goes in ``params``)::
 
@@ -662,14 +682,17 @@ class Client(BaseClient):
         if model is not None:
             check_model(model)
         resp_p, err_p = ResponseHandle(), ErrorHandle()
-        req = endpoint_request(endpoint, merged, skip_error_handler)
+        req = endpoint_request(endpoint, merged, skip_error_handler, label)
         try:
             status = C.nc_client_send_sync(core.handle(), req, ctypes.byref(resp_p), ctypes.byref(err_p))
         finally:
             C.nc_request_free(req)
         # data: the library's (the endpoint may set its own envelope mode)
         response = _sync_response(core, status, resp_p, err_p, skip_error_handler)
-        return response if model is None else decoded(response, model)
+        if model is None:
+            return response
+        response._sent = (None, endpoint, label)
+        return decoded(response, model)
 
     # -- event-loop integration (``"callbacks": "queue"``) ----------------------
 

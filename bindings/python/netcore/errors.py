@@ -48,7 +48,7 @@ from __future__ import annotations
 import ctypes
 import enum
 import json
-from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Type, Union, cast
+from typing import TYPE_CHECKING, Any, Dict, Mapping, NamedTuple, Optional, Type, Union, cast
 
 from ._capi import C, NC_OK, ErrorHandle
 
@@ -57,7 +57,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "Domain", "ClientCode", "ParseCode", "Status",
-    "Error", "ClientError", "Cancelled", "Unreachable", "InvalidRequest", "InvalidConfig",
+    "Error", "RequestInfo", "ClientError", "Cancelled", "Unreachable", "InvalidRequest", "InvalidConfig",
     "ResponseTooLarge", "ShutDown", "HeadersTooLarge", "InternalError", "AdapterFailed",
     "DeadlineExceeded", "AuthRefreshFailed", "NotCached", "NoStub",
     "TransportError", "Timeout", "HTTPError", "APIError", "ParseError",
@@ -118,6 +118,36 @@ class Status(enum.IntEnum):
 # Request results
 # --------------------------------------------------------------------------
 
+class RequestInfo(NamedTuple):
+    """Which request an error belongs to (``nc_error_json``'s ``"request"``, netcore.h
+    ``nc_error_request_*``): what an ``on_error`` hook needs to say which call failed.
+
+    Attributes:
+        method: the HTTP method; ``None`` when the request could not be resolved
+            (an unknown endpoint, a parameter its declaration refuses).
+        url: the URL as resolved when sent (before redirects), redacted as events
+            show it (no userinfo, secret query values ``REDACTED``); ``None`` as
+            ``method``.
+        endpoint: the catalog endpoint's name (:meth:`Client.call`), else ``None``.
+        label: the caller's ``label=``, else ``None``.
+        id: the request's task id (``nc_task_id``, the ``"id"`` of its events).
+    """
+
+    method: Optional[str]
+    url: Optional[str]
+    endpoint: Optional[str]
+    label: Optional[str]
+    id: int
+
+    @classmethod
+    def from_json(cls, obj: Any) -> Optional["RequestInfo"]:
+        """From the ``"request"`` object (``None`` for null or another type)."""
+        if not isinstance(obj, dict):
+            return None
+        return cls(obj.get("method"), obj.get("url"), obj.get("endpoint"), obj.get("label"),
+                   int(obj.get("id") or 0))
+
+
 class Error(Exception):
     """A failed request: the Python form of one ``nc_error``.
 
@@ -145,6 +175,10 @@ class Error(Exception):
             error (``nc_error_user_message``; docs/errors.md, "Messages for
             people"), ``None`` when no key matches. ``message`` stays the
             developer's text.
+        request: which request failed, a :class:`RequestInfo` (method, redacted URL,
+            endpoint, ``label=``, task id); ``None`` for an error no request
+            produced (a refused configuration). ``endpoint`` and ``label`` are
+            shortcuts to its fields.
         info: the whole ``nc_error_json()`` object, as a dict.
     """
 
@@ -188,6 +222,17 @@ class Error(Exception):
         self.info = dict(info) if info is not None else {}
         self.timeout: Optional[str] = self.info.get("timeout")
         self.user_message: Optional[str] = self.info.get("user_message")
+        self.request: Optional[RequestInfo] = RequestInfo.from_json(self.info.get("request"))
+
+    @property
+    def endpoint(self) -> Optional[str]:
+        """The endpoint of the failed request (``request.endpoint``), else ``None``."""
+        return self.request.endpoint if self.request is not None else None
+
+    @property
+    def label(self) -> Optional[str]:
+        """The ``label=`` of the failed request (``request.label``), else ``None``."""
+        return self.request.label if self.request is not None else None
 
     @classmethod
     def from_info(cls, info: Mapping[str, Any], body: bytes = b"",
@@ -480,8 +525,19 @@ _PARSE_DOMAIN = "NCParseErrorDomain"
 
 
 def _response_info(response: "Response") -> Dict[str, Any]:
-    """What an error made in Python carries of the response it is about."""
-    return {"http_status": response.status, "attempts": 1}
+    """What an error made in Python carries of the response it is about: its
+    status, and the request it answers (``nc_response_metrics_json``'s "request")."""
+    info: Dict[str, Any] = {"http_status": response.status, "attempts": 1}
+    try:
+        metrics = response.metrics
+    except Exception:  # a response not from the library (tests): no request
+        return info
+    # The call's method, endpoint and label as sent (the Response keeps no more of
+    # its request); the URL that answered, redacted; the task id (metrics "id").
+    method, endpoint, label = getattr(response, "_sent", None) or (None, None, None)
+    info["request"] = {"method": method, "url": metrics.get("url"), "endpoint": endpoint,
+                       "label": label, "id": metrics.get("id", 0)}
+    return info
 
 
 def parse_error(code: ParseCode, message: str, response: Optional["Response"] = None,

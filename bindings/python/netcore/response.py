@@ -118,7 +118,7 @@ class Response:
     """
 
     __slots__ = ("_handle", "_status", "_headers", "_body", "_data", "_from_cache", "_not_modified", "_data_key",
-                 "_metrics", "_url", "_owner", "__weakref__")
+                 "_metrics", "_url", "_owner", "_sent", "__weakref__")
 
     def __init__(self, handle: ResponseHandle) -> None:
         """Take ownership of ``handle``, an owned ``nc_response *`` (not borrowed)."""
@@ -137,6 +137,9 @@ class Response:
         #: The ClientCore whose ``on_error`` hook sees a failed :meth:`data_as`
         #: (None: no hook, e.g. ``skip_error_handler=True``).
         self._owner: Any = None
+        #: ``(method, endpoint, label)`` of the call that got it, for the
+        #: ``request`` of an error about it (a failed ``data_as``); None: unknown.
+        self._sent: Any = None
 
     def __del__(self, _free: Any = C.nc_response_free) -> None:
         # Cheaper than a weakref.finalize per response; `_free` is bound at

@@ -254,6 +254,8 @@ final class TokenRefresher: @unchecked Sendable {
             refresher.forget(t)
             next?.ended(t)
         }
+
+        func waitsToRetry(_ t: Transfer) { next?.waitsToRetry(t) }
     }
 }
 

@@ -121,7 +121,7 @@ public final class Batch: @unchecked Sendable {
         // Every member exists before any is submitted, so a fail-fast cancel from an
         // early completion reaches the ones not submitted yet (applied at submission).
         let transfers = toSend.indices.map { i in
-            client.transfer(toSend[i]) { [self] _, response, error in memberEnded(i, response, error) }
+            client.transfer(toSend[i]) { [self] t, response, error in memberEnded(i, response, t.identify(error)) }
         }
         lock.withLock { members = transfers }
         for (i, t) in transfers.enumerated() where !client.loop.submit(t) {

@@ -41,4 +41,8 @@ final class CachedCopyGate: AttemptGate, @unchecked Sendable {
         }
         return inner?.admit(transfer, request, now: now) ?? .proceed
     }
+
+    // The gate it wraps (reachability) remembers transfers too.
+    func ended(_ transfer: Transfer) { inner?.ended(transfer) }
+    func waitsToRetry(_ transfer: Transfer) { inner?.waitsToRetry(transfer) }
 }

@@ -163,8 +163,11 @@ final class ClientHooks: @unchecked Sendable {
         let inner = t.deliver
         let generation = credentialsGeneration.load(ordering: .relaxed)
         t.deliver = { [self] transfer, response, error in
-            if let error { failed(response, error, flags: flags, generation: generation) }
-            inner(transfer, response, error)
+            guard let error else { return inner(transfer, response, nil) }
+            // The hooks see which request failed (NetError.request); so does the caller.
+            let identified = transfer.identify(error)
+            failed(response, identified, flags: flags, generation: generation)
+            inner(transfer, response, identified)
         }
     }
 

@@ -1,7 +1,7 @@
 /// A `RequestEvent` as the JSON object of nc_client_set_event_handler
 /// (docs/contract.md#events): every key is present, null when it does not apply.
 ///
-/// `{"event":"request_start|attempt_end|retry|cache_hit|request_end","id","method","url",
+/// `{"event":"request_start|attempt_end|retry|cache_hit|request_end","id","method","url","endpoint","label",
 ///   "attempt","status","domain","code","delay_ms","reason",
 ///   "timings":{"dns","connect","tls","first_byte","total"} (µs) | null,
 ///   "bytes","from_cache","not_modified","cache":{"hits","misses",…} (cache_hit) | null,
@@ -39,6 +39,8 @@ extension RequestEvent {
         // placeholder) has neither: null, as every key that does not apply.
         o.string("method", method.isEmpty ? nil : method)
         o.string("url", url.isEmpty ? nil : urlIsRedacted ? url : Redaction.url(url))
+        o.string("endpoint", endpoint)
+        o.string("label", label)
         o.int("attempt", attempt)
         o.int("status", status)
         o.string("domain", error?.domain.name)

@@ -114,6 +114,10 @@ public struct RequestEvent: Sendable {
     public var cache: CacheStats? = nil
     /// `requestEnd`: microseconds from the start of the first attempt to the completion.
     public var elapsedUs: Int64? = nil
+    /// The catalog endpoint the request named, if any.
+    public var endpoint: String? = nil
+    /// The caller's label of the request (`Request.setLabel`), if any.
+    public var label: String? = nil
 }
 
 /// libcurl's timings of one attempt, in microseconds from the start of its last hop

@@ -108,8 +108,13 @@ enum LogLines {
 
     private static func composed(for e: RequestEvent, level: LogLevel) -> [(LogLevel, String)] {
         // A request that could not be resolved has no method or URL: its number.
-        let target =
+        var target =
             e.method.isEmpty ? "request #\(e.id)" : "\(e.method) \(e.urlIsRedacted ? e.url : Redaction.url(e.url))"
+        // Which call it is: the endpoint and the caller's label, when there are.
+        if e.endpoint != nil || e.label != nil {
+            let parts = [e.endpoint.map { "endpoint=\($0)" }, e.label.map { "label=\($0)" }].compactMap { $0 }
+            target += " [" + parts.joined(separator: " ") + "]"
+        }
         switch e.kind {
         case .requestStart:
             guard level >= .debug else { return [] }

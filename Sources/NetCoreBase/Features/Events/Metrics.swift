@@ -36,11 +36,14 @@ public struct ResponseMetrics: Sendable {
     /// The HTTP version the answer came in ("HTTP/1.1", "HTTP/2"); nil when it
     /// came from the cache without a network exchange.
     public var httpVersion: String? = nil
+    /// The task id of the request this response answers (`nc_task_id`, the `id` of
+    /// its events); 0 for a response no send produced.
+    public var taskID: UInt64 = 0
 
     /// `{"attempts":N,"redirects":N,"total_us":N,"url":"…","http_version":"HTTP/2"|null,
     /// "attempt_log":[{"attempt","status","domain","code",
     /// "timings":{dns,connect,tls,first_byte,total},"bytes","http_version","tls_version"}],
-    /// "history":[{"status":301,"url":"…"}]}`
+    /// "history":[{"status":301,"url":"…"}],"id":N}`
     public var json: String {
         var o = JSONText()
         o.int("attempts", attempts)
@@ -72,6 +75,7 @@ public struct ResponseMetrics: Sendable {
             o.element(h)
         }
         o.endArray()
+        o.int("id", taskID)
         return o.finished()
     }
 }
@@ -86,6 +90,9 @@ struct CompletionInfo {
     var elapsedNs: UInt64 = 0
     var log: [AttemptRecord]? = nil
     var redirectChain: [RedirectHop]? = nil
+    /// The request's task id (a plain store: who the response answers, for a
+    /// decoding failure's `NetError.request`, and the metrics' "id").
+    var taskID: UInt64 = 0
     /// A stub gave the answer, not the network (Features/Stubs).
     var stubbed = false
 }

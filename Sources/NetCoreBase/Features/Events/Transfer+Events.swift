@@ -4,6 +4,14 @@ extension Transfer {
     private func event(_ kind: RequestEvent.Kind) -> RequestEvent {
         var e = RequestEvent(kind: kind, id: id, method: original?.method ?? "", url: eventURL, attempt: attempt)
         e.urlIsRedacted = true
+        // Who the request is (an unresolved one: what its preset error knows).
+        if let p = original {
+            e.endpoint = p.endpointName
+            e.label = p.label
+        } else if let known = presetError?.request {
+            e.endpoint = known.endpoint
+            e.label = known.label
+        }
         return e
     }
 
@@ -77,7 +85,7 @@ extension Transfer {
                 httpVersion: response.completionInfo.httpVersion, attempts: attempt, redirects: redirects,
                 elapsedNs: elapsed,
                 log: keepsAttemptLog ? attemptLog : nil, redirectChain: redirectChain,
-                stubbed: response.completionInfo.stubbed)
+                taskID: id, stubbed: response.completionInfo.stubbed)
         }
         guard let monitor else { return }
         if let response, response.fromCache { emitCacheHit(response, error) }

@@ -16,6 +16,34 @@ extension NetClient {
     /// ONLINE, or AUTO with a route off the machine (or no way to read the routes).
     public var isReachable: Bool { reachabilityGate.isReachable }
 
+    /// Called with the new `isReachable` on every change of it: a mode change that
+    /// changes the answer, or (AUTO) the routing state changing. In queue mode inside
+    /// `dispatch()`, in order with the completions; otherwise on the thread that saw
+    /// the change (the route watcher's, or the one setting `reachability`), one call
+    /// at a time, in order. nil removes it. Not called for the state at install:
+    /// read `isReachable`. (ReachabilityChanges.swift.)
+    ///
+    /// A request waiting out a retry's delay when the network returns is sent at
+    /// once ("retry when reachable"), with a `retry` event of delay 0 whose reason
+    /// starts "network returned" — whether or not a handler is installed.
+    public var reachabilityHandler: (@Sendable (Bool) -> Void)? {
+        get { reachabilityGate.changes.reachabilityHandler }
+        set { reachabilityGate.changes.reachabilityHandler = newValue }
+    }
+
+    /// Adds an observer called as `reachabilityHandler` is, beside it (the Swift
+    /// `AsyncSequence`); the key removes it.
+    package func addReachabilityObserver(_ observer: @escaping @Sendable (Bool) -> Void) -> UInt64 {
+        reachabilityGate.changes.addObserver(observer)
+    }
+
+    package func removeReachabilityObserver(_ key: UInt64) {
+        reachabilityGate.changes.removeObserver(key)
+    }
+
+    /// Requests waiting out a retry's delay that the network's return would send at once (tests).
+    var requestsBackingOff: Int { reachabilityGate.changes.backingOffCount }
+
     /// After shutdown: the requests that waited for the network have ended (with
     /// `shutdown`); the process-wide watcher lets go of them.
     func forgetHeldTransfers() {

@@ -41,13 +41,18 @@ final class ReachabilityGate: AttemptGate, @unchecked Sendable {
     /// `wait_for_network_ms`, in nanoseconds; 0: fail at once.
     let waitNanos: UInt64
     let waitMs: Int64
+    /// The handler and observers of changes, and the transfers waiting out a retry's
+    /// delay (ReachabilityChanges.swift).
+    let changes: ReachabilityChanges
 
-    init(mode: ReachabilityMode, waitForNetworkMs: Int64) {
+    init(mode: ReachabilityMode, waitForNetworkMs: Int64, loop: TransferLoop) {
         modeValue = Atomic(mode.rawValue)
         waitMs = max(waitForNetworkMs, 0)
         waitNanos = nanos(ms: waitMs)
+        changes = ReachabilityChanges(
+            loop: loop, reachable: mode == .online || (mode == .auto && RouteWatcher.shared.isOnline))
         // AUTO reads the routing state: start watching it now, not at the first request.
-        if mode == .auto { _ = RouteWatcher.shared }
+        if mode == .auto { RouteWatcher.shared.listen(self) }
     }
 
     var mode: ReachabilityMode {
@@ -57,9 +62,17 @@ final class ReachabilityGate: AttemptGate, @unchecked Sendable {
     /// Changes the mode for attempts begun from now on. Requests waiting for the
     /// network ask again at once: sent now if the new mode lets them go.
     func setMode(_ mode: ReachabilityMode) {
-        if mode == .auto { _ = RouteWatcher.shared }
+        if mode == .auto { RouteWatcher.shared.listen(self) }
         modeValue.store(mode.rawValue, ordering: .releasing)
         RouteWatcher.shared.resume(owner: self)
+        changes.check { isReachable }
+    }
+
+    /// The routing state changed (RouteWatcher's thread): a client in AUTO mode may
+    /// have gone online or offline.
+    func routesChanged() {
+        guard mode == .auto else { return }
+        changes.check { isReachable }
     }
 
     /// The gate transfers sent now carry: none while forced online.
@@ -75,6 +88,11 @@ final class ReachabilityGate: AttemptGate, @unchecked Sendable {
     }
 
     func admit(_ transfer: Transfer, _ request: PreparedRequest, now: UInt64) -> AttemptAdmission {
+        // A retry whose delay the network's return cut short says so (one comparison
+        // for a first attempt, one load while no transfer waits out a delay).
+        if transfer.attempt > 0, transfer.gateDeadline == 0, changes.attemptBegins(transfer) {
+            transfer.emitRelaunchScheduled(delayMs: 0, reason: ReachabilityChanges.hurriedReason)
+        }
         let mode = self.mode
         switch mode {
         case .online:
@@ -111,9 +129,12 @@ final class ReachabilityGate: AttemptGate, @unchecked Sendable {
     /// by the watcher at once. Every completion passes here: one that was never
     /// held (gateDeadline 0) costs a comparison.
     func ended(_ transfer: Transfer) {
+        if transfer.attempt > 0 { _ = changes.attemptBegins(transfer) }   // one waiting out a delay: forgotten
         guard transfer.gateDeadline != 0 else { return }
         RouteWatcher.shared.forget(transfer)
     }
+
+    func waitsToRetry(_ transfer: Transfer) { changes.backingOff(transfer) }
 
     /// NC_CLIENT_UNREACHABLE, saying why and what to do.
     private func unreachable(_ mode: ReachabilityMode, _ request: PreparedRequest, waited: Bool) -> NetError {

@@ -43,6 +43,11 @@ final class RouteWatcher: @unchecked Sendable {
     private let changes: Int32
     /// Wakes the thread when an earlier deadline arrives (eventfd).
     private let wakeFD: Int32
+    /// The gates of clients in AUTO mode, told of each change of the routing state
+    /// (their reachability handlers, retry when reachable); weak, so a client that
+    /// goes is dropped at the next change. Guarded by `lock`.
+    private var listeners: [ObjectIdentifier: Listener] = [:]
+    private struct Listener { weak var gate: ReachabilityGate? }
 
     /// A transfer held by a gate until `deadline` (monotonicNanos), the network's
     /// return, or a change of its owner's mode.
@@ -86,6 +91,20 @@ final class RouteWatcher: @unchecked Sendable {
         guard let earliest else { return false }
         if earliest { wake() }
         return true
+    }
+
+    /// Tells `gate` of every change of the routing state from now on.
+    func listen(_ gate: ReachabilityGate) {
+        lock.withLock { listeners[ObjectIdentifier(gate)] = Listener(gate: gate) }
+    }
+
+    /// The gates still alive, the others dropped (under `lock`).
+    private func liveListeners() -> [ReachabilityGate] {
+        var live: [ReachabilityGate] = []
+        for (key, l) in listeners {
+            if let g = l.gate { live.append(g) } else { listeners.removeValue(forKey: key) }
+        }
+        return live
     }
 
     /// Resumes every transfer held for `owner` (its mode changed).
@@ -167,8 +186,12 @@ final class RouteWatcher: @unchecked Sendable {
             // the new one and does not hold.
             let state = changed ? ncroute_has_external_route() : 0
             let now = monotonicNanos()
+            var told: [ReachabilityGate] = []
             let due: [Waiter] = lock.withLock {
-                if changed { online.store(state != 0, ordering: .releasing) }
+                if changed {
+                    online.store(state != 0, ordering: .releasing)
+                    told = liveListeners()
+                }
                 // Any change resumes every waiter: each gate asks again and holds again
                 // if its reason remains (forced offline, or still no route).
                 let ready = changed ? deadlines.removeAll() : deadlines.popDue(now: now)
@@ -176,6 +199,8 @@ final class RouteWatcher: @unchecked Sendable {
                 return ready
             }
             for w in due { w.transfer.loop.resume(w.transfer) }
+            // Each client in AUTO mode reports the change if its state changed.
+            for g in told { g.routesChanged() }
         }
     }
 }

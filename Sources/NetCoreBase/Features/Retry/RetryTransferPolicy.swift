@@ -60,6 +60,8 @@ final class RetryTransferPolicy: TransferPolicy {
         }
         guard case .retry(let ms, let reason) = decision else { return .complete(response, error) }
         if let expired = t.deadlineCrossed(byWaiting: ms, after: error) { return .complete(response, expired) }
+        // "Retry when reachable": the reachability gate may cut the delay short.
+        if ms > 0 { t.gate?.waitsToRetry(t) }
         return .relaunchAfter(ms: ms, reason: reason)
     }
 }
