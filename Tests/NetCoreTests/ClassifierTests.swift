@@ -178,7 +178,7 @@ import Testing
         let parsed = try JSONValue.parse(e.json).get()
         #expect(
             parsed.text
-                == #"{"domain":"NCAPIErrorDomain","domain_code":4,"code":0,"code_str":"E1","message":"m","http_status":200,"trace_id":"t","data":{"a":1},"body":"{\"code\":\"E1\",\"msg\":\"m\",\"traceId\":\"t\",\"data\":{\"a\":1}}","attempts":1,"retryable":false,"auth_expired":false,"timeout":null,"user_message":null}"#
+                == #"{"domain":"NCAPIErrorDomain","domain_code":4,"code":0,"code_str":"E1","message":"m","http_status":200,"trace_id":"t","data":{"a":1},"body":"{\"code\":\"E1\",\"msg\":\"m\",\"traceId\":\"t\",\"data\":{\"a\":1}}","attempts":1,"retryable":false,"auth_expired":false,"timeout":null,"user_message":null,"request":null}"#
         )
     }
 }

@@ -101,7 +101,7 @@ extension Transfer {
     /// (`timeout` set), or CLIENT deadlineExceeded when the deadline was it.
     func timedOut(_ o: borrowing HopOutcome, _ p: PreparedRequest) -> NetError {
         let kind = timeoutKind(p, connected: o.connected, now: monotonicNanos())
-        let url = String(cString: p.url.pointer)
+        let url = Redaction.url(String(cString: p.url.pointer))   // as events show it
         let progress = Transfer.progressText(o)
         let which: String
         let advice: String

@@ -17,6 +17,9 @@ enum TransportErrors {
     static func error(
         code: CURLcode, detail: String, method: String, url: String, context: TransportContext = TransportContext()
     ) -> NetError {
+        // Messages reach logs and screens: the URL as events show it (no userinfo,
+        // no secret query values).
+        let url = Redaction.url(url)
         let base = String(cString: curl_easy_strerror(code))
         var what = detail.isEmpty ? base : "\(base): \(detail)"
         if let explained = contextAdvice(code, detail: detail, context) {
@@ -76,6 +79,7 @@ enum TransportErrors {
     /// libcurl for any message the peer cuts short of what its framing announced
     /// (a body short of Content-Length, a chunked body without its last chunk).
     static func headersCutOff(status: Int, method: String, url: String) -> NetError {
+        let url = Redaction.url(url)
         var e = error(code: CURLE_PARTIAL_FILE, detail: "", method: method, url: url)
         e.message =
             "\(method) \(url) failed: \(String(cString: curl_easy_strerror(CURLE_PARTIAL_FILE))): "
@@ -91,6 +95,7 @@ enum TransportErrors {
     /// response is discarded, the connection closed). CURLE_WEIRD_SERVER_REPLY, the
     /// code libcurl gives a Content-Length it cannot read.
     static func conflictingLength(method: String, url: String) -> NetError {
+        let url = Redaction.url(url)
         var e = error(code: CURLE_WEIRD_SERVER_REPLY, detail: "", method: method, url: url)
         e.message =
             "\(method) \(url) failed: \(String(cString: curl_easy_strerror(CURLE_WEIRD_SERVER_REPLY))): "
@@ -107,6 +112,7 @@ enum TransportErrors {
     /// freed (ncsink.h, the fold guard). CURLE_WEIRD_SERVER_REPLY, as libcurl for a
     /// header line without a colon there.
     static func foldedFirstLine(method: String, url: String) -> NetError {
+        let url = Redaction.url(url)
         var e = error(code: CURLE_WEIRD_SERVER_REPLY, detail: "", method: method, url: url)
         e.message =
             "\(method) \(url) failed: \(String(cString: curl_easy_strerror(CURLE_WEIRD_SERVER_REPLY))): "

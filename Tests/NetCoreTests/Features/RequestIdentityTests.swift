@@ -50,6 +50,9 @@ import Glibc
             #expect(seen.all.count == 1)
             #expect(seen.all.first?.request == id)   // the handler saw the same request
             #expect(error.json.contains(#""label":"profile.load""#))
+            // The message names the request as events do: no secret query value.
+            #expect(error.message.contains("GET http://127.0.0.1:\(port)/api/users/7?token=REDACTED failed"))
+            #expect(!error.message.contains("SECRET") && !error.json.contains("SECRET"))
         }
         events = eventLock.withLock { $0 }
         #expect(!events.isEmpty && events.allSatisfy { $0.endpoint == "user.get" && $0.label == "profile.load" })
