@@ -104,7 +104,8 @@ static inline void cache_write_file(const char *path, const uint8_t *payload, si
     cache_put_le(head + 8, n, 8);
     cache_put_le(head + 16, cache_fnv1a(payload, n, CACHE_FNV_BASIS), 8);
     FILE *f = fopen(path, "wb");
-    if (!f || fwrite(head, 1, 24, f) != 24 || (n && fwrite(payload, 1, n, f) != n) || fclose(f) != 0) abort();
+    if (!f || fwrite(head, 1, 24, f) != 24 || (n && fwrite(payload, 1, n, f) != n) || fclose(f) != 0)
+        abort();
 }
 
 /* An entry for `key` (URL `url`): `status`, the header lines (CRLF-terminated
@@ -126,9 +127,9 @@ static inline void cache_write_entry(const char *path, const char *key, const ch
     uint64_t now_ms = (uint64_t)ts.tv_sec * 1000;
     cache_put_le(q, now_ms, 8), q += 8;
     cache_put_le(q, now_ms + 86400000ULL, 8), q += 8;
-    *q++ = 0; /* must-revalidate */
-    *q++ = 0; /* no ETag */
-    *q++ = 0; /* no Last-Modified */
+    *q++ = 0;                      /* must-revalidate */
+    *q++ = 0;                      /* no ETag */
+    *q++ = 0;                      /* no Last-Modified */
     cache_put_le(q, 0, 4), q += 4; /* no Vary */
     cache_put_le(q, hl, 4), memcpy(q + 4, header_lines, hl), q += 4 + hl;
     cache_put_le(q, body_len, 8), q += 8;

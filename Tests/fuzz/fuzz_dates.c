@@ -45,7 +45,8 @@ static int g_names_retry_after;
 static void *serve(void *arg) {
     (void)arg;
     for (int k = 0;; k++) {
-        struct pollfd pfd[2] = {{.fd = g_listener, .events = POLLIN}, {.fd = g_wake[0], .events = POLLIN}};
+        struct pollfd pfd[2] = {{.fd = g_listener, .events = POLLIN},
+                                {.fd = g_wake[0], .events = POLLIN}};
         if (poll(pfd, 2, -1) <= 0) continue;
         if (pfd[1].revents) {
             char byte;
@@ -59,19 +60,21 @@ static void *serve(void *arg) {
         static char answer[1024];
         int n;
         if (k == 0) {
-            n = snprintf(answer, sizeof answer,
-                         "HTTP/1.1 503 Busy\r\nRetry-After: %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-                         g_value);
+            n = snprintf(
+                answer, sizeof answer,
+                "HTTP/1.1 503 Busy\r\nRetry-After: %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                g_value);
         } else {
             char date[64];
             time_t now = time(NULL);
             struct tm t;
             gmtime_r(&now, &t);
             strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &t);
-            n = snprintf(answer, sizeof answer,
-                         "HTTP/1.1 200 OK\r\nDate: %s\r\nExpires: %s\r\nContent-Type: application/json\r\n"
-                         "Content-Length: 2\r\nConnection: close\r\n\r\n{}",
-                         date, g_value);
+            n = snprintf(
+                answer, sizeof answer,
+                "HTTP/1.1 200 OK\r\nDate: %s\r\nExpires: %s\r\nContent-Type: application/json\r\n"
+                "Content-Length: 2\r\nConnection: close\r\n\r\n{}",
+                date, g_value);
         }
         (void)!send(fd, answer, (size_t)n, MSG_NOSIGNAL);
         shutdown(fd, SHUT_WR);
@@ -101,8 +104,8 @@ static void setup(void) {
     a.sin_family = AF_INET;
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     g_listener = socket(AF_INET, SOCK_STREAM, 0);
-    if (g_listener < 0 || bind(g_listener, (struct sockaddr *)&a, sizeof a) != 0 || listen(g_listener, 8) != 0 ||
-        getsockname(g_listener, (struct sockaddr *)&a, &len) != 0)
+    if (g_listener < 0 || bind(g_listener, (struct sockaddr *)&a, sizeof a) != 0 ||
+        listen(g_listener, 8) != 0 || getsockname(g_listener, (struct sockaddr *)&a, &len) != 0)
         abort();
     g_port = ntohs(a.sin_port);
     if (pipe(g_wake) != 0) abort();
@@ -143,7 +146,8 @@ static int fixdate(const char *s, int64_t *out) {
     while (mon < 12 && strncmp(s + 8, months[mon], 3) != 0) mon++;
     if (mon == 12) return 0;
     int day = v[0], h = v[1], mi = v[2], sec = v[3], year = v[4];
-    if (year < 1900 || day < 1 || day > days_in(mon + 1, year) || h > 23 || mi > 59 || sec > 60) return 0;
+    if (year < 1900 || day < 1 || day > days_in(mon + 1, year) || h > 23 || mi > 59 || sec > 60)
+        return 0;
     int64_t days = 0;
     for (int y = 1970; y < year; y++) days += 365 + (days_in(2, y) == 29);
     for (int y = year; y < 1970; y++) days -= 365 + (days_in(2, y) == 29);
@@ -156,7 +160,8 @@ static void send_get(int32_t policy, nc_response **resp_out) {
     char url[128];
     snprintf(url, sizeof url, "http://127.0.0.1:%d/d", g_port);
     nc_request *req = NULL;
-    if (nc_request_new("GET", url, &req) != NC_OK || nc_request_set_cache_policy(req, policy) != NC_OK) abort();
+    if (nc_request_new("GET", url, &req) != NC_OK || nc_request_set_cache_policy(req, policy) != NC_OK)
+        abort();
     nc_response *resp = NULL;
     nc_error *err = NULL;
     nc_status st = nc_client_send_sync(g_client, req, &resp, &err);
@@ -184,7 +189,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     pthread_join(t, NULL);
 
     if (getenv("FUZZ_VERBOSE")) /* to read what a seed does */
-        fprintf(stderr, "\"%s\": retry events %d, delay %lld, names Retry-After %d; second from the cache %d\n",
+        fprintf(stderr,
+                "\"%s\": retry events %d, delay %lld, names Retry-After %d; second from the cache %d\n",
                 g_value, g_retry_events, (long long)g_delay, g_names_retry_after,
                 second ? nc_response_from_cache(second) : -1);
     int64_t when = 0;
@@ -197,8 +203,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (is_date && when >= now + 5) want = 3;
         if (g_names_retry_after ? (g_delay != 0 && g_delay != 3) : g_delay != 1) abort();
         if (want >= 0 && (!g_names_retry_after || g_delay != want)) {
-            fprintf(stderr, "Retry-After \"%s\": delay %lld, reason %s Retry-After; expected %lld\n", g_value,
-                    (long long)g_delay, g_names_retry_after ? "names" : "does not name", (long long)want);
+            fprintf(stderr, "Retry-After \"%s\": delay %lld, reason %s Retry-After; expected %lld\n",
+                    g_value, (long long)g_delay, g_names_retry_after ? "names" : "does not name",
+                    (long long)want);
             abort();
         }
     }

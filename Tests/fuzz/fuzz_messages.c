@@ -42,11 +42,12 @@ static void setup(void) {
     if (!mkdtemp(g_dir)) abort();
     atexit(remove_dir);
     char config[512];
-    snprintf(config, sizeof config,
-             "{\"reachability\":{\"mode\":\"online\"},\"coalesce\":false,"
-             "\"envelope\":{\"code\":\"code\",\"ok_codes\":[0,\"OK\"],\"message\":\"msg\",\"data\":\"data\"},"
-             "\"cache\":{\"memory_bytes\":0,\"dir\":\"%s\"}}",
-             g_dir);
+    snprintf(
+        config, sizeof config,
+        "{\"reachability\":{\"mode\":\"online\"},\"coalesce\":false,"
+        "\"envelope\":{\"code\":\"code\",\"ok_codes\":[0,\"OK\"],\"message\":\"msg\",\"data\":\"data\"},"
+        "\"cache\":{\"memory_bytes\":0,\"dir\":\"%s\"}}",
+        g_dir);
     nc_error *err = NULL;
     if (nc_client_new(config, &g_client, &err) != NC_OK) abort();
     cache_entry_path(g_file, sizeof g_file, g_dir, KEY);
@@ -54,12 +55,18 @@ static void setup(void) {
 
 static const char *domain_name(int d) {
     switch (d) {
-    case NC_DOMAIN_CLIENT: return "CLIENT";
-    case NC_DOMAIN_TRANSPORT: return "TRANSPORT";
-    case NC_DOMAIN_HTTP: return "HTTP";
-    case NC_DOMAIN_API: return "API";
-    case NC_DOMAIN_PARSE: return "PARSE";
-    default: abort();
+    case NC_DOMAIN_CLIENT:
+        return "CLIENT";
+    case NC_DOMAIN_TRANSPORT:
+        return "TRANSPORT";
+    case NC_DOMAIN_HTTP:
+        return "HTTP";
+    case NC_DOMAIN_API:
+        return "API";
+    case NC_DOMAIN_PARSE:
+        return "PARSE";
+    default:
+        abort();
     }
 }
 
@@ -70,8 +77,7 @@ static const char *expected(const nc_error *err) {
     char key[600];
     if (nc_error_domain(err) == NC_DOMAIN_API)
         snprintf(key, sizeof key, "%s.%s", dom, nc_error_code_str(err));
-    else
-        snprintf(key, sizeof key, "%s.%lld", dom, (long long)nc_error_code(err));
+    else snprintf(key, sizeof key, "%s.%lld", dom, (long long)nc_error_code(err));
     const char *t = json_string_value(json_object_get(g_table, key));
     if (t) return t;
     int64_t code = nc_error_code(err);
@@ -89,8 +95,9 @@ static void check(nc_status st, nc_response *resp, nc_error *err) {
         if (st != NC_ERR_FAILED || !err || !nc_error_message(err)[0]) abort();
         const char *want = expected(err), *got = nc_error_user_message(err);
         if ((want == NULL) != (got == NULL) || (want && strcmp(want, got) != 0)) {
-            fprintf(stderr, "domain %d code %s: user message \"%s\", expected \"%s\"\n", nc_error_domain(err),
-                    nc_error_code_str(err), got ? got : "(null)", want ? want : "(null)");
+            fprintf(stderr, "domain %d code %s: user message \"%s\", expected \"%s\"\n",
+                    nc_error_domain(err), nc_error_code_str(err), got ? got : "(null)",
+                    want ? want : "(null)");
             abort();
         }
     }
@@ -122,10 +129,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *stop = NULL;
     unsigned long code = strtoul(status, &stop, 10);
     if (!status[0] || *stop || code < 100 || code > 999) code = 200;
-    cache_write_entry(g_file, KEY, URL, (uint32_t)code, "Content-Type: application/json\r\n", (const uint8_t *)p,
-                      (size_t)(end - p));
+    cache_write_entry(g_file, KEY, URL, (uint32_t)code, "Content-Type: application/json\r\n",
+                      (const uint8_t *)p, (size_t)(end - p));
     nc_request *req = NULL;
-    if (nc_request_new("GET", URL, &req) != NC_OK || nc_request_set_cache_policy(req, NC_CACHE_ONLY) != NC_OK)
+    if (nc_request_new("GET", URL, &req) != NC_OK ||
+        nc_request_set_cache_policy(req, NC_CACHE_ONLY) != NC_OK)
         abort();
     nc_response *resp = NULL;
     nc_error *err = NULL;

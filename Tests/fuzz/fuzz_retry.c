@@ -25,7 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size > 4096 || memchr(data, 0, size)) return 0;
     if (!g_client) {
         nc_error *err = NULL;
-        if (nc_client_new("{\"reachability\":{\"mode\":\"online\"},\"coalesce\":false,\"cache\":{\"memory_bytes\":1024},"
+        if (nc_client_new("{\"reachability\":{\"mode\":\"online\"},\"coalesce\":false,\"cache\":{"
+                          "\"memory_bytes\":1024},"
                           "\"retry\":{\"max_attempts\":3}}",
                           &g_client, &err) != NC_OK)
             abort();
@@ -41,12 +42,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (on_request != NC_OK && on_request != NC_ERR_INVALID_ARGUMENT) abort();
 
     /* 2. an endpoint's "retry" */
-    snprintf(spec, sizeof spec, "{\"path\":\"http://127.0.0.1:9/r\",\"cache\":\"cache_only\",\"retry\":%s}", text);
+    snprintf(spec, sizeof spec,
+             "{\"path\":\"http://127.0.0.1:9/r\",\"cache\":\"cache_only\",\"retry\":%s}", text);
     nc_status on_endpoint = nc_client_define_endpoint(g_client, "ep", spec);
     if (on_endpoint != NC_OK && on_endpoint != NC_ERR_INVALID_ARGUMENT) abort();
     if (on_endpoint != NC_OK &&
-        nc_client_define_endpoint(g_client, "ep", "{\"path\":\"http://127.0.0.1:9/r\",\"cache\":\"cache_only\"}") !=
-            NC_OK)
+        nc_client_define_endpoint(
+            g_client, "ep", "{\"path\":\"http://127.0.0.1:9/r\",\"cache\":\"cache_only\"}") != NC_OK)
         abort();
 
     /* 3. the configuration's "retry" */

@@ -26,8 +26,8 @@
 #include "fuzz_common.h"
 #include "netcore.h"
 
-#define URL "http://127.0.0.1:9/u"
-#define KEY "GET " URL
+#define URL   "http://127.0.0.1:9/u"
+#define KEY   "GET " URL
 #define NARGS 48
 #define BUFSZ 16
 
@@ -45,7 +45,8 @@ static void setup(void) {
     atexit(remove_dir);
     char config[256];
     snprintf(config, sizeof config,
-             "{\"reachability\":{\"mode\":\"online\"},\"cache\":{\"memory_bytes\":0,\"dir\":\"%s\"}}", g_dir);
+             "{\"reachability\":{\"mode\":\"online\"},\"cache\":{\"memory_bytes\":0,\"dir\":\"%s\"}}",
+             g_dir);
     nc_error *err = NULL;
     if (nc_client_new(config, &g_client, &err) != NC_OK) abort();
     cache_entry_path(g_file, sizeof g_file, g_dir, KEY);
@@ -59,11 +60,11 @@ static void fill(unsigned char (*b)[BUFSZ]) {
     }
 }
 
-#define ARGS(b)                                                                                                  \
-    b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15], b[16], \
-        b[17], b[18], b[19], b[20], b[21], b[22], b[23], b[24], b[25], b[26], b[27], b[28], b[29], b[30], b[31], \
-        b[32], b[33], b[34], b[35], b[36], b[37], b[38], b[39], b[40], b[41], b[42], b[43], b[44], b[45], b[46], \
-        b[47]
+#define ARGS(b)                                                                                         \
+  b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15], \
+      b[16], b[17], b[18], b[19], b[20], b[21], b[22], b[23], b[24], b[25], b[26], b[27], b[28], b[29], \
+      b[30], b[31], b[32], b[33], b[34], b[35], b[36], b[37], b[38], b[39], b[40], b[41], b[42], b[43], \
+      b[44], b[45], b[46], b[47]
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!g_client) setup();
@@ -80,7 +81,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cache_write_entry(g_file, KEY, URL, 200, "Content-Type: application/json\r\n", (const uint8_t *)body,
                       (size_t)(end - body));
     nc_request *req = NULL;
-    if (nc_request_new("GET", URL, &req) != NC_OK || nc_request_set_cache_policy(req, NC_CACHE_ONLY) != NC_OK)
+    if (nc_request_new("GET", URL, &req) != NC_OK ||
+        nc_request_set_cache_policy(req, NC_CACHE_ONLY) != NC_OK)
         abort();
     nc_response *resp = NULL;
     nc_error *err = NULL;
@@ -109,7 +111,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (memcmp(ours, before, sizeof ours) != 0) abort(); /* a target was written */
         if (st == NC_ERR_FAILED) {
             if (uerr == (nc_error *)&ours || !uerr) abort();
-            if (nc_error_domain(uerr) != NC_DOMAIN_PARSE || nc_error_code(uerr) != NC_PARSE_DECODING_FAILED ||
+            if (nc_error_domain(uerr) != NC_DOMAIN_PARSE ||
+                nc_error_code(uerr) != NC_PARSE_DECODING_FAILED ||
                 !strstr(nc_error_message(uerr), "data"))
                 abort();
             nc_error_free(uerr);
