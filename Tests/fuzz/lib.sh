@@ -24,10 +24,11 @@ fuzz_targets() {
 }
 
 fuzz_build() {
-    local name=$1 bin=$2 libdir=$3 log
+    local name=$1 bin=$2 libdir log
+    libdir=$(cd "$3" && pwd) || return 1 # the rpath must be absolute (FUZZ_LIBDIR may be either)
     log=$(mktemp)
     if ! "${FUZZ_CC:-clang}" -g -O1 -fsanitize=fuzzer,address -Iinclude -o "$bin" "Tests/fuzz/fuzz_$name.c" \
-        -Wl,--no-warn-mismatch -L "$libdir" "-Wl,-rpath,$PWD/$libdir" -lnetcore -ljansson -pthread \
+        -Wl,--no-warn-mismatch -L "$libdir" "-Wl,-rpath,$libdir" -lnetcore -ljansson -pthread \
         >"$log" 2>&1 || [[ ! -x $bin ]]; then
         grep -v "Cannot export local symbol" "$log"
         rm -f "$log"
