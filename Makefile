@@ -10,6 +10,7 @@
 #               (docs/RELIABILITY.md; none is part of make test but a 20,000-a-phase soak)
 #   make chaos  2,000 requests over a lossy, slow, partitioned link in a namespace (short form in make test)
 #   make fuzz-known  the inputs that once crashed a fuzz target, under ASan (part of make test)
+#   make fuzz-campaign FUZZ_HOURS=N [FUZZ_JOBS=2]   every fuzz target, corpus kept in build/fuzz-corpus
 #   make install [PREFIX=] [DESTDIR=]   library, header, netcore.pc, CMake package; make uninstall
 SHELL := /bin/bash
 .DEFAULT_GOAL := lib
@@ -39,7 +40,7 @@ SWIFT_RELEASE_FLAGS := -c release --product netcore -Xswiftc -static-stdlib $(NO
 	-Xcc -gdwarf-4
 
 .PHONY: install uninstall test-install deps lib examples demo test test-swift test-c test-python test-tsan test-asan test-ubsan valgrind bench \
-	bench-appmix fault fault-h2 alloc-fail fuzz fuzz-known race-1m soak \
+	bench-appmix fault fault-h2 alloc-fail fuzz fuzz-lib fuzz-campaign fuzz-known race-1m soak \
 	format lint format-deps clean
 
 deps:
@@ -157,10 +158,22 @@ alloc-fail: lib
 # -sanitize=fuzzer, clang -fsanitize=fuzzer-no-link) and AddressSanitizer, then each
 # Tests/fuzz/fuzz_*.c target for FUZZ_SECONDS seconds on its seed corpus.
 FUZZ_SECONDS ?= 60
-fuzz: deps
+fuzz: fuzz-lib
+	FUZZ_SECONDS=$(FUZZ_SECONDS) Tests/fuzz/run.sh
+
+fuzz-lib: deps
 	swift build -c release --product netcore $(NO_CONCURRENCY) --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer \
 	  -Xcc -fsanitize=fuzzer-no-link -Xcc -fsanitize=address
-	FUZZ_SECONDS=$(FUZZ_SECONDS) Tests/fuzz/run.sh
+
+# The fuzzing campaign (Tests/fuzz/campaign.sh): every target for a share of
+# FUZZ_HOURS (FUZZ_JOBS at a time, under nice), on the corpus kept in
+# build/fuzz-corpus/<target> across runs and minimised (-merge=1) after each; a
+# summary table of executions, exec/s, coverage and crashes; each crash input
+# copied to Tests/fuzz/known/<target>/.
+FUZZ_HOURS ?= 1
+FUZZ_JOBS ?= 1
+fuzz-campaign: fuzz-lib
+	FUZZ_HOURS=$(FUZZ_HOURS) FUZZ_JOBS=$(FUZZ_JOBS) Tests/fuzz/campaign.sh
 
 # The inputs that once crashed a fuzz target (Tests/fuzz/known/<target>/) under
 # AddressSanitizer, against the release library (seconds; part of make test).

@@ -128,6 +128,43 @@ import Glibc
         #expect(jar.cookies().count == 7)
     }
 
+    /// Bytes that are not UTF-8 (a server's Latin-1 value, a file's odd domain) keep
+    /// their bytes through the file and an eviction: before 0.4 the lines were made
+    /// UTF-8 on the way (each such byte became U+FFFD's three), so a saved value was
+    /// not the value set, and an eviction set a cookie of another name and missed its
+    /// target (found by fuzz_cookiefile: the jar changed on its way through the file).
+    @Test func bytesThatAreNotUTF8KeepTheirBytesThroughTheFileAndEvictions() throws {
+        var template = Array("/tmp/nc-jar-XXXXXX".utf8CString)
+        let dir = String(cString: try #require(mkdtemp(&template)))
+        let file = dir + "/jar.txt"
+        defer {
+            unlink(file)
+            rmdir(dir)
+        }
+        func line(_ name: [UInt8], _ value: [UInt8]) -> [UInt8] {
+            Array("x.test\tFALSE\t/\tFALSE\t0\t".utf8) + name + [0x09] + value + [0x0A]
+        }
+        // The oldest has a name that is not UTF-8; then 180 more of the same domain.
+        var text = line([0x6E, 0xE9], Array("caf".utf8) + [0xE9])
+        for i in 0..<180 { text += line(Array("c\(i)".utf8), Array("v".utf8)) }
+        #expect(CookieJar.writeAtomically(text, to: file) == nil)
+        let jar = try CookieJar(file: file)   // loading enforces the bounds: the oldest goes
+        #expect(jar.storedCount == 180)
+        #expect(!jar.cookies().contains { $0.name.hasPrefix("n") })
+        // A value that is not UTF-8 is written back as it was.
+        let one = line([0x6B], Array("caf".utf8) + [0xE9])
+        #expect(CookieJar.writeAtomically(one, to: file) == nil)
+        let again = try CookieJar(file: file)
+        #expect(again.cookies().map(\.value) == ["caf\u{FFFD}"])
+        try again.save()
+        let fd = open(file, O_RDONLY)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = read(fd, &buffer, buffer.count)
+        close(fd)
+        let written = Array(buffer[0..<max(n, 0)])
+        #expect(written.suffix(one.count) == one[...])
+    }
+
     @Test func setCookieLinesTriggerTheBoundsCheckAsTheyArrive() async throws {
         let c = try client(cookies: true)
         let jar = try #require(c.cookieJar)

@@ -11,23 +11,17 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 source Tests/fault/servers.sh
+source Tests/fuzz/lib.sh
 
 LIBDIR=${FUZZ_LIBDIR:-build/lib}
-CLANG=${FUZZ_CC:-clang}
 [[ -e $LIBDIR/libnetcore.so ]] || { echo "FAIL - $LIBDIR/libnetcore.so missing: run 'make lib' first"; exit 1; }
-start mock python3 Tests/Support/mock_server.py || exit 1
-export FUZZ_BASE=http://127.0.0.1:$(awk '{print $2; exit}' "$tmp/mock.out")/api
-export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
-export LSAN_OPTIONS=suppressions=$PWD/Tests/fuzz/lsan.supp
+fuzz_env || exit 1
 
 bad=0
 for dir in Tests/fuzz/known/*/; do
     target=$(basename "$dir")
     bin=$tmp/fuzz_$target
-    if ! "$CLANG" -g -O1 -fsanitize=fuzzer,address -Iinclude -o "$bin" "Tests/fuzz/fuzz_$target.c" \
-        -Wl,--no-warn-mismatch -L "$LIBDIR" "-Wl,-rpath,$PWD/$LIBDIR" -lnetcore -ljansson -pthread \
-        >"$tmp/build-$target.log" 2>&1 || [[ ! -x $bin ]]; then
-        grep -v "Cannot export local symbol" "$tmp/build-$target.log"
+    if ! fuzz_build "$target" "$bin" "$LIBDIR"; then
         echo "FAIL - fuzz_$target does not build"
         bad=1
         continue

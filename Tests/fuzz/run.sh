@@ -6,29 +6,24 @@
 # corpus (Tests/fuzz/corpus/<target>, committed; new inputs stay in the copy), and
 # prints executions and crashes per target. Crash inputs are kept in FUZZ_OUT
 # (default build/fuzz). FUZZ_ONLY="response config" runs only those targets.
-# Exits non-zero when a target crashed.
+# Exits non-zero when a target crashed. The long form, with a corpus kept across
+# runs: campaign.sh (`make fuzz-campaign`).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 source Tests/fault/servers.sh
+source Tests/fuzz/lib.sh
 
 LIBDIR=${FUZZ_LIBDIR:-.build-fuzz/release}
 SECONDS_EACH=${FUZZ_SECONDS:-60}
 OUT=${FUZZ_OUT:-build/fuzz}
-CLANG=${FUZZ_CC:-clang}
 mkdir -p "$OUT"
-start mock python3 Tests/Support/mock_server.py || exit 1
-export FUZZ_BASE=http://127.0.0.1:$(awk '{print $2; exit}' "$tmp/mock.out")/api
-export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
-export LSAN_OPTIONS=suppressions=$PWD/Tests/fuzz/lsan.supp
+fuzz_env || exit 1
 
 bad=0
 printf '| target | seconds | executions | crashes |\n|---|---|---|---|\n' >"$OUT/summary.md"
-for src in Tests/fuzz/fuzz_*.c; do
-    name=$(basename "$src" .c)
-    target=${name#fuzz_}
-    [[ -z ${FUZZ_ONLY:-} || " $FUZZ_ONLY " == *" $target "* ]] || continue
-    if ! "$CLANG" -g -O1 -fsanitize=fuzzer,address -Iinclude -o "$OUT/$name" "$src" -Wl,--no-warn-mismatch \
-        -L "$LIBDIR" "-Wl,-rpath,$PWD/$LIBDIR" -lnetcore -ljansson -pthread; then
+for target in $(fuzz_targets); do
+    name=fuzz_$target
+    if ! fuzz_build "$target" "$OUT/$name" "$LIBDIR"; then
         echo "FAIL - $name does not build"
         bad=1
         continue
@@ -36,12 +31,9 @@ for src in Tests/fuzz/fuzz_*.c; do
     work=$tmp/corpus-$target
     mkdir -p "$work"
     cp Tests/fuzz/corpus/"$target"/* "$work"/ 2>/dev/null
-    # The call-sequence targets read one call a byte: whole sequences from the start
-    # (libFuzzer would otherwise grow inputs from a few bytes over minutes).
-    extra=()
-    case $target in sequence | resilience) extra=(-max_len=48 -len_control=0) ;; esac
-    "$OUT/$name" -max_total_time="$SECONDS_EACH" -print_final_stats=1 -timeout=20 -rss_limit_mb=4096 "${extra[@]}" \
-        -artifact_prefix="$OUT/$name-" "$work" >"$OUT/$name.log" 2>&1
+    # shellcheck disable=SC2046
+    "$OUT/$name" -max_total_time="$SECONDS_EACH" -print_final_stats=1 -timeout=20 -rss_limit_mb=4096 \
+        $(fuzz_flags "$target") -artifact_prefix="$OUT/$name-" "$work" >"$OUT/$name.log" 2>&1
     rc=$?
     execs=$(awk '/stat::number_of_executed_units/ {print $2}' "$OUT/$name.log")
     crashes=$(ls "$OUT/$name"-crash-* "$OUT/$name"-leak-* "$OUT/$name"-timeout-* 2>/dev/null | wc -l)

@@ -286,7 +286,12 @@ public struct PatternSubset: Sendable {
         var s = Array(pattern.unicodeScalars)
         var start = false, end = false
         if s.first == "^" { start = true; s.removeFirst() }
-        if s.last == "$" && !(s.count >= 2 && s[s.count - 2] == "\\") { end = true; s.removeLast() }
+        // A final '$' anchors unless it is escaped: preceded by an odd number of
+        // backslashes ("\\$" is a backslash, then the end).
+        if s.last == "$" && s.dropLast().reversed().prefix(while: { $0 == "\\" }).count % 2 == 0 {
+            end = true
+            s.removeLast()
+        }
         var atoms: [Atom] = []
         var i = 0
         func escape(_ c: UnicodeScalar) throws(NetError) -> Matcher {

@@ -64,7 +64,11 @@ import Testing
             ("^a.c$", "abc", true), ("^a\\.c$", "abc", false), ("^[^0-9]*$", "abc", true),
             ("^x?y+z*$", "yyy", true), ("^\\w+@\\w+\\.com$", "ada@mail.com", true),
             ("^a{2,}$", "a", false), ("^a{2,}$", "aaaa", true), ("^é+$", "éé", true),
-            (String(repeating: "a*", count: 30) + "b", String(repeating: "a", count: 2000), false)
+            (String(repeating: "a*", count: 30) + "b", String(repeating: "a", count: 2000), false),
+            // An escaped backslash before the final '$': the '$' anchors (found by
+            // fuzz_params: "^\\\\$" was refused as "'$' other than at the start or end").
+            ("^\\\\$", "\\", true), ("^\\\\$", "\\x", false), ("a\\\\$", "xa\\", true),
+            ("^\\\\\\$$", "\\$", true), ("^a\\$", "a$", true), ("^a\\$", "a", false)
         ]
         for (pattern, text, expected) in cases {
             #expect(try PatternSubset(pattern).matches(text) == expected, "\(pattern) ~ \(text)")

@@ -56,6 +56,9 @@ public struct Cookie: Sendable, Equatable {
         value = fields[6]
     }
 
+    /// `init(netscapeLine:)` of libcurl's bytes (bytes that are not UTF-8 read as U+FFFD).
+    init?(netscapeBytes line: [UInt8]) { self.init(netscapeLine: String(decoding: line, as: UTF8.self)) }
+
     /// Expired at `now` (Unix seconds); a session cookie never is.
     func isExpired(now: Int64) -> Bool { expires != 0 && expires <= now }
 

@@ -99,11 +99,11 @@ final class CookieJar: @unchecked Sendable {
 
     /// Every cookie libcurl holds now, expired ones included, the bounds not
     /// enforced (the response cache's look at the jar, CachePartition.swift).
-    func allCookies() -> [Cookie] { lines().compactMap(Cookie.init(netscapeLine:)) }
+    func allCookies() -> [Cookie] { lines().compactMap(Cookie.init(netscapeBytes:)) }
 
     /// Every unexpired cookie, in libcurl's order, the bounds enforced first (in
     /// the same locked pass: what is listed is what was kept).
-    func cookies() -> [Cookie] { keptLines().compactMap(Cookie.init(netscapeLine:)) }
+    func cookies() -> [Cookie] { keptLines().compactMap(Cookie.init(netscapeBytes:)) }
 
     /// Evicts the cookies past the bounds and returns how many unexpired ones the
     /// jar keeps (`keptLines`).
@@ -113,7 +113,10 @@ final class CookieJar: @unchecked Sendable {
     }
 
     /// Evicts the cookies past the bounds and returns the Netscape lines of the
-    /// unexpired ones kept, in libcurl's order. "Oldest" is libcurl's order within
+    /// unexpired ones kept, in libcurl's order, as libcurl's bytes: a line is never
+    /// made UTF-8 on its way back to libcurl (an eviction) or to the file (a save),
+    /// so a cookie whose name, value or domain is not UTF-8 keeps its bytes (its
+    /// listing, `Cookie`, shows U+FFFD for them). "Oldest" is libcurl's order within
     /// a domain, first listed first: libcurl 7.88 lists a domain's cookies in the
     /// order they were first set (one set again keeps its place, as RFC 6265 §5.3
     /// keeps its creation time); libcurl 8.11 and later move a cookie set again to
@@ -128,13 +131,13 @@ final class CookieJar: @unchecked Sendable {
     ///   domains, some must keep none.
     /// A cookie is evicted by setting it again, same name, domain and path, with an
     /// expiry in the past: libcurl drops it at its next look at the store.
-    func keptLines(perDomain: Int = CookieJar.maxPerDomain, total: Int = CookieJar.maxCookies) -> [String] {
+    func keptLines(perDomain: Int = CookieJar.maxPerDomain, total: Int = CookieJar.maxCookies) -> [[UInt8]] {
         lock.withLock {
             let now = Int64(time(nil))
-            var live: [String] = []
+            var live: [[UInt8]] = []
             var byDomain: [String: [Int]] = [:]   // indexes into `live`, oldest first
             for line in unlockedLines() {
-                guard let c = Cookie(netscapeLine: line), !c.isExpired(now: now) else { continue }
+                guard let c = Cookie(netscapeBytes: line), !c.isExpired(now: now) else { continue }
                 byDomain[c.domain.lowercased(), default: []].append(live.count)
                 live.append(line)
             }
@@ -181,33 +184,36 @@ final class CookieJar: @unchecked Sendable {
     /// (tests: what the share's checks alone keep).
     var storedCount: Int {
         let now = Int64(time(nil))
-        return lines().lazy.compactMap(Cookie.init(netscapeLine:)).filter { !$0.isExpired(now: now) }.count
+        return lines().lazy.compactMap(Cookie.init(netscapeBytes:)).filter { !$0.isExpired(now: now) }.count
     }
 
-    /// Sets the cookie of Netscape `line` again, expired (under `lock`).
-    private func evict(_ line: String) {
-        var fields = line.split(separator: "\t", maxSplits: 6, omittingEmptySubsequences: false)
+    /// Sets the cookie of Netscape `line` (libcurl's bytes) again, expired (under `lock`).
+    private func evict(_ line: [UInt8]) {
+        var fields = line.split(separator: 0x09, maxSplits: 6, omittingEmptySubsequences: false).map(Array.init)
         guard fields.count >= 6 else { return }
-        fields[4] = "1"
-        let expired = CString(fields.joined(separator: "\t"))
-        _ = ncshim_easy_setopt_ptr(control, CURLOPT_COOKIELIST, expired.pointer)
+        fields[4] = Array("1".utf8)
+        var expired = Array(fields.joined(separator: [0x09]))
+        expired.append(0)
+        _ = expired.withUnsafeBufferPointer { ncshim_easy_setopt_ptr(control, CURLOPT_COOKIELIST, $0.baseAddress) }
         share.noteChange()
     }
 
-    /// libcurl's Netscape lines of every cookie in the jar.
-    private func lines() -> [String] { lock.withLock { unlockedLines() } }
+    /// libcurl's Netscape lines of every cookie in the jar, as its bytes.
+    private func lines() -> [[UInt8]] { lock.withLock { unlockedLines() } }
 
     /// `lines()` for a caller that holds `lock`.
-    private func unlockedLines() -> [String] {
+    private func unlockedLines() -> [[UInt8]] {
         do {
             var raw: UnsafeMutableRawPointer? = nil
             guard ncshim_easy_getinfo_ptr(control, CURLINFO_COOKIELIST, &raw) == CURLE_OK, let raw else { return [] }
             let list = raw.assumingMemoryBound(to: curl_slist.self)
             defer { curl_slist_free_all(list) }
-            var out: [String] = []
+            var out: [[UInt8]] = []
             var node: UnsafeMutablePointer<curl_slist>? = list
             while let n = node {
-                if let data = n.pointee.data { out.append(String(cString: data)) }
+                if let data = n.pointee.data {
+                    out.append(Array(UnsafeRawBufferPointer(start: data, count: strlen(data))))
+                }
                 node = n.pointee.next
             }
             return out
@@ -225,11 +231,15 @@ final class CookieJar: @unchecked Sendable {
     /// written) naming the file and the system's reason.
     func save() throws(NetError) {
         guard let file else { return }
-        var text =
+        var text = Array(
             "# Netscape HTTP Cookie File\n# Written by libnetcore \(NetCoreVersion.string). Do not edit while a client uses it.\n\n"
+                .utf8)
         // The unexpired ones within the bounds (expired cookies are dropped, as
-        // libcurl's own jar writer does).
-        for line in keptLines() { text += line + "\n" }
+        // libcurl's own jar writer does), as libcurl's bytes.
+        for line in keptLines() {
+            text += line
+            text.append(0x0A)
+        }
         if let why = CookieJar.writeAtomically(text, to: file) {
             var e = NetError(
                 domain: .transport, code: Int64(CURLE_WRITE_ERROR.rawValue),
@@ -256,11 +266,14 @@ final class CookieJar: @unchecked Sendable {
     /// Temp file beside `path` (same filesystem, so rename is atomic), 0600, fsync'd,
     /// renamed over `path`. The reason on failure, with nothing left behind.
     static func writeAtomically(_ text: String, to path: String) -> String? {
+        writeAtomically(Array(text.utf8), to: path)
+    }
+
+    static func writeAtomically(_ bytes: [UInt8], to path: String) -> String? {
         let temp = "\(path).tmp-\(getpid())-\(tempCounter.next())"
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return String(cString: strerror(errno)) }
         var failure: String? = nil
-        let bytes = Array(text.utf8)
         bytes.withUnsafeBytes { buffer in
             guard let base = buffer.baseAddress else { return }
             var done = 0
