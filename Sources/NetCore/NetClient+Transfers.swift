@@ -1,5 +1,4 @@
 import NetCoreBase
-import Synchronization
 
 /// Streamed response bodies for Swift callers (nc_request_set_body_callback).
 extension NetClient {
@@ -75,7 +74,7 @@ private final class StreamOwner: Sendable {
 /// The chunks between the transfer thread (`offer`) and the consumer (`next`), at
 /// most `limit` bytes and one chunk: a full buffer answers `.pause`, and the
 /// consumer resumes the transfer (`Transfer.resumeBody`) once it has taken half.
-private final class ByteStreamBuffer: Sendable {
+private final class ByteStreamBuffer: @unchecked Sendable {
     struct State {
         var chunks: [[UInt8]] = []
         var first = 0
@@ -89,15 +88,20 @@ private final class ByteStreamBuffer: Sendable {
         var headWaiter: UnsafeContinuation<Void, Never>?
     }
     let limit: Int
-    let state = Mutex(State())
+    /// The state, under `lock` only (`withState`). A pthread mutex (`Lock`) rather
+    /// than Synchronization.Mutex, whose ordering ThreadSanitizer does not see.
+    private var state = State()
+    private let lock = Lock()
+
+    private func withState<R>(_ body: (inout State) -> R) -> R { lock.withLock { body(&state) } }
 
     init(limit: Int) { self.limit = limit }
 
-    func attach(_ t: Transfer) { state.withLock { $0.transfer = t } }
+    func attach(_ t: Transfer) { withState { $0.transfer = t } }
 
     /// The body handler (transfer thread): take the chunk, or pause when full.
     func offer(_ chunk: UnsafeRawBufferPointer) -> Request.BodyAnswer {
-        let (answer, wake): (Request.BodyAnswer, UnsafeContinuation<Void, Never>?) = state.withLock { s in
+        let (answer, wake): (Request.BodyAnswer, UnsafeContinuation<Void, Never>?) = withState { s in
             if s.closed { return (.abort, nil) }
             if s.size >= limit {
                 s.paused = true
@@ -114,7 +118,7 @@ private final class ByteStreamBuffer: Sendable {
 
     /// The head handler (transfer thread).
     func received(head: Response) {
-        let wake = state.withLock { s in
+        let wake = withState { s in
             s.head = head
             defer { s.headWaiter = nil }
             return s.headWaiter
@@ -124,7 +128,7 @@ private final class ByteStreamBuffer: Sendable {
 
     /// The completion.
     func finish(_ response: Response?, _ error: NetError?) {
-        let (wake, wakeHead) = state.withLock { s in
+        let (wake, wakeHead) = withState { s in
             s.ended = (response, error)
             // The transfer holds this buffer (its body handler): let go of it at the
             // end, or the two keep each other (and the client) alive.
@@ -142,7 +146,7 @@ private final class ByteStreamBuffer: Sendable {
     /// The consumer has gone (the sequence dropped, or its task cancelled): the
     /// transfer is cancelled (never waiting) unless it has ended.
     func cancel() {
-        let (t, wake, wakeHead) = state.withLock { s in
+        let (t, wake, wakeHead) = withState { s in
             s.closed = true
             s.chunks = []
             s.first = 0
@@ -167,7 +171,7 @@ private final class ByteStreamBuffer: Sendable {
                 case end(NetError?)
                 case wait
             }
-            let step: Step = state.withLock { s in
+            let step: Step = withState { s in
                 if s.closed { return .end(nil) }
                 if s.first < s.chunks.count {
                     let c = s.chunks[s.first]
@@ -201,7 +205,7 @@ private final class ByteStreamBuffer: Sendable {
                 }
                 await withTaskCancellationHandler {
                     await withUnsafeContinuation { (c: UnsafeContinuation<Void, Never>) in
-                        let ready = state.withLock { s in
+                        let ready = withState { s in
                             if s.closed || s.first < s.chunks.count || s.ended != nil { return true }
                             s.waiter = c
                             return false
@@ -218,7 +222,7 @@ private final class ByteStreamBuffer: Sendable {
     /// Waits for the 2xx head, or throws what ended the request without one.
     func head() async throws -> Response {
         while true {
-            let (head, ended, closed) = state.withLock { s in (s.head, s.ended, s.closed) }
+            let (head, ended, closed) = withState { s in (s.head, s.ended, s.closed) }
             if let head { return head }
             if closed { throw NetError.cancelled }
             if let ended {
@@ -232,7 +236,7 @@ private final class ByteStreamBuffer: Sendable {
             }
             await withTaskCancellationHandler {
                 await withUnsafeContinuation { (c: UnsafeContinuation<Void, Never>) in
-                    let ready = state.withLock { s in
+                    let ready = withState { s in
                         if s.closed || s.head != nil || s.ended != nil { return true }
                         s.headWaiter = c
                         return false

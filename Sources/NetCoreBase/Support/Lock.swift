@@ -57,10 +57,10 @@ final class Monitor: @unchecked Sendable {
 /// settings, a request's resolved form). A pthread mutex rather than
 /// Synchronization.Mutex: ThreadSanitizer sees its ordering (it does not see
 /// Mutex's, and reported every hand-over as a race), for a few nanoseconds more.
-final class Lock: @unchecked Sendable {
+package final class Lock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    init() {
+    package init() {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
@@ -72,7 +72,7 @@ final class Lock: @unchecked Sendable {
     }
 
     @inline(__always)
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+    package func withLock<T>(_ body: () throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()
