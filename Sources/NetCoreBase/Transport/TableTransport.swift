@@ -136,18 +136,27 @@ final class TableTransport: HopTransport, @unchecked Sendable {
             outcome.detail = "answered by the transport's table"
             return outcome
         }
+        var outcome = HopOutcome.answered(status: answer.status, headers: answer.headers, body: answer.body)
+        outcome.httpVersion = Int(CURL_HTTP_VERSION_1_1)
+        return outcome
+    }
+}
+
+extension HopOutcome {
+    /// A hop answered from memory, not by libcurl (`TableTransport`, the stubs of
+    /// Features/Stubs): `status`, the header lines as libcurl would have stored
+    /// them, and `body`.
+    static func answered(status: Int, headers: [(name: String, value: String)], body: [UInt8]) -> HopOutcome {
         var lines = ""
-        for (name, value) in answer.headers { lines += "\(name): \(value)\r\n" }
+        for (name, value) in headers { lines += "\(name): \(value)\r\n" }
         let block = NetBytes(lines + "\0")
-        let headers =
+        let store =
             block.base.map {
                 HeaderStore(
                     lines: UnsafeMutableRawPointer($0).assumingMemoryBound(to: CChar.self), count: block.count - 1,
                     owner: block)
             } ?? HeaderStore()
-        let body = answer.body.withUnsafeBytes { NetBytes(bytes: $0) }
-        var outcome = HopOutcome(code: CURLE_OK, status: answer.status, received: (body, headers))
-        outcome.httpVersion = Int(CURL_HTTP_VERSION_1_1)
-        return outcome
+        let bytes = body.withUnsafeBytes { NetBytes(bytes: $0) }
+        return HopOutcome(code: CURLE_OK, status: status, received: (bytes, store))
     }
 }

@@ -78,17 +78,7 @@ final class StubTable: @unchecked Sendable {
             outcome.connected = code == Int32(CURLE_OPERATION_TIMEDOUT.rawValue)
             return outcome
         }
-        var lines = ""
-        for (name, value) in answer.headers { lines += "\(name): \(value)\r\n" }
-        let block = NetBytes(lines + "\0")
-        let headers =
-            block.base.map {
-                HeaderStore(
-                    lines: UnsafeMutableRawPointer($0).assumingMemoryBound(to: CChar.self), count: block.count - 1,
-                    owner: block)
-            } ?? HeaderStore()
-        let body = answer.body.withUnsafeBytes { NetBytes(bytes: $0) }
-        var outcome = HopOutcome(code: CURLE_OK, status: answer.status, received: (body, headers))
+        var outcome = HopOutcome.answered(status: answer.status, headers: answer.headers, body: answer.body)
         outcome.stubbed = true
         return outcome
     }
