@@ -97,7 +97,11 @@ private final class ByteStreamBuffer: @unchecked Sendable {
 
     init(limit: Int) { self.limit = limit }
 
-    func attach(_ t: Transfer) { withState { $0.transfer = t } }
+    /// Keeps `t` for a cancel. Not once it has ended: its completion may run before
+    /// `send` returns (a fast answer), and keeping it then would never be let go
+    /// (the transfer holds this buffer through its body handler: the two, and the
+    /// client, would keep each other alive).
+    func attach(_ t: Transfer) { withState { if $0.ended == nil { $0.transfer = t } } }
 
     /// The body handler (transfer thread): take the chunk, or pause when full.
     func offer(_ chunk: UnsafeRawBufferPointer) -> Request.BodyAnswer {
