@@ -78,7 +78,7 @@ public func nc_task_id(_ task: OpaquePointer?) -> UInt64 {
 @c @implementation
 public func nc_task_resume_body(_ task: OpaquePointer?) -> nc_status {
     guard let t = taskObject(task) as? Transfer else { return NC_ERR_INVALID_ARGUMENT }
-    switch t.loop.resumeBody(t) {
+    switch t.context.resumeBody(t) {
     case .asked: return NC_OK
     case .finished: return NC_ERR_INVALID_STATE
     case .notStreaming: return NC_ERR_INVALID_ARGUMENT

@@ -35,7 +35,7 @@ extension NetClient {
         let t = transfer(request) { t, response, error in
             t.publish(NetClient.outcome(response, t.identify(error)))
             guard let waiter = t.waiter else { return }
-            if t.waiterOnLoop || !t.loop.deferResume(waiter, resumeAll: AsyncWaiter.resumeAll) {
+            if t.waiterOnLoop || !t.context.deferResume(waiter, resumeAll: AsyncWaiter.resumeAll) {
                 AsyncWaiter.continuation(waiter).resume()
             }
         }
@@ -57,7 +57,7 @@ extension NetClient {
                 }
             }
         } onCancel: {
-            t.loop.requestCancel(t)
+            t.context.requestCancel(t)
         }
         let outcome = t.publishedOutcome
         return try (outcome ?? .failure(.internalError("The request completed without a result."))).get()

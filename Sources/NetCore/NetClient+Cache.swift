@@ -35,7 +35,7 @@ extension NetClient {
             return stream
         }
         continuation.onTermination = { termination in
-            if case .cancelled = termination { transfer.loop.requestCancel(transfer) }
+            if case .cancelled = termination { transfer.context.requestCancel(transfer) }
         }
         return stream
     }

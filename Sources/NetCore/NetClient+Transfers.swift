@@ -163,7 +163,7 @@ private final class ByteStreamBuffer: @unchecked Sendable {
         }
         wake?.resume()
         wakeHead?.resume()
-        if let t { t.loop.requestCancel(t) }
+        if let t { t.context.requestCancel(t) }
     }
 
     /// The next chunk, nil at the end (or once the consumer's task is cancelled);
@@ -296,7 +296,7 @@ extension NetClient {
             return stream
         }
         continuation.onTermination = { termination in
-            if case .cancelled = termination { transfer.loop.requestCancel(transfer) }
+            if case .cancelled = termination { transfer.context.requestCancel(transfer) }
         }
         return stream
     }

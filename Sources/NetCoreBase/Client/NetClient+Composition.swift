@@ -40,7 +40,7 @@ extension NetClient {
         foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?), deliver: @escaping Transfer.Deliver
     ) -> Transfer {
         let t = Transfer(
-            prepared: prepared, presetError: preset, loop: loop, foreign: foreign, monitor: features.monitor,
+            prepared: prepared, presetError: preset, context: loop, foreign: foreign, monitor: features.monitor,
             policy: features.policy, preparer: features.preparer, gate: features.gate, deliver: deliver)
         if let presetResponse { t.presetResponse = presetResponse }
         if standsAlone { t.standsAlone = true }

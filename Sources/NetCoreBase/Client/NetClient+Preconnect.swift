@@ -47,7 +47,7 @@ extension NetClient {
                 "libcurl cannot parse the URL '\(Redaction.url(prepared.urlText))' to preconnect to.")
         }
         let t = Transfer(
-            prepared: prepared, presetError: nil, loop: loop, monitor: settings.monitor,
+            prepared: prepared, presetError: nil, context: loop, monitor: settings.monitor,
             policy: PreconnectPolicy.shared
         ) { _, _, error in completion?(error) }
         t.standsAlone = true

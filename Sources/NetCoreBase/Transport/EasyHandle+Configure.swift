@@ -65,10 +65,10 @@ extension EasyHandle {
         }
         // The environment's proxy, read once per client (ProxyEnvironment.swift);
         // libcurl copies the strings, so they are set only when they change.
-        let proxy = t.loop.proxies.proxy(https: p.isHTTPS)
+        let proxy = t.context.proxies.proxy(https: p.isHTTPS)
         if appliedProxy !== proxy {
             _ = ncshim_easy_setopt_ptr(h, CURLOPT_PROXY, proxy.pointer)
-            _ = ncshim_easy_setopt_ptr(h, CURLOPT_NOPROXY, t.loop.proxies.noProxy.pointer)
+            _ = ncshim_easy_setopt_ptr(h, CURLOPT_NOPROXY, t.context.proxies.noProxy.pointer)
             appliedProxy = proxy
         }
         // TLS trust, pins, client certificate, TLS and HTTP versions: set again only

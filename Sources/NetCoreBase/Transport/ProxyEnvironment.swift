@@ -17,7 +17,7 @@ import Glibc
 /// then `ALL_PROXY`. Hosts matching `no_proxy` (else `NO_PROXY`) go direct. An empty
 /// variable counts as unset. Changing the environment later does not affect a
 /// client already made (README, "Proxies").
-struct ProxyEnvironment: Sendable {
+package struct ProxyEnvironment: Sendable {
     /// The proxy for http and for https URLs ("" for none).
     let http: CString
     let https: CString

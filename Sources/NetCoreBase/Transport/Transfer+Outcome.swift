@@ -234,12 +234,12 @@ extension Transfer {
             }
             // Which limit it was: connect, total, idle or the deadline (Transfer+Timeouts.swift).
             if o.code == CURLE_OPERATION_TIMEDOUT { return timedOut(o, p) }
-            let proxy = loop.proxies.proxy(https: p.isHTTPS)
-            let context = TransportContext(
+            let proxy = context.proxies.proxy(https: p.isHTTPS)
+            let advice = TransportContext(
                 proxy: proxy.pointer.pointee == 0 ? nil : String(cString: proxy.pointer),
                 priorKnowledge: p.connection.httpVersion == .http2PriorKnowledge)
             return TransportErrors.error(
-                code: o.code, detail: o.detail, method: p.method, url: String(cString: p.url.pointer), context: context
+                code: o.code, detail: o.detail, method: p.method, url: String(cString: p.url.pointer), context: advice
             )
             .attempted(attemptsMade(thisOneSent: !TransportErrors.sentNothing(o.code)))
         }

@@ -51,7 +51,8 @@ public final class Transfer: @unchecked Sendable {
     /// Two words for a completion that is not a Swift closure — the C API's function
     /// pointer and userdata — so a send allocates no closure context.
     package let foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?)
-    package let loop: TransferLoop
+    /// The loop that runs it, as a transfer sees it (TransferContext.swift).
+    package let context: any TransferContext
     /// The client's event monitor when the transfer was sent (nil: no events, and
     /// no timings read).
     let monitor: (any EventMonitor)?
@@ -75,7 +76,7 @@ public final class Transfer: @unchecked Sendable {
     private var published: Result<Response, NetError>?
     private let publishedReady = Atomic<Bool>(false)
 
-    // Guarded by loop.monitor.
+    // Guarded by the loop's monitor (TransferLoop.monitor).
     var done = false
     var cancelRequested = false
     /// The async API's waiting task (module NetCore, NetClient+Async.swift): its
@@ -130,7 +131,7 @@ public final class Transfer: @unchecked Sendable {
     var attemptLog: [AttemptRecord] = []
 
     init(
-        prepared: PreparedRequest?, presetError: NetError?, loop: TransferLoop,
+        prepared: PreparedRequest?, presetError: NetError?, context: any TransferContext,
         foreign: (UnsafeRawPointer?, UnsafeMutableRawPointer?) = (nil, nil),
         monitor: (any EventMonitor)? = nil, policy: (any TransferPolicy)? = nil,
         preparer: (any AttemptPreparer)? = nil, gate: (any AttemptGate)? = nil,
@@ -140,7 +141,7 @@ public final class Transfer: @unchecked Sendable {
         self.original = prepared
         self.prepared = prepared
         self.presetError = presetError
-        self.loop = loop
+        self.context = context
         self.monitor = monitor
         self.keepsAttemptLog = monitor?.keepsAttemptLog ?? false
         self.policy = policy
@@ -187,9 +188,9 @@ public final class Transfer: @unchecked Sendable {
         // library is told it runs inside a callback, as for every other hook
         // (nc_client_free and nc_client_send_sync are refused there, not deadlocked).
         let adapted =
-            loop.onLoopThread
+            context.onLoopThread
             ? preparer.prepare(original, attempt: attempt)
-            : CallbackScope.run(loop) { preparer.prepare(original, attempt: attempt) }
+            : CallbackScope.run(context) { preparer.prepare(original, attempt: attempt) }
         switch adapted {
         case .success(let p):
             prepared = p
@@ -234,7 +235,7 @@ public final class Transfer: @unchecked Sendable {
     /// Cancels the request: when this returns the completion has run (loop mode,
     /// from another thread), with its real result if it had begun, else with
     /// `NetError.cancelled`. Idempotent.
-    public func cancel() { loop.cancel(self) }
+    public func cancel() { context.cancel(self) }
 }
 
 extension NetError {

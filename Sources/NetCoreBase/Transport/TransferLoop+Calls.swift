@@ -55,7 +55,7 @@ extension TransferLoop {
 
     /// Relaunches a transfer parked by `TransferAction.park` (a new attempt), from
     /// any thread. Nothing happens for a transfer that is not parked (anymore).
-    func resume(_ t: Transfer) {
+    package func resume(_ t: Transfer) {
         monitor.lock()
         t.resumeRequested = true
         if let lane = t.parkedLane {
@@ -71,7 +71,7 @@ extension TransferLoop {
     /// from any thread: the loop's next pass takes it as it takes a resumed one and
     /// relaunches it. Nothing happens to a transfer no longer waiting by then (nor to
     /// a synchronous send, which waits its delay out on its lane).
-    func relaunchNow(_ t: Transfer) {
+    package func relaunchNow(_ t: Transfer) {
         monitor.withLock { inbox.queueResume(t) }
     }
 
@@ -132,7 +132,7 @@ extension TransferLoop {
     /// `dispatch()` (after the completions queued before it) and returns true.
     /// Otherwise false: the caller runs it now. How a hook reaches the caller's
     /// thread in queue mode, as the completions do.
-    func deferToDispatch(_ call: @escaping @Sendable () -> Void) -> Bool {
+    package func deferToDispatch(_ call: @escaping @Sendable () -> Void) -> Bool {
         guard let completions, onLoopThread else { return false }
         completions.push(call)
         return true
@@ -148,7 +148,7 @@ extension TransferLoop {
     }
 
     /// Marks `t` completed and wakes the threads waiting for it.
-    func markDone(_ t: Transfer) { inbox.markDone(t) }
+    package func markDone(_ t: Transfer) { inbox.markDone(t) }
 
     /// Queue mode: runs the completions waiting now on the calling thread.
     func dispatch(force: Bool = false) -> DispatchResult {
@@ -232,7 +232,7 @@ extension Transfer {
     /// thread. False when the transfer has completed or streams no body
     /// (nothing happens).
     @discardableResult
-    public func resumeBody() -> Bool { loop.resumeBody(self) == .asked }
+    public func resumeBody() -> Bool { context.resumeBody(self) == .asked }
 
     /// The transfer whose body or head callback runs on this thread, else nil
     /// (nc_task_current; a thread-local of ncprogress.c).

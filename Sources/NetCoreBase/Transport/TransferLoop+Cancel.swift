@@ -8,7 +8,7 @@
 extension TransferLoop {
     /// Cancels `t`: when this returns, from another thread in loop mode, its
     /// completion has run.
-    func cancel(_ t: Transfer) {
+    package func cancel(_ t: Transfer) {
         if t.extras != nil && cancelOnLane(t) { return }   // a synchronous send (SyncLanes.swift)
         if let owner = monitor.withLock({ t.owner }) {
             cancelCaller(t, owner, now: true)

@@ -24,7 +24,7 @@ package final class TransferLoop: @unchecked Sendable {
     let inbox: LoopInbox
     let mode: Configuration.CallbackMode
     /// The proxy settings: configured, or the environment's read when the client was made.
-    let proxies: ProxyEnvironment
+    package let proxies: ProxyEnvironment
     /// Synchronous sends' lanes (SyncLanes.swift).
     let lanes: SyncLanes
     /// Queue mode's completions (CompletionQueue.swift); nil in loop mode.

@@ -5,19 +5,25 @@ import Testing
 @testable import NetCoreBase
 
 /// `Transfer.next(after:)` on made-up hop outcomes: classification, redirects,
-/// failures and the policy seam, with no server and no libcurl transfer.
+/// failures and the policy seam, with no server, no libcurl transfer, no client
+/// and no thread (the transfer's context is a `RecordingContext`).
 @Suite struct TransferDecisionTests {
     static let envelope = #""envelope":{"code":"code","ok_codes":[0],"message":"msg","data":"data"}"#
 
+    /// A transfer of `method target`, its first attempt begun, run by a context of
+    /// its own: no client, no loop thread.
     func transfer(
         _ method: String = "GET", _ target: String = "/users/7", config: String = envelope,
-        policy: (any TransferPolicy)? = nil
-    ) throws -> (NetClient, Transfer) {
-        let c = try NetClient(json: #"{"base_url":"http://h.test/api",\#(config)}"#)
-        c.transferPolicy = policy
-        let t = c.transfer(try Request(method: method, target: target)) { _, _, _ in }
+        policy: (any TransferPolicy)? = nil, context: RecordingContext = RecordingContext()
+    ) throws -> Transfer {
+        let settings = ClientSettings(
+            config: try Configuration.parse(json: #"{"base_url":"http://h.test/api",\#(config)}"#).get())
+        let prepared = try PreparedRequest.make(try Request(method: method, target: target), settings).get()
+        let t = Transfer(
+            prepared: prepared, presetError: nil, context: context, policy: policy ?? settings.policy
+        ) { _, _, _ in }
         _ = t.beginAttempt(now: 0)
-        return (c, t)
+        return t
     }
 
     /// A received response: body and raw header lines as the sink hands them over.
@@ -34,8 +40,7 @@ import Testing
     }
 
     @Test func anEnvelopeSuccessCompletesWithItsData() throws {
-        let (c, t) = try transfer()
-        defer { c.shutdown() }
+        let t = try transfer()
         guard case .complete(let r, let e) = t.next(after: outcome(200, #"{"code":0,"msg":"ok","data":{"id":7}}"#))
         else {
             Issue.record("expected .complete"); return
@@ -45,8 +50,7 @@ import Testing
     }
 
     @Test func aBusinessErrorCompletesAsAPIError() throws {
-        let (c, t) = try transfer()
-        defer { c.shutdown() }
+        let t = try transfer()
         guard case .complete(_, let e) = t.next(after: outcome(500, #"{"code":5001,"msg":"down"}"#)) else {
             Issue.record("expected .complete"); return
         }
@@ -56,8 +60,7 @@ import Testing
     }
 
     @Test func aRedirectPreparesTheNextHop() throws {
-        let (c, t) = try transfer("POST")
-        defer { c.shutdown() }
+        let t = try transfer("POST")
         let action = t.next(after: outcome(303, headers: ["Location: /other?x=1"]))
         guard case .redirect = action else { Issue.record("expected .redirect, got \(action)"); return }
         #expect(t.redirects == 1)
@@ -69,8 +72,7 @@ import Testing
     }
 
     @Test func redirectsStopAtTheLimitWith47() throws {
-        let (c, t) = try transfer(config: #""limits":{"max_redirects":2}"#)
-        defer { c.shutdown() }
+        let t = try transfer(config: #""limits":{"max_redirects":2}"#)
         for _ in 0..<2 {
             guard case .redirect = t.next(after: outcome(302, headers: ["Location: /again"])) else {
                 Issue.record("expected .redirect"); return
@@ -85,8 +87,7 @@ import Testing
     }
 
     @Test func aRedirectToAnotherSchemeIsRefused() throws {
-        let (c, t) = try transfer()
-        defer { c.shutdown() }
+        let t = try transfer()
         guard case .complete(nil, let e) = t.next(after: outcome(301, headers: ["Location: ftp://h.test/f"])) else {
             Issue.record("expected .complete"); return
         }
@@ -94,8 +95,7 @@ import Testing
     }
 
     @Test func transportFailuresKeepLibcurlsCode() throws {
-        let (c, t) = try transfer()
-        defer { c.shutdown() }
+        let t = try transfer()
         guard case .complete(nil, let e) = t.next(after: HopOutcome(code: CURLE_COULDNT_CONNECT)) else {
             Issue.record("expected .complete"); return
         }
@@ -106,8 +106,7 @@ import Testing
     }
 
     @Test func aURLLibcurlRefusesMadeNoAttempt() throws {
-        let (c, t) = try transfer()
-        defer { c.shutdown() }
+        let t = try transfer()
         guard case .complete(nil, let e) = t.next(after: HopOutcome(code: CURLE_URL_MALFORMAT)) else {
             Issue.record("expected .complete"); return
         }
@@ -117,8 +116,7 @@ import Testing
     /// libcurl 7.88 answers an over-long header line and a failed allocation alike
     /// (27 inside the headers): the note of ncalloc.c tells them apart.
     @Test func libcurlOutOfMemoryIsInternalNotAHeaderLimit() throws {
-        let (c, t) = try transfer()
-        defer { c.shutdown() }
+        let t = try transfer()
         var o = HopOutcome(code: CURLE_OUT_OF_MEMORY)
         o.headerBlockEnded = false
         guard case .complete(nil, let tooLong) = t.next(after: o) else { Issue.record("expected .complete"); return }
@@ -127,15 +125,13 @@ import Testing
         o = HopOutcome(code: CURLE_OUT_OF_MEMORY)   // (consumed by next(after:))
         o.headerBlockEnded = false
         o.allocationFailed = true
-        let (c2, t2) = try transfer()
-        defer { c2.shutdown() }
+        let t2 = try transfer()
         guard case .complete(nil, let oom) = t2.next(after: o) else { Issue.record("expected .complete"); return }
         #expect(oom?.domain == .client)
         #expect(oom?.code == Int64(NetError.ClientCode.internalError.rawValue))
         #expect(oom?.message.hasPrefix("Out of memory in libcurl") == true)
         // A URL libcurl could not store for want of memory was not sent.
-        let (c3, t3) = try transfer()
-        defer { c3.shutdown() }
+        let t3 = try transfer()
         var u = HopOutcome(code: CURLE_URL_MALFORMAT)
         u.allocationFailed = true
         guard case .complete(nil, let url) = t3.next(after: u) else { Issue.record("expected .complete"); return }
@@ -153,8 +149,7 @@ import Testing
             "h2_process_pending_input: nghttp2_session_mem_recv() returned -902:The user callback function failed"
         ]
         for detail in details {
-            let (c, t) = try transfer()
-            defer { c.shutdown() }
+            let t = try transfer()
             var o = HopOutcome(code: CURLE_RECV_ERROR)
             o.detail = detail
             o.headerBlockEnded = false
@@ -168,8 +163,7 @@ import Testing
         // After the header block (the body's callback failed), or another detail: a
         // broken connection, as before.
         for (detail, ended) in [(details[1], true), ("Connection reset by peer", false)] {
-            let (c, t) = try transfer()
-            defer { c.shutdown() }
+            let t = try transfer()
             var o = HopOutcome(code: CURLE_RECV_ERROR)
             o.detail = detail
             o.headerBlockEnded = ended
@@ -185,16 +179,14 @@ import Testing
     /// fault suite resets connections after the server acted on 100 POSTs).
     @Test func aBrokenConnectionAfterAPostDoesNotSayRetry() throws {
         for code in [CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR] {
-            let (c, t) = try transfer("POST")
-            defer { c.shutdown() }
+            let t = try transfer("POST")
             guard case .complete(nil, let post) = t.next(after: HopOutcome(code: code)) else {
                 Issue.record("expected .complete"); return
             }
             #expect(post?.isRetryable == true)
             #expect(post?.message.contains("may have acted on it") == true, "\(code): \(post?.message ?? "")")
             #expect(post?.message.contains("retry the request") == false)
-            let (c2, t2) = try transfer("GET")
-            defer { c2.shutdown() }
+            let t2 = try transfer("GET")
             guard case .complete(nil, let get) = t2.next(after: HopOutcome(code: code)) else {
                 Issue.record("expected .complete"); return
             }
@@ -206,8 +198,7 @@ import Testing
     /// a RST_STREAM): the advice names what the server did, not "2-prior-knowledge".
     @Test func http2FailuresWithoutPriorKnowledgeSayWhatTheServerDid() throws {
         for (code, word) in [(CURLE_HTTP2, "GOAWAY"), (CURLE_HTTP2_STREAM, "RST_STREAM")] {
-            let (c, t) = try transfer()
-            defer { c.shutdown() }
+            let t = try transfer()
             guard case .complete(nil, let e) = t.next(after: HopOutcome(code: code)) else {
                 Issue.record("expected .complete"); return
             }
@@ -216,8 +207,7 @@ import Testing
             #expect(e?.message.contains("2-prior-knowledge") == false)
         }
         // With "2-prior-knowledge", 16 is still the protocol mismatch (TransportErrors+Context).
-        let (c, t) = try transfer(config: TransferDecisionTests.envelope + #","http_version":"2-prior-knowledge""#)
-        defer { c.shutdown() }
+        let t = try transfer(config: TransferDecisionTests.envelope + #","http_version":"2-prior-knowledge""#)
         guard case .complete(nil, let e) = t.next(after: HopOutcome(code: CURLE_HTTP2)) else {
             Issue.record("expected .complete"); return
         }
@@ -226,8 +216,7 @@ import Testing
     }
 
     @Test func aHeaderBlockThatDidNotEndIsNeverASuccess() throws {
-        let (c, t) = try transfer("POST")
-        defer { c.shutdown() }
+        let t = try transfer("POST")
         var o = outcome(200, headers: ["Content-Type: application/json"])
         o.headerBlockEnded = false
         guard case .complete(nil, let e) = t.next(after: o) else { Issue.record("expected .complete"); return }
@@ -238,8 +227,7 @@ import Testing
     }
 
     @Test func theSinkSaysWhyItAborted() throws {
-        let (c, t) = try transfer()
-        defer { c.shutdown() }
+        let t = try transfer()
         var o = HopOutcome(code: CURLE_WRITE_ERROR)
         o.sinkAbort = Int32(NCSINK_HEADERS_TOO_LARGE)
         guard case .complete(nil, let e) = t.next(after: o) else { Issue.record("expected .complete"); return }
@@ -260,8 +248,7 @@ import Testing
 
     @Test func thePolicyDecidesAfterAnAttemptButNotAfterAHop() throws {
         let policy = FixedPolicy(.relaunchAfter(ms: 250, reason: "503"))
-        let (c, t) = try transfer(policy: policy)
-        defer { c.shutdown() }
+        let t = try transfer(policy: policy)
         guard case .redirect = t.next(after: outcome(307, headers: ["Location: /b"])) else {
             Issue.record("expected .redirect"); return
         }
@@ -284,8 +271,7 @@ import Testing
 
     @Test func aPolicyOfFailuresIsNotAskedAboutASuccess() throws {
         let policy = FailuresOnlyPolicy()
-        let (c, t) = try transfer(policy: policy)
-        defer { c.shutdown() }
+        let t = try transfer(policy: policy)
         guard case .complete(_, nil) = t.next(after: outcome(200, #"{"code":0,"data":1}"#)) else {
             Issue.record("expected the success"); return
         }
@@ -297,8 +283,7 @@ import Testing
     }
 
     @Test func aPolicyCannotAnswerRedirect() throws {
-        let (c, t) = try transfer(policy: FixedPolicy(.redirect))
-        defer { c.shutdown() }
+        let t = try transfer(policy: FixedPolicy(.redirect))
         guard case .complete(_, let e) = t.next(after: outcome(200, #"{"code":0,"data":1}"#)) else {
             Issue.record("expected .complete"); return
         }
@@ -306,8 +291,7 @@ import Testing
     }
 
     @Test func errorsOfLaterAttemptsCountEveryAttempt() throws {
-        let (c, t) = try transfer()
-        defer { c.shutdown() }
+        let t = try transfer()
         _ = t.beginAttempt(now: 0)
         _ = t.beginAttempt(now: 0)   // the third attempt
         guard case .complete(nil, let e) = t.next(after: HopOutcome(code: CURLE_RECV_ERROR)) else {
@@ -322,16 +306,74 @@ import Testing
     }
 
     @Test func theTotalTimeoutIsSharedByTheHopsOfAnAttempt() throws {
-        let (c, t) = try transfer(config: #""timeout_ms":2000"#)
-        defer { c.shutdown() }
+        let t = try transfer(config: #""timeout_ms":2000"#)
         let p = try #require(t.prepared)
         _ = t.beginAttempt(now: 1_000_000_000)
         #expect(t.remainingTimeoutMs(p, now: 1_000_000_000) == 2000)
         #expect(t.remainingTimeoutMs(p, now: 2_500_000_000) == 500)
         #expect(t.remainingTimeoutMs(p, now: 3_000_000_000) == 0)
         #expect(t.remainingTimeoutMs(p, now: 9_000_000_000) == 0)
-        let (c2, none) = try transfer(config: #""timeout_ms":0"#)
-        defer { c2.shutdown() }
+        let none = try transfer(config: #""timeout_ms":0"#)
         #expect(none.remainingTimeoutMs(try #require(none.prepared), now: .max) == nil)
+    }
+
+    /// A failed connection through a proxy is the proxy's: the advice reads the
+    /// proxies from the transfer's context (the client's environment).
+    @Test func theAdviceNamesTheProxyOfTheContext() throws {
+        let proxied = try transfer(context: RecordingContext(proxies: ["http_proxy": "http://proxy.test:3128"]))
+        var o = HopOutcome(code: CURLE_COULDNT_CONNECT)
+        o.detail = "Failed to connect to proxy.test port 3128 after 0 ms: Connection refused"
+        guard case .complete(nil, let e) = proxied.next(after: o) else {
+            Issue.record("expected .complete"); return
+        }
+        #expect(
+            e?.message.contains("The connection to the proxy proxy.test:3128 failed") == true, "\(e?.message ?? "")")
+        let direct = try transfer()
+        var od = HopOutcome(code: CURLE_COULDNT_CONNECT)
+        od.detail = "Failed to connect to proxy.test port 3128 after 0 ms: Connection refused"
+        guard case .complete(nil, let d) = direct.next(after: od) else {
+            Issue.record("expected .complete"); return
+        }
+        #expect(d?.message.contains("The connection to the proxy") == false, "\(d?.message ?? "")")
+    }
+
+    /// A task handle's calls reach the loop through the context, and nothing else
+    /// does: a decision asks nothing of the loop.
+    @Test func whatATransferAsksOfItsLoopGoesToItsContext() throws {
+        let context = RecordingContext()
+        let t = try transfer(context: context)
+        _ = t.next(after: outcome(200, #"{"code":0,"data":1}"#))
+        #expect(context.calls.isEmpty)
+        t.cancel()
+        #expect(t.resumeBody() == false)
+        #expect(context.calls == ["cancel", "resumeBody"])
+    }
+
+    final class ScopeProbe: AttemptPreparer, @unchecked Sendable {
+        let owner: AnyObject
+        var insideCallback: [Bool] = []
+        init(_ owner: AnyObject) { self.owner = owner }
+        func prepare(_ original: PreparedRequest, attempt: Int32) -> Result<PreparedRequest, NetError> {
+            insideCallback.append(CallbackScope.isInside(owner))
+            return .success(original)
+        }
+    }
+
+    /// A preparer is the user's code: off the driving thread (a synchronous send's
+    /// own thread) it runs marked as a callback of the context, so the library
+    /// refuses what would deadlock there; on the loop thread it is marked already.
+    @Test func aPreparerOffTheDrivingThreadRunsAsACallback() throws {
+        for onLoop in [false, true] {
+            let context = RecordingContext(onLoopThread: onLoop)
+            let probe = ScopeProbe(context)
+            let settings = ClientSettings(
+                config: try Configuration.parse(json: #"{"base_url":"http://h.test/api"}"#).get())
+            let t = Transfer(
+                prepared: try PreparedRequest.make(try Request(method: "GET", target: "/a"), settings).get(),
+                presetError: nil, context: context, preparer: probe
+            ) { _, _, _ in }
+            #expect(t.beginAttempt(now: 0) == nil)
+            #expect(probe.insideCallback == [!onLoop])
+        }
     }
 }

@@ -125,7 +125,7 @@ final class TokenRefresher: @unchecked Sendable {
             return all
         }
         guard let resumed else { return .failure(.noRefreshRunning) }
-        for t in resumed { t.loop.resume(t) }
+        for t in resumed { t.context.resume(t) }
         return .success(())
     }
 
@@ -171,8 +171,8 @@ final class TokenRefresher: @unchecked Sendable {
             // The refresher runs where the hooks run (inside dispatch() in queue
             // mode), after this transfer is parked: an answer given at once resumes
             // it on the loop's next pass.
-            let call: @Sendable () -> Void = { CallbackScope.run(t.loop) { start(error) } }
-            if !t.loop.deferToDispatch(call) { call() }
+            let call: @Sendable () -> Void = { CallbackScope.run(t.context) { start(error) } }
+            if !t.context.deferToDispatch(call) { call() }
             return .park
         }
     }

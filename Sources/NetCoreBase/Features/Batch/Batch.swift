@@ -147,7 +147,7 @@ public final class Batch: @unchecked Sendable {
     /// that sends nothing carries it.
     private func sendEmpty() -> Result<Void, SendRefusal> {
         let carrier = Transfer(
-            prepared: nil, presetError: .cancelled, loop: client.loop,
+            prepared: nil, presetError: .cancelled, context: client.loop,
             deliver: { [self] _, _, _ in finish() })
         if client.loop.submit(carrier) { return .success(()) }
         lock.withLock {
@@ -166,7 +166,7 @@ public final class Batch: @unchecked Sendable {
     public func cancel(wait: Bool = true) {
         let running = lock.withLock { phase == .sent ? members : [] }
         for t in running {
-            if wait { t.cancel() } else { t.loop.requestCancel(t) }
+            if wait { t.cancel() } else { t.context.requestCancel(t) }
         }
     }
 
@@ -184,7 +184,7 @@ public final class Batch: @unchecked Sendable {
             return remaining == 0
         }
         // Asked, not waited for: this may run inside another member's completion.
-        for t in toCancel { t.loop.requestCancel(t) }
+        for t in toCancel { t.context.requestCancel(t) }
         if last { finish() }
     }
 

@@ -32,7 +32,7 @@ final class CoalescingRegistry: @unchecked Sendable {
             // request, monitor, policy, attempt preparer and gate. Its completion is
             // `fanOut`, which finds the entry in its foreign words (no closure context).
             let shared = Transfer(
-                prepared: t.original, presetError: nil, loop: loop,
+                prepared: t.original, presetError: nil, context: loop,
                 foreign: (nil, Unmanaged.passUnretained(entry).toOpaque()),
                 monitor: t.monitor, policy: t.policy, preparer: t.preparer, gate: t.gate,
                 deliver: SharedTransfer.fanOut)
@@ -115,7 +115,7 @@ final class SharedTransfer: TransferOwner, @unchecked Sendable {
 
     private func complete(_ t: Transfer, _ response: Response?, _ error: NetError?) {
         t.deliver(t, response, error)
-        t.loop.markDone(t)
+        t.context.markDone(t)
     }
 
     // MARK: TransferOwner

@@ -102,7 +102,7 @@ final class ReachabilityChanges: @unchecked Sendable {
         lock.unlock()
         // Woken from its delay: relaunched by the loop's next pass (a transfer that
         // is no longer waiting on its timer is left alone).
-        for t in hurry { t.loop.relaunchNow(t) }
+        for t in hurry { t.context.relaunchNow(t) }
         guard anyone else { return }
         if let queue = loop.completions {
             queue.push { [self] in deliver(state) }

@@ -111,7 +111,7 @@ final class RouteWatcher: @unchecked Sendable {
     func resume(owner: AnyObject) {
         let id = ObjectIdentifier(owner)
         let taken: [Waiter] = lock.withLock { take { $0.owner == id } }
-        for w in taken { w.transfer.loop.resume(w.transfer) }
+        for w in taken { w.transfer.context.resume(w.transfer) }
     }
 
     /// Forgets `transfer` if it is held: it ended while it waited (a cancel).
@@ -198,7 +198,7 @@ final class RouteWatcher: @unchecked Sendable {
                 for w in ready { waiters.removeValue(forKey: ObjectIdentifier(w.transfer)) }
                 return ready
             }
-            for w in due { w.transfer.loop.resume(w.transfer) }
+            for w in due { w.transfer.context.resume(w.transfer) }
             // Each client in AUTO mode reports the change if its state changed.
             for g in told { g.routesChanged() }
         }

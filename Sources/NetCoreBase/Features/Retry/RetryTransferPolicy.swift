@@ -42,7 +42,7 @@ final class RetryTransferPolicy: TransferPolicy {
         if let handler {
             // User code: on the sync path this is the caller's thread, marked so
             // that a blocking call from inside is refused rather than deadlocking.
-            answer = CallbackScope.run(t.loop) { handler(response, error, attempt) }
+            answer = CallbackScope.run(t.context) { handler(response, error, attempt) }
         }
         let decision: RetryPolicy.Decision
         switch answer {
