@@ -8,11 +8,8 @@
 #   fuzz_flags NAME         the target's own libFuzzer flags
 #   fuzz_env                the mock server (FUZZ_BASE, for the call-sequence
 #                           targets) and the sanitizers' options
-# Stub routes and recorded stub files (nc_client stubs, another branch) get their
-# target here once they land: add fuzz_stubs.c (a route table and a recorded file
-# as the input, answered with no server), its seeds in corpus/stubs, and, if it
-# needs them, its flags in fuzz_flags. Nothing else changes: run.sh, campaign.sh
-# and known.sh pick up every fuzz_*.c.
+# Every Tests/fuzz/fuzz_*.c is a target: run.sh, campaign.sh and known.sh pick up a
+# new one with its seeds (corpus/<name>) and, if it needs them, its flags below.
 
 fuzz_targets() {
     local src name
