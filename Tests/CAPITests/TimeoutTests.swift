@@ -149,4 +149,42 @@ func timeoutField(_ e: ErrorInfo?) -> String? {
         #expect(timeoutField(e2) == "total", "\(e2)")
         client.free()
     }
+
+    /// A request waiting for one of its host's connections (all busy: libcurl's
+    /// CURLMOPT_MAX_HOST_CONNECTIONS queue) still ends at its deadline and at its
+    /// total timeout, while the request holding the connection goes on: libcurl
+    /// 7.88 alone let it wait until the connection was free (IdleWatch.swift).
+    @Test func aRequestWaitingForABusyHostEndsAtItsDeadlineAndTotalTimeout() async throws {
+        let client = try TestClient(
+            config(envelope: Envelope.a, #""coalesce":false"#, #""limits":{"max_connections_per_host":1}"#))
+        defer { client.free() }
+        let holder = Collector()
+        let busy = try Request("GET", "/slow?ms=6000")   // holds the only connection for 6 s
+        #expect(nc_client_send(client.handle, busy.handle, collectFn, holder.userdata, nil) == NC_OK)
+        usleep(300_000)   // its connection is made (loopback) and its request sent
+
+        let byDeadline = Collector()
+        let r1 = try Request("GET", "/echo?waits=deadline")
+        #expect(nc_request_set_deadline_ms(r1.handle, 400) == NC_OK)
+        #expect(nc_client_send(client.handle, r1.handle, collectFn, byDeadline.userdata, nil) == NC_OK)
+        let byTotal = Collector()
+        let r2 = try Request("GET", "/echo?waits=total")
+        #expect(nc_request_set_timeout_ms(r2.handle, 400) == NC_OK)
+        #expect(nc_client_send(client.handle, r2.handle, collectFn, byTotal.userdata, nil) == NC_OK)
+
+        #expect(byDeadline.wait(timeout: 5) && byTotal.wait(timeout: 5))
+        // Both ended while the request ahead of them still held the connection.
+        #expect(holder.calls == 0)
+        let e1 = try #require(byDeadline.outcome?.error)
+        #expect(e1.isClient(NC_CLIENT_DEADLINE_EXCEEDED), "\(e1)")
+        #expect(timeoutField(e1) == "deadline")
+        let e2 = try #require(byTotal.outcome?.error)
+        #expect(e2.domain == NC_DOMAIN_TRANSPORT && e2.code == 28, "\(e2)")
+        #expect(timeoutField(e2) == "total")
+        #expect(
+            e2.message.contains("the total timeout_ms (400 ms) ran out while it waited for a connection"),
+            "\(e2.message)")
+        #expect(byDeadline.calls == 1 && byTotal.calls == 1)
+        #expect(holder.wait(timeout: 15) && holder.outcome?.succeeded == true)
+    }
 }

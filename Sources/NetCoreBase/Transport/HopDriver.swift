@@ -34,7 +34,7 @@ enum HopDriver {
             return .failure(
                 NetError.internalError("libcurl refused the transfer.").attempted(t.attemptsMade(thisOneSent: false)))
         }
-        return .success(t.armIdleWatch(p))
+        return .success(t.armIdleWatch(p, timeoutMs: timeoutMs))
     }
 
     /// The hop on `easy` ended with `code` (libcurl's, or the idle watch's

@@ -16,27 +16,50 @@ import CCurlShim
 /// CURLINFO_PRETRANSFER_TIME yet) the hop is never idle: connect_timeout_ms rules
 /// that part. Nor while its body callback has paused it (NC_BODY_PAUSE): the
 /// caller, not the network, holds it; the limit runs again from the resume.
+///
+/// The same looks end a hop that outlived its total limit while libcurl held it
+/// waiting for a connection to its host (`lookForIdle`): timeout_ms and
+/// deadline_ms hold then too.
 extension Transfer {
-    /// Arms the watch for the hop about to start: returns when the first look is
-    /// due (monotonicNanos), or 0 when the hop has no idle limit. Driving thread.
+    /// Arms the watch for the hop about to start, whose libcurl total timeout is
+    /// `timeoutMs` (0: none): returns when the first look is due (monotonicNanos),
+    /// or 0 when the hop has neither an idle limit nor a total one. Driving thread.
     @inline(__always)
-    func armIdleWatch(_ p: PreparedRequest) -> UInt64 {
+    func armIdleWatch(_ p: PreparedRequest, timeoutMs: Int64) -> UInt64 {
         let idleMs = p.resilience.idleTimeoutMs
-        guard idleMs > 0 else { return 0 }
+        hopLimitFired = false
+        guard idleMs > 0 || timeoutMs > 0 else {
+            hopDueAt = 0
+            return 0
+        }
         // The first hop of an attempt starts now: `attemptStart` was just set; a
         // redirect hop reads the clock.
         let now = redirects == 0 ? attemptStart : monotonicNanos()
         idleSince = now
         idleSeen = 0
         idleFired = false
-        return now &+ Transfer.lookEvery(idleMs)
+        hopDueAt = timeoutMs > 0 ? now &+ nanos(ms: timeoutMs) &+ Transfer.limitGrace : 0
+        return Transfer.earliest(idleMs > 0 ? now &+ Transfer.lookEvery(idleMs) : 0, hopDueAt)
     }
 
-    /// Looks at the hop in flight on `easy` at `now`: nil when it has moved no byte
-    /// for its idle limit (the caller ends it: `idleFired` is set), else when to
-    /// look again.
+    /// Looks at the hop in flight on `easy` at `now`: nil when it is to end with
+    /// a timeout (the caller ends it: `idleFired` or `hopLimitFired` says why),
+    /// else when to look again (0: never).
+    ///
+    /// The hop's total limit is libcurl's to enforce, and it does while the
+    /// transfer runs; but libcurl 7.88 does not look at the clock of a transfer that
+    /// waits for one of the host's connections (CURLMOPT_MAX_HOST_CONNECTIONS, its
+    /// PENDING state): such a transfer outlived its timeout_ms and its deadline
+    /// until a connection was free (53.7 s against a 45 s deadline in the chaos
+    /// run, docs/RELIABILITY.md). The watch ends a hop still in flight
+    /// `limitGrace` after its limit; libcurl's own timer, due earlier, ends a
+    /// running one first, with its own words.
     func lookForIdle(_ easy: EasyHandle, now: UInt64) -> UInt64? {
-        guard let p = prepared, p.resilience.idleTimeoutMs > 0 else { return 0 }
+        if hopDueAt != 0 && now >= hopDueAt {
+            hopLimitFired = true
+            return nil
+        }
+        guard let p = prepared, p.resilience.idleTimeoutMs > 0 else { return hopDueAt }
         let idleMs = p.resilience.idleTimeoutMs
         let (moved, connected) = easy.bytesMoved()
         // A body its callback paused (NC_BODY_PAUSE) waits for the caller, not the
@@ -50,7 +73,7 @@ extension Transfer {
         }
         let stallAt = idleSince &+ nanos(ms: idleMs)
         let nextLook = now &+ Transfer.lookEvery(idleMs)
-        return min(stallAt, nextLook)
+        return Transfer.earliest(min(stallAt, nextLook), hopDueAt)
     }
 
     /// One look at every hop in flight: those that moved no byte for their idle
@@ -73,6 +96,14 @@ extension Transfer {
     /// A quarter of the limit, at least a millisecond, in nanoseconds.
     @inline(__always)
     static func lookEvery(_ idleMs: Int64) -> UInt64 { nanos(ms: max(1, idleMs / 4)) }
+
+    /// How long after a hop's total limit the watch ends it (libcurl starts its
+    /// clock a little after the hop's, when the loop first drives it): 20 ms.
+    static let limitGrace: UInt64 = 20_000_000
+
+    /// The earlier of two moments, 0 being "none".
+    @inline(__always)
+    static func earliest(_ a: UInt64, _ b: UInt64) -> UInt64 { a == 0 ? b : (b == 0 ? a : min(a, b)) }
 }
 
 extension EasyHandle {

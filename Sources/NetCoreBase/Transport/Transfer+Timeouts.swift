@@ -90,8 +90,14 @@ extension Transfer {
     /// What had arrived when a hop timed out, for its message: "before the
     /// response began", "after 100 of 3000 bytes of the body", "after 100 bytes of
     /// the body".
-    private static func progressText(_ o: borrowing HopOutcome) -> String {
-        guard o.connected else { return "before the connection was ready" }
+    private func progressText(_ o: borrowing HopOutcome) -> String {
+        guard o.connected else {
+            // Ended by the watch, not by libcurl, with no connection: libcurl held it
+            // waiting for one of the host's connections (IdleWatch.swift).
+            return hopLimitFired
+                ? "while it waited for a connection (the host's limits.max_connections_per_host were all busy)"
+                : "before the connection was ready"
+        }
         if o.bodyReceived <= 0 { return "before the response's first body byte" }
         if o.bodyExpected > 0 { return "after \(o.bodyReceived) of \(o.bodyExpected) bytes of the body" }
         return "after \(o.bodyReceived) bytes of the body"
@@ -102,7 +108,7 @@ extension Transfer {
     func timedOut(_ o: borrowing HopOutcome, _ p: PreparedRequest) -> NetError {
         let kind = timeoutKind(p, connected: o.connected, now: monotonicNanos())
         let url = Redaction.url(String(cString: p.url.pointer))   // as events show it
-        let progress = Transfer.progressText(o)
+        let progress = progressText(o)
         let which: String
         let advice: String
         switch kind {

@@ -36,6 +36,11 @@ public final class Transfer: @unchecked Sendable {
     @exclusivity(unchecked) var idleSince: UInt64 = 0
     @exclusivity(unchecked) var idleSeen: Int64 = 0
     @exclusivity(unchecked) var idleFired = false
+    /// When the hop's own time limit (libcurl's total timeout for it: timeout_ms,
+    /// the deadline) has passed, for the watch (0: none), and whether the watch
+    /// ended the hop by it (IdleWatch.swift).
+    @exclusivity(unchecked) var hopDueAt: UInt64 = 0
+    @exclusivity(unchecked) var hopLimitFired = false
     /// Set when the request could not be built: completes with it, sends nothing.
     let presetError: NetError?
     /// Set before submission when seam 1 already has the answer (a stored one:
