@@ -13,9 +13,7 @@
  * every log line one line.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <arpa/inet.h>
 #include <jansson.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -26,6 +24,7 @@
 #include <unistd.h>
 
 #include "fuzz_common.h"
+#include "fuzz_listener.h"
 #include "netcore.h"
 
 static int g_listener = -1;
@@ -86,17 +85,7 @@ static void on_auth_expired(const nc_response *resp, const nc_error *err, void *
 }
 
 static void setup(void) {
-    struct sockaddr_in a;
-    socklen_t len = sizeof a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    g_listener = socket(AF_INET, SOCK_STREAM, 0);
-    if (g_listener < 0 || bind(g_listener, (struct sockaddr *)&a, sizeof a) != 0 ||
-        listen(g_listener, 8) != 0 || getsockname(g_listener, (struct sockaddr *)&a, &len) != 0)
-        abort();
-    g_port = ntohs(a.sin_port);
-    if (pipe(g_wake) != 0) abort();
+    g_listener = fuzz_listen(&g_port, g_wake);
     nc_error *err = NULL;
     static const char config[] =
         "{\"timeout_ms\":2000,\"coalesce\":false,\"reachability\":{\"mode\":\"online\"},"
