@@ -57,3 +57,25 @@ def test_asyncio_stall_is_idle(base):
             return info.value
     e = asyncio.run(main())
     assert e.timeout == "idle" and "after 10 of 11 bytes" in e.message
+
+
+def test_asyncio_a_request_waiting_for_a_busy_host_ends_at_its_total_and_deadline(base):
+    # One connection a host, held 6 s by the first request: the two behind it end at
+    # their own limits (libcurl 7.88 alone let them wait for the connection).
+    async def main():
+        cfg = {"base_url": base, "coalesce": False, "limits": {"max_connections_per_host": 1}}
+        async with netcore.AsyncClient(cfg) as c:
+            holder = asyncio.ensure_future(c.get("/slow?ms=6000"))
+            await asyncio.sleep(0.3)
+            with pytest.raises(netcore.Timeout) as total:
+                await c.get("/echo?waits=total", timeout=netcore.Timeouts(total=0.4))
+            with pytest.raises(netcore.DeadlineExceeded) as deadline:
+                await c.get("/echo?waits=deadline", deadline=0.4)
+            held = holder.done()
+            assert (await holder).status == 200
+            return total.value, deadline.value, held
+    total, deadline, held = asyncio.run(main())
+    assert not held
+    assert total.timeout == "total" and total.code == 28
+    assert "the total timeout_ms (400 ms) ran out while it waited for a connection" in total.message
+    assert deadline.timeout == "deadline"

@@ -45,7 +45,9 @@ class Timeouts:
         read: seconds without a byte received or sent (``idle_timeout_ms``, which
             covers both directions: httpx's ``write`` is the same limit).
         write: accepted for httpx code: it sets ``read`` when ``read`` is not given.
-        pool: accepted for httpx code and ignored (libcurl waits for no pool slot).
+        pool: accepted for httpx code and ignored: a request waiting for one of
+            its host's connections (``limits.max_connections_per_host``, all
+            busy) is bounded by ``total`` and ``deadline``, not by a limit of its own.
         total: seconds for one attempt with its redirects (``timeout_ms``).
         deadline: seconds for every attempt and the waits between them
             (``deadline_ms``).
