@@ -150,6 +150,26 @@ func timeoutField(_ e: ErrorInfo?) -> String? {
         client.free()
     }
 
+    /// A request's own timeout_ms may be any Int64: the largest is no limit in effect.
+    @Test func theLargestRequestTimeoutIsNoLimit() async throws {
+        let client = try TestClient(config(envelope: Envelope.a))
+        defer { client.free() }
+        for mode in ["loop", "sync"] {
+            let r = try Request("GET", "/slow?ms=300")
+            #expect(nc_request_set_timeout_ms(r.handle, Int64.max) == NC_OK)
+            let o: Outcome
+            if mode == "sync" {
+                o = await blocking { client.sync(r) }
+            } else {
+                let c = Collector()
+                #expect(nc_client_send(client.handle, r.handle, collectFn, c.userdata, nil) == NC_OK)
+                #expect(c.wait(timeout: 10))
+                o = try #require(c.outcome)
+            }
+            #expect(o.succeeded, "\(mode): \(o)")
+        }
+    }
+
     /// A request waiting for one of its host's connections (all busy: libcurl's
     /// CURLMOPT_MAX_HOST_CONNECTIONS queue) still ends at its deadline and at its
     /// total timeout, while the request holding the connection goes on: libcurl

@@ -38,7 +38,7 @@ extension Transfer {
         idleSince = now
         idleSeen = 0
         idleFired = false
-        hopDueAt = timeoutMs > 0 ? now &+ nanos(ms: timeoutMs) &+ Transfer.limitGrace : 0
+        hopDueAt = timeoutMs > 0 ? Transfer.after(now, nanos(ms: timeoutMs), Transfer.limitGrace) : 0
         return Transfer.earliest(idleMs > 0 ? now &+ Transfer.lookEvery(idleMs) : 0, hopDueAt)
     }
 
@@ -100,6 +100,15 @@ extension Transfer {
     /// How long after a hop's total limit the watch ends it (libcurl starts its
     /// clock a little after the hop's, when the loop first drives it): 20 ms.
     static let limitGrace: UInt64 = 20_000_000
+
+    /// `start` + `a` + `b` (nanoseconds), `.max` (never) when it would overflow: a
+    /// request's own timeout_ms may be as large as Int64 allows.
+    @inline(__always)
+    static func after(_ start: UInt64, _ a: UInt64, _ b: UInt64) -> UInt64 {
+        let (x, o1) = start.addingReportingOverflow(a)
+        let (y, o2) = x.addingReportingOverflow(b)
+        return o1 || o2 ? .max : y
+    }
 
     /// The earlier of two moments, 0 being "none".
     @inline(__always)
