@@ -12,6 +12,7 @@ import os
 import platform
 import re
 import resource
+import select
 import subprocess
 import sys
 import time
@@ -39,7 +40,7 @@ ap.add_argument("--rounds", type=int, default=1)
 # long workloads (5-7) are steady and run once.
 ap.add_argument("--rounds-small", type=int, default=3)
 ap.add_argument("--rounds-w12", type=int, default=9)
-ap.add_argument("--workloads", default="w1,w2,w3,w4,w5,w6,w7,w9")
+ap.add_argument("--workloads", default="w1,w2,w3,w4,w5,w6,w7,w9,w10")
 ap.add_argument("--peers", default="all")
 ap.add_argument("--notes", default="")
 ap.add_argument("--pinned", default="0")
@@ -60,6 +61,9 @@ S = dict(
     callgrind_n=1_000,
     n_corun=3_000 if QUICK else 100_000,
     n_corun_seq=2_000 if QUICK else 40_000,
+    n_paired=4_000 if QUICK else 100_000,
+    n_paired_seq=2_000 if QUICK else 50_000,
+    slice_n=500 if QUICK else 2_000,
     warmup=50 if QUICK else 200,
     time_limit=300 if QUICK else 900,
 )
@@ -199,6 +203,18 @@ CORUN_PAIRS = [("raw-curl", "raw-curl"), ("raw-curl", "nc-capi"), ("raw-curl", "
 MATRIX += [(f"w9-{'seq' if c == 1 else f'c{c}'}", "w9", "seq" if c == 1 else "conc", f"{B}/tiny.json",
             S["n_corun_seq"] if c == 1 else S["n_corun"], c, CORUN_PAIRS) for c in (1, 16, 64)]
 
+# Workload 10: the throughput bars of workloads 1-2 with the machine's drift taken out.
+# A pair (base, peer) runs as two processes side by side on the client core, taking
+# turns: each does a slice of S["slice_n"] requests on the driver's word while the
+# other waits (common.h, --slices), in the order base, peer, peer, base, ... A pair of
+# neighbouring slices sees the machine at the same speed, a fraction of a second
+# apart, where runs one after the other (workloads 1-2) are seconds apart and this
+# VM's speed moves by a third between them. The figure is the median over the slice
+# pairs of peer req/s ÷ base req/s; raw-curl against itself calibrates it.
+PAIRED_PAIRS = [("raw-curl", "raw-curl"), ("raw-curl", "nc-capi"), ("raw-curl", "nc-capi-retry")]
+MATRIX += [(f"w10-{'seq' if c == 1 else f'c{c}'}", "w10", "seq" if c == 1 else "conc", f"{B}/tiny.json",
+            S["n_paired_seq"] if c == 1 else S["n_paired"], c, PAIRED_PAIRS) for c in (1, 16, 64)]
+
 out = open(A.out, "w")
 
 
@@ -301,6 +317,73 @@ def run_corun(base, peer, wl, url, n, c):
     r = dict(r, base=base, base_cpu_us_per_req=b["cpu_us_per_req"], base_rps=b["rps"],
              corun_ratio=b["cpu_us_per_req"] / r["cpu_us_per_req"] if r["cpu_us_per_req"] else None)
     return r
+
+
+def median(xs):
+    xs = sorted(xs)
+    k = len(xs)
+    return (xs[k // 2] if k % 2 else (xs[k // 2 - 1] + xs[k // 2]) / 2) if k else None
+
+
+def read_line(p, until):
+    """one line of a peer's stdout (binary, unbuffered), or None past `until` or at EOF"""
+    buf = b""
+    while not buf.endswith(b"\n"):
+        left = until - time.monotonic()
+        if left <= 0 or not select.select([p.stdout], [], [], left)[0]:
+            return None
+        chunk = os.read(p.stdout.fileno(), 1)
+        if not chunk:
+            return None
+        buf += chunk
+    return json.loads(buf)
+
+
+def run_paired(base, peer, wl, url, n, c):
+    """workload 10: `base` and `peer` (C peers) taking turns in slices (--slices); the
+    result is the peer's line with "paired_ratio" = median over slice pairs of peer
+    req/s ÷ base req/s, the same for CPU per request ("paired_cpu_ratio", base ÷ peer),
+    and the per-pair ratios"""
+    k = max(2, n // S["slice_n"])
+    procs = []
+    for name in (base, peer):
+        argv = list(PEERS[name]) + ["--workload", wl, "--url", url, "-n", str(n), "-c", str(c),
+                                    "--warmup", str(warmup(wl, n)), "--time-limit", str(S["time_limit"]),
+                                    "--slices", str(k)]
+        procs.append(subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, bufsize=0))
+    until = time.monotonic() + S["time_limit"] + 120
+    slices = ([], [])
+    try:
+        for i in range(k):
+            for j in ((0, 1) if i % 2 == 0 else (1, 0)):
+                procs[j].stdin.write(b"g")
+                line = read_line(procs[j], until)
+                if line is None:
+                    raise RuntimeError(f"{(base, peer)[j]} gave no slice {i}")
+                slices[j].append(line)
+        finals = [read_line(p, until) for p in procs]
+    except (RuntimeError, OSError) as e:
+        for p in procs:
+            p.kill()
+        errs = " ".join((p.stderr.read() or b"").decode(errors="replace").strip()[-300:] for p in procs)
+        return {"error": f"{e}: {errs}"}
+    for p in procs:
+        p.stdin.close()
+        p.wait(timeout=30)
+        p.stdout.close()
+        p.stderr.close()
+    if any(f is None or f.get("errors") for f in finals):
+        return {"error": f"a peer failed: {finals}"}
+    rate = lambda sl: sl["n"] / sl["secs"] if sl["secs"] > 0 else 0.0  # noqa: E731
+    cost = lambda sl: sl["cpu"] / sl["n"] if sl["n"] else 0.0  # noqa: E731
+    pairs = [(a, b) for a, b in zip(*slices) if rate(a) > 0 and cost(b) > 0]
+    thr = [rate(b) / rate(a) for a, b in pairs]
+    cpu = [cost(a) / cost(b) for a, b in pairs]
+    b, r = finals
+    return dict(r, base=base, base_rps=b["rps"], base_cpu_us_per_req=b["cpu_us_per_req"],
+                paired_ratio=median(thr), paired_cpu_ratio=median(cpu), slices=len(pairs),
+                paired_ratios=[round(x, 4) for x in thr])
 
 
 def run_curl_cli(wl, url, n, c, key):
@@ -417,10 +500,27 @@ t_all = time.monotonic()
 for key, group, wl, url, n, c, peers in MATRIX:
     if group not in wanted_workloads:
         continue
-    noisy = group in ("w1", "w2", "w4", "w9") or key in ("w3-1k", "w3-100k")
+    noisy = group in ("w1", "w2", "w4", "w9", "w10") or key in ("w3-1k", "w3-100k")
     rounds = A.rounds if QUICK or not noisy else \
         max(A.rounds, A.rounds_w12 if group in ("w1", "w2") else A.rounds_small)
     for rnd in range(rounds):
+        if group == "w10":
+            for base, peer in peers:
+                if not {base, peer} <= wanted_peers:
+                    continue
+                t0 = time.monotonic()
+                res = run_paired(base, peer, wl, url, n, c)
+                res.update({"key": key, "group": group, "peer": f"{peer}/{base}", "round": rnd,
+                            "wall": round(time.monotonic() - t0, 3)})
+                res.setdefault("n", n)
+                res.setdefault("c", c)
+                record(res)
+                ratio = res.get("paired_ratio")
+                print(f"{key:13s} {peer + '/' + base:33s} "
+                      + (f"{res['base_rps']:,.0f} / {res['rps']:,.0f} req/s, slice pairs: throughput {ratio:.3f}"
+                         f" cpu {res['paired_cpu_ratio']:.3f} ({res['slices']} pairs)"
+                         if ratio else short(res)), flush=True)
+            continue
         if group == "w9":
             # pairs, not peers: each runs when both of its peers are wanted; the peer
             # field names the pair ("nc-capi-hooks/raw-curl-signed")

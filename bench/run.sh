@@ -16,7 +16,7 @@
 #   BENCH_ROUNDS=N       run each (workload, peer) N times, interleaved; the median is kept
 #                        (full mode runs the short workloads — 1, 2, 3 at 1/100 KB — at
 #                        least 3 times: their single runs are noisy)
-#   BENCH_WORKLOADS=...  comma list of w1,w2,w3,w4,w5,w6,w7,w8,w9 (default: all; w8 is the
+#   BENCH_WORKLOADS=...  comma list of w1,w2,w3,w4,w5,w6,w7,w8,w9,w10 (default: all; w8 is the
 #                        app-mix workload, bench/appmix.sh, with its own server and table)
 #   BENCH_PEERS=...      comma list of peer names (default: all; see bench/README.md)
 #   BENCH_SKIP_INSTALL=1 do not apt-get / pip install (fail instead when missing)
@@ -217,7 +217,7 @@ echo "slow server $SLOW_PID on 127.0.0.1:$SLOW_PORT"
 # ---------------------------------------------------------------- workloads
 say "workloads ($([ "$QUICK" = 1 ] && echo quick || echo full) mode; client pinned: $PINNED)"
 RAW_JSONL=$OUT/results.jsonl
-WORKLOADS=${BENCH_WORKLOADS:-w1,w2,w3,w4,w5,w6,w7,w8,w9}
+WORKLOADS=${BENCH_WORKLOADS:-w1,w2,w3,w4,w5,w6,w7,w8,w9,w10}
 DRIVER_WORKLOADS=$(echo "$WORKLOADS" | tr ',' '\n' | grep -vx w8 | paste -sd, -)
 [ -n "$DRIVER_WORKLOADS" ] && "${CLIENT_PIN[@]}" "$VENV/bin/python" bench/driver.py \
   --bin "$BIN" --venv "$VENV" --base "http://127.0.0.1:$PORT" --slow "http://127.0.0.1:$SLOW_PORT" \

@@ -23,19 +23,22 @@ typedef struct {
     long delay_us;        /* cancel: time between send and cancel */
     double time_limit;    /* seconds; a run stops (and says so) past it */
     const char *features; /* nc peer: comma list of features to turn on (nc_capi.c) */
+    long slices;          /* seq/conc: run the n requests in this many slices, each on the
+                           * driver's word (bench_slicer below); 0: in one go */
 } bench_args;
 
 static void bench_usage(const char *prog) {
     fprintf(stderr,
             "usage: %s --workload seq|conc|download|download-file|slow|cancel --url URL\n"
             "          [-n N] [-c C] [--warmup W] [--out FILE] [--label L] [--api callback|sync]\n"
-            "          [--tuned off|on] [--delay-us US] [--time-limit SECONDS] [--features LIST]\n",
+            "          [--tuned off|on] [--delay-us US] [--time-limit SECONDS] [--features LIST]\n"
+            "          [--slices K]\n",
             prog);
     exit(2);
 }
 
 static bench_args bench_parse_args(int argc, char **argv) {
-    bench_args a = {"seq", NULL, NULL, "", "callback", "off", 1000, 1, 50, 3000, 600.0, NULL};
+    bench_args a = {"seq", NULL, NULL, "", "callback", "off", 1000, 1, 50, 3000, 600.0, NULL, 0};
     for (int i = 1; i < argc; i++) {
         const char *k = argv[i];
         if (i + 1 >= argc) bench_usage(argv[0]);
@@ -52,6 +55,7 @@ static bench_args bench_parse_args(int argc, char **argv) {
         else if (!strcmp(k, "--delay-us")) a.delay_us = atol(v);
         else if (!strcmp(k, "--time-limit")) a.time_limit = atof(v);
         else if (!strcmp(k, "--features")) a.features = v;
+        else if (!strcmp(k, "--slices")) a.slices = atol(v) > 0 ? atol(v) : 0;
         else bench_usage(argv[0]);
     }
     if (!a.url) bench_usage(argv[0]);
@@ -70,6 +74,52 @@ static double bench_cpu(void) {
     getrusage(RUSAGE_SELF, &ru);
     return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
            (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/* --slices K (workload 10, bench/README.md): the timed requests run in K slices of
+ * n/K (the last takes the rest). Before each slice the peer waits for one byte on
+ * stdin (the driver's go); after it, it prints one line {"slice":I,"n":..,"secs":..,
+ * "cpu":..} and flushes, then waits again. The driver alternates two peers this way, so
+ * the two measure the machine at the same speed, a slice apart. Time spent waiting
+ * counts in neither secs nor cpu; the final result line sums the slices. */
+typedef struct {
+    long slices, per, index, end; /* end: request index where the current slice stops */
+    long n;
+    double t0, cpu0, secs, cpu; /* secs, cpu: sums over finished slices */
+} bench_slicer;
+
+/* Waits for the driver's go and starts the slice beginning at request `at`; returns
+ * the index where it ends (n when slicing is off). Exits when stdin is closed. */
+static long bench_slice_start(bench_slicer *s, long at) {
+    if (s->slices <= 0) {
+        s->end = s->n;
+        return s->end;
+    }
+    char go;
+    if (fread(&go, 1, 1, stdin) != 1) exit(3);
+    s->end = s->index + 1 >= s->slices ? s->n : at + s->per;
+    s->t0 = bench_now();
+    s->cpu0 = bench_cpu();
+    return s->end;
+}
+
+/* Ends the slice in which `done` requests have completed since it started. */
+static void bench_slice_finish(bench_slicer *s, long done) {
+    if (s->slices <= 0) return;
+    double secs = bench_now() - s->t0, cpu = bench_cpu() - s->cpu0;
+    s->secs += secs;
+    s->cpu += cpu;
+    printf("{\"slice\":%ld,\"n\":%ld,\"secs\":%.6f,\"cpu\":%.6f}\n", s->index, done, secs, cpu);
+    fflush(stdout);
+    s->index++;
+}
+
+static bench_slicer bench_slicer_for(const bench_args *a) {
+    bench_slicer s = {0};
+    s.n = a->n;
+    s.slices = a->slices > a->n ? a->n : a->slices;
+    s.per = s.slices > 0 ? a->n / s.slices : a->n;
+    return s;
 }
 
 /* a field of /proc/self/status in kB ("VmRSS", "VmHWM"); 0 if unavailable */

@@ -163,9 +163,20 @@ static void run_callback(const bench_args *a, nc_client *client, int raw, long c
     w.started = w.done = w.ok = w.errors = 0;
     w.bytes = 0;
     w.first_error[0] = 0;
+    bench_slicer sl = bench_slicer_for(a);
     double cpu0 = bench_cpu(), t0 = bench_now();
-    window_run(&w, a->n, c);
+    for (long at = 0; at < a->n;) { /* one go without --slices */
+        long end = bench_slice_start(&sl, at);
+        window_run(&w, end - at, c);
+        bench_slice_finish(&sl, w.done - at);
+        at = end;
+        if (w.done < at) break; /* the time limit */
+    }
     double secs = bench_now() - t0, cpu = bench_cpu() - cpu0;
+    if (sl.slices) {
+        secs = sl.secs;
+        cpu = sl.cpu;
+    }
     if (w.done < a->n && !w.first_error[0])
         snprintf(w.first_error, sizeof w.first_error, "time limit reached");
     bench_emit(PEER_CB, a, w.ok, a->n - w.ok, w.bytes, secs, cpu,

@@ -458,8 +458,15 @@ static void run_sequential(const bench_args *a, int parse, const char *out_path)
     long ok = 0, errors = 0;
     long long bytes = 0;
     double deadline = bench_now() + a->time_limit;
+    bench_slicer sl = bench_slicer_for(a);
+    long slice_end = bench_slice_start(&sl, 0), slice_at = 0;
     double cpu0 = bench_cpu(), t0 = bench_now();
     for (long i = 0; i < a->n && bench_now() < deadline; i++) {
+        if (i == slice_end) {
+            bench_slice_finish(&sl, i - slice_at);
+            slice_at = i;
+            slice_end = bench_slice_start(&sl, i);
+        }
         b.len = 0;
         b.seen = 0;
         /* Each download writes a new file: created/truncated, written, closed (what
@@ -489,6 +496,11 @@ static void run_sequential(const bench_args *a, int parse, const char *out_path)
         }
     }
     double secs = bench_now() - t0, cpu = bench_cpu() - cpu0;
+    if (sl.slices) {
+        bench_slice_finish(&sl, ok + errors - slice_at);
+        secs = sl.secs;
+        cpu = sl.cpu;
+    }
     if (ok + errors < a->n) note_error("%s", "time limit reached");
     bench_emit(PEER, a, ok, errors + (a->n - ok - errors), bytes, secs, cpu,
                first_error[0] ? first_error : NULL, "");
@@ -511,15 +523,17 @@ static void free_handles(CURLM *m, CURL **easy, buf_t *bufs, long n) {
 }
 
 /* conc: C easy handles in one multi; each is re-added until N have completed */
+/* `sl`: the timed window's slices (--slices), NULL for the warm-up; each slice drains
+ * before the next one starts, as nc_capi's do */
 static void run_window(const bench_args *a, long n, long c, long *ok_out, long *err_out,
-                       long long *bytes_out, double deadline) {
+                       long long *bytes_out, double deadline, bench_slicer *sl) {
     CURLM *m = curl_multi_init();
     long handles = c < n ? c : n;
     CURL **easy = calloc((size_t)(handles ? handles : 1), sizeof *easy);
     buf_t *bufs = calloc((size_t)(handles ? handles : 1), sizeof *bufs);
-    long started = 0, done = 0;
-    for (long i = 0; i < handles; i++) {
-        easy[i] = new_easy(a->url, &bufs[i]);
+    long started = 0, done = 0, limit = sl ? bench_slice_start(sl, 0) : n, slice_at = 0;
+    for (long i = 0; i < handles; i++) easy[i] = new_easy(a->url, &bufs[i]);
+    for (long i = 0; i < handles && started < limit; i++) {
         begin(easy[i], &bufs[i]);
         curl_multi_add_handle(m, easy[i]);
         started++;
@@ -545,15 +559,27 @@ static void run_window(const bench_args *a, long n, long c, long *ok_out, long *
             } else (*err_out)++;
             done++;
             curl_multi_remove_handle(m, e);
-            if (started < n) {
+            if (started < limit) {
                 b->len = 0;
                 begin(e, b);
                 curl_multi_add_handle(m, e);
                 started++;
             }
         }
+        if (sl && done == started && started < n) { /* the slice has drained: the next one */
+            bench_slice_finish(sl, done - slice_at);
+            slice_at = done;
+            limit = bench_slice_start(sl, done);
+            for (long i = 0; i < handles && started < limit; i++) {
+                bufs[i].len = 0;
+                begin(easy[i], &bufs[i]);
+                curl_multi_add_handle(m, easy[i]);
+                started++;
+            }
+        }
         if (done < started) curl_multi_poll(m, NULL, 0, 100, NULL);
     }
+    if (sl) bench_slice_finish(sl, done - slice_at);
     free_handles(m, easy, bufs, handles);
 }
 
@@ -562,13 +588,18 @@ static void run_conc(const bench_args *a) {
     long long bytes = 0;
     double deadline = bench_now() + a->time_limit;
     if (a->warmup > 0)
-        run_window(a, a->warmup > a->c ? a->warmup : a->c, a->c, &ok, &errors, &bytes, deadline);
+        run_window(a, a->warmup > a->c ? a->warmup : a->c, a->c, &ok, &errors, &bytes, deadline, NULL);
     ok = errors = 0;
     bytes = 0;
     first_error[0] = 0;
+    bench_slicer sl = bench_slicer_for(a);
     double cpu0 = bench_cpu(), t0 = bench_now();
-    run_window(a, a->n, a->c, &ok, &errors, &bytes, deadline);
+    run_window(a, a->n, a->c, &ok, &errors, &bytes, deadline, sl.slices ? &sl : NULL);
     double secs = bench_now() - t0, cpu = bench_cpu() - cpu0;
+    if (sl.slices) {
+        secs = sl.secs;
+        cpu = sl.cpu;
+    }
     bench_emit(PEER, a, ok, errors + (a->n - ok - errors), bytes, secs, cpu,
                first_error[0] ? first_error : NULL, "");
 }
@@ -631,8 +662,15 @@ static void run_cancel(const bench_args *a) {
     double *lat = calloc((size_t)a->n + 1, sizeof *lat);
     long samples = 0, not_mid = 0;
     double deadline = bench_now() + a->time_limit;
+    bench_slicer sl = bench_slicer_for(a);
+    long slice_end = bench_slice_start(&sl, 0), slice_at = 0;
     double cpu0 = bench_cpu(), t0 = bench_now();
     for (long i = 0; i < a->n && bench_now() < deadline; i++) {
+        if (i == slice_end) {
+            bench_slice_finish(&sl, i - slice_at);
+            slice_at = i;
+            slice_end = bench_slice_start(&sl, i);
+        }
         b.len = 0;
         b.seen = 0;
         sign_transfer(e, &b);
