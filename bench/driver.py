@@ -25,6 +25,9 @@ ap.add_argument("--bin", required=True)
 ap.add_argument("--venv", required=True)
 ap.add_argument("--base", required=True, help="nginx base URL")
 ap.add_argument("--slow", required=True, help="slow-route server base URL")
+ap.add_argument("--tls", default="", help="nginx base URL over TLS, HTTP/1.1 (workload 10)")
+ap.add_argument("--h2", default="", help="nginx base URL over TLS, HTTP/2 (workload 10)")
+ap.add_argument("--ca-file", default="", help="the CA of --tls and --h2's certificate")
 ap.add_argument("--tmp", required=True)
 ap.add_argument("--out", required=True)
 ap.add_argument("--quick", default="0")
@@ -211,9 +214,20 @@ MATRIX += [(f"w9-{'seq' if c == 1 else f'c{c}'}", "w9", "seq" if c == 1 else "co
 # apart, where runs one after the other (workloads 1-2) are seconds apart and this
 # VM's speed moves by a third between them. The figure is the median over the slice
 # pairs of peer req/s ÷ base req/s; raw-curl against itself calibrates it.
+# The same over TLS (HTTP/1.1, one keep-alive connection per transfer in flight) and
+# HTTP/2 (one connection, the transfers multiplexed on it), nginx on two more ports with
+# a certificate of the conformance suite's test CA: the peers get --ca-file (and
+# --http-version 2), the pairs that judge the bars and the calibration.
 PAIRED_PAIRS = [("raw-curl", "raw-curl"), ("raw-curl", "nc-capi"), ("raw-curl", "nc-capi-retry")]
-MATRIX += [(f"w10-{'seq' if c == 1 else f'c{c}'}", "w10", "seq" if c == 1 else "conc", f"{B}/tiny.json",
-            S["n_paired_seq"] if c == 1 else S["n_paired"], c, PAIRED_PAIRS) for c in (1, 16, 64)]
+PAIRED_ARGS = {}
+for proto, base_url, pairs, extra in (("", B, PAIRED_PAIRS, []),
+                                      ("tls-", A.tls, PAIRED_PAIRS[:2], ["--ca-file", A.ca_file]),
+                                      ("h2-", A.h2, PAIRED_PAIRS[:2], ["--ca-file", A.ca_file, "--http-version", "2"])):
+    for c in (1, 16, 64):
+        key = f"w10-{proto}{'seq' if c == 1 else f'c{c}'}"
+        MATRIX.append((key, "w10", "seq" if c == 1 else "conc", f"{base_url}/tiny.json" if base_url else "",
+                       S["n_paired_seq"] if c == 1 else S["n_paired"], c, pairs))
+        PAIRED_ARGS[key] = extra
 
 out = open(A.out, "w")
 
@@ -339,7 +353,7 @@ def read_line(p, until):
     return json.loads(buf)
 
 
-def run_paired(base, peer, wl, url, n, c):
+def run_paired(base, peer, wl, url, n, c, extra=()):
     """workload 10: `base` and `peer` (C peers) taking turns in slices (--slices); the
     result is the peer's line with "paired_ratio" = median over slice pairs of peer
     req/s ÷ base req/s, the same for CPU per request ("paired_cpu_ratio", base ÷ peer),
@@ -349,7 +363,7 @@ def run_paired(base, peer, wl, url, n, c):
     for name in (base, peer):
         argv = list(PEERS[name]) + ["--workload", wl, "--url", url, "-n", str(n), "-c", str(c),
                                     "--warmup", str(warmup(wl, n)), "--time-limit", str(S["time_limit"]),
-                                    "--slices", str(k)]
+                                    "--slices", str(k), *extra]
         procs.append(subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       stderr=subprocess.PIPE, bufsize=0))
     until = time.monotonic() + S["time_limit"] + 120
@@ -509,7 +523,8 @@ for key, group, wl, url, n, c, peers in MATRIX:
                 if not {base, peer} <= wanted_peers:
                     continue
                 t0 = time.monotonic()
-                res = run_paired(base, peer, wl, url, n, c)
+                res = run_paired(base, peer, wl, url, n, c, PAIRED_ARGS.get(key, [])) if url else \
+                    {"skipped": "no TLS server (bench/run.sh starts one when openssl is there)"}
                 res.update({"key": key, "group": group, "peer": f"{peer}/{base}", "round": rnd,
                             "wall": round(time.monotonic() - t0, 3)})
                 res.setdefault("n", n)

@@ -71,7 +71,7 @@ SECTIONS += [
 W9_KEYS = ("w9-seq", "w9-c16", "w9-c64")
 W9_TITLE = ("9) co-run: a peer and its base at the same time on one core, CPU per request "
             "(ratio = base ÷ peer: above 1 the peer costs less)")
-W10_KEYS = ("w10-seq", "w10-c16", "w10-c64")
+W10_KEYS = tuple(f"w10-{proto}{c}" for proto in ("", "tls-", "h2-") for c in ("seq", "c16", "c64"))
 W10_TITLE = ("10) taking turns: a peer and its base alternate in slices (2,000 requests in full mode) on one core, "
              "throughput (ratio = peer ÷ base over neighbouring slices, median)")
 
@@ -302,6 +302,12 @@ def analyse(paths, elapsed=None):
                sliced(key, "nc-capi/raw-curl"), 0.97, ">=", na(key, "nc-capi/raw-curl"))
         target(f"C API + retry configured throughput ×raw, taking turns (workload 10), concurrency {label}",
                sliced(key, "nc-capi-retry/raw-curl"), 0.97, ">=", na(key, "nc-capi-retry/raw-curl"))
+    # The same bars over TLS (HTTP/1.1) and HTTP/2, nginx with the conformance suite's CA.
+    for proto, what in (("tls-", "TLS"), ("h2-", "HTTP/2")):
+        for c, label in (("seq", "1"), ("c16", "16"), ("c64", "64")):
+            key = f"w10-{proto}{c}"
+            target(f"C API throughput ×raw over {what}, taking turns (workload 10), concurrency {label}",
+                   sliced(key, "nc-capi/raw-curl"), 0.97, ">=", na(key, "nc-capi/raw-curl"))
     target("C API instructions/request ×raw (callgrind, 1,000 sequential)",
            ratio("w7-callgrind", "nc-capi", "ir_per_req"), 1.10, "<=", na("w7-callgrind", "nc-capi"))
     target("sync (nc_client_send_sync) ×raw, sequential", ratio("w1-seq", "nc-sync", "rps"), 0.95, ">=",

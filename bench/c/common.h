@@ -20,10 +20,12 @@ typedef struct {
     const char *api;   /* nc peer: callback | sync */
     const char *tuned; /* raw peer: off | on (the libcurl options libnetcore uses to save work) */
     long n, c, warmup;
-    long delay_us;        /* cancel: time between send and cancel */
-    double time_limit;    /* seconds; a run stops (and says so) past it */
-    const char *features; /* nc peer: comma list of features to turn on (nc_capi.c) */
-    long slices;          /* seq/conc: run the n requests in this many slices, each on the
+    long delay_us;            /* cancel: time between send and cancel */
+    double time_limit;        /* seconds; a run stops (and says so) past it */
+    const char *features;     /* nc peer: comma list of features to turn on (nc_capi.c) */
+    const char *ca_file;      /* https: the CA the server's certificate is checked against */
+    const char *http_version; /* "1.1" (default) | "2": HTTP/2 over TLS, one connection shared */
+    long slices;              /* seq/conc: run the n requests in this many slices, each on the
                            * driver's word (bench_slicer below); 0: in one go */
 } bench_args;
 
@@ -32,13 +34,14 @@ static void bench_usage(const char *prog) {
             "usage: %s --workload seq|conc|download|download-file|slow|cancel --url URL\n"
             "          [-n N] [-c C] [--warmup W] [--out FILE] [--label L] [--api callback|sync]\n"
             "          [--tuned off|on] [--delay-us US] [--time-limit SECONDS] [--features LIST]\n"
-            "          [--slices K]\n",
+            "          [--slices K] [--ca-file PEM] [--http-version 1.1|2]\n",
             prog);
     exit(2);
 }
 
 static bench_args bench_parse_args(int argc, char **argv) {
-    bench_args a = {"seq", NULL, NULL, "", "callback", "off", 1000, 1, 50, 3000, 600.0, NULL, 0};
+    bench_args a = {"seq", NULL, NULL,  "",   "callback", "off", 1000, 1,
+                    50,    3000, 600.0, NULL, NULL,       "1.1", 0};
     for (int i = 1; i < argc; i++) {
         const char *k = argv[i];
         if (i + 1 >= argc) bench_usage(argv[0]);
@@ -56,6 +59,8 @@ static bench_args bench_parse_args(int argc, char **argv) {
         else if (!strcmp(k, "--time-limit")) a.time_limit = atof(v);
         else if (!strcmp(k, "--features")) a.features = v;
         else if (!strcmp(k, "--slices")) a.slices = atol(v) > 0 ? atol(v) : 0;
+        else if (!strcmp(k, "--ca-file")) a.ca_file = v;
+        else if (!strcmp(k, "--http-version")) a.http_version = v;
         else bench_usage(argv[0]);
     }
     if (!a.url) bench_usage(argv[0]);

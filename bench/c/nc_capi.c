@@ -327,13 +327,17 @@ int main(int argc, char **argv) {
     int sync = !strcmp(a.api, "sync");
     const char *peer = sync ? PEER_SYNC : PEER_CB;
     const char *mc = getenv("BENCH_NC_MAX_CONNECTIONS_PER_HOST");
-    char config[1024], extra[512];
+    char config[2048], extra[1024];
     /* $BENCH_NC_EXTRA_CONFIG: more top-level keys (",\"idle_timeout_ms\":0"), to measure a default. */
     const char *more = getenv("BENCH_NC_EXTRA_CONFIG");
-    snprintf(extra, sizeof extra, "%s%s%s%s%s", feature_on("signing") ? SIGNING_CONFIG : "",
+    /* --ca-file, --http-version 2: https and HTTP/2 (workload 10); the path is the bench's own,
+     * no character of it needs escaping in JSON */
+    char tls[600] = "";
+    if (a.ca_file) snprintf(tls, sizeof tls, ",\"tls\":{\"ca_file\":\"%s\"}", a.ca_file);
+    snprintf(extra, sizeof extra, "%s%s%s%s%s%s%s", feature_on("signing") ? SIGNING_CONFIG : "",
              feature_on("sameheaders") ? SAME_HEADERS_CONFIG : "",
-             feature_on("retry") ? RETRY_CONFIG : "", feature_on("cache") ? CACHE_CONFIG : "",
-             more ? more : "");
+             feature_on("retry") ? RETRY_CONFIG : "", feature_on("cache") ? CACHE_CONFIG : "", tls,
+             strcmp(a.http_version, "2") ? "" : ",\"http_version\":\"2\"", more ? more : "");
     snprintf(config, sizeof config, CONFIG_FMT, feature_on("coalesce") ? "true" : "false",
              mc && *mc ? atol(mc) : 0L, extra);
     nc_client *client = NULL;

@@ -86,6 +86,8 @@ static int connect_timeout;
 static int extra_thread;    /* --features thread */
 static int events;          /* --features events */
 static int no_user_agent;   /* --features no-user-agent */
+static const char *ca_file; /* --ca-file (https) */
+static int http2;           /* --http-version 2: HTTP/2 over TLS, transfers wait to share a connection */
 static char user_agent[64]; /* "rawcurl/0.3.0 libcurl/X.Y.Z", as long as libnetcore's */
 static const char *event_url;
 
@@ -179,6 +181,12 @@ static CURL *new_easy(const char *url, buf_t *b) {
     if (!no_user_agent) curl_easy_setopt(e, CURLOPT_USERAGENT, user_agent);
     if (total_timeout) curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 15000L);
     if (connect_timeout) curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+    if (ca_file) curl_easy_setopt(e, CURLOPT_CAINFO, ca_file);
+    /* HTTP/2 as a careful libcurl program asks for it: ALPN, and a transfer that finds the
+     * connection still being set up waits to multiplex on it (libnetcore does the same) */
+    curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
+                     http2 ? (long)CURL_HTTP_VERSION_2TLS : (long)CURL_HTTP_VERSION_1_1);
+    if (http2) curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
     b->easy = e;
     return e;
 }
@@ -519,15 +527,15 @@ static void free_handles(CURLM *m, CURL **easy, buf_t *bufs, long n) {
     }
     free(easy);
     free(bufs);
-    curl_multi_cleanup(m);
 }
 
 /* conc: C easy handles in one multi; each is re-added until N have completed */
-/* `sl`: the timed window's slices (--slices), NULL for the warm-up; each slice drains
- * before the next one starts, as nc_capi's do */
-static void run_window(const bench_args *a, long n, long c, long *ok_out, long *err_out,
+/* `m`: the multi handle, whose connections the warm-up leaves open for the timed window
+ * (a TLS handshake per connection otherwise lands in the timed window; libnetcore keeps
+ * its connections too). `sl`: the timed window's slices (--slices), NULL for the
+ * warm-up; each slice drains before the next one starts, as nc_capi's do */
+static void run_window(CURLM *m, const bench_args *a, long n, long c, long *ok_out, long *err_out,
                        long long *bytes_out, double deadline, bench_slicer *sl) {
-    CURLM *m = curl_multi_init();
     long handles = c < n ? c : n;
     CURL **easy = calloc((size_t)(handles ? handles : 1), sizeof *easy);
     buf_t *bufs = calloc((size_t)(handles ? handles : 1), sizeof *bufs);
@@ -584,17 +592,19 @@ static void run_window(const bench_args *a, long n, long c, long *ok_out, long *
 }
 
 static void run_conc(const bench_args *a) {
+    CURLM *m = curl_multi_init();
     long ok = 0, errors = 0;
     long long bytes = 0;
     double deadline = bench_now() + a->time_limit;
     if (a->warmup > 0)
-        run_window(a, a->warmup > a->c ? a->warmup : a->c, a->c, &ok, &errors, &bytes, deadline, NULL);
+        run_window(m, a, a->warmup > a->c ? a->warmup : a->c, a->c, &ok, &errors, &bytes, deadline,
+                   NULL);
     ok = errors = 0;
     bytes = 0;
     first_error[0] = 0;
     bench_slicer sl = bench_slicer_for(a);
     double cpu0 = bench_cpu(), t0 = bench_now();
-    run_window(a, a->n, a->c, &ok, &errors, &bytes, deadline, sl.slices ? &sl : NULL);
+    run_window(m, a, a->n, a->c, &ok, &errors, &bytes, deadline, sl.slices ? &sl : NULL);
     double secs = bench_now() - t0, cpu = bench_cpu() - cpu0;
     if (sl.slices) {
         secs = sl.secs;
@@ -602,6 +612,7 @@ static void run_conc(const bench_args *a) {
     }
     bench_emit(PEER, a, ok, errors + (a->n - ok - errors), bytes, secs, cpu,
                first_error[0] ? first_error : NULL, "");
+    curl_multi_cleanup(m);
 }
 
 /* slow: N transfers in flight at once; RSS growth per in-flight request */
@@ -651,6 +662,7 @@ static void run_slow(const bench_args *a) {
                ",\"rss_base_kb\":%ld,\"rss_per_req_kb\":%.3f,\"max_in_flight\":%ld", base,
                (double)(peak > base ? peak - base : 0) / (double)(a->n ? a->n : 1), max_running);
     free_handles(m, easy, bufs, a->n);
+    curl_multi_cleanup(m);
 }
 
 /* cancel: start a transfer of a rate-limited body, wait for its first bytes, then
@@ -710,6 +722,8 @@ static void run_cancel(const bench_args *a) {
 
 int main(int argc, char **argv) {
     bench_args a = bench_parse_args(argc, argv);
+    ca_file = a.ca_file;
+    http2 = !strcmp(a.http_version, "2");
     /* --features LIST (comma-separated): this peer has "signing", "events", "timeouts"
        (libnetcore's defaults: "connect-timeout"), "total-timeout", "connect-timeout" and
        "thread" */
