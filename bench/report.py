@@ -30,6 +30,7 @@ import datetime
 import glob
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -610,6 +611,60 @@ def appmix_table(path):
     return "\n".join(out)
 
 
+def wan_targets(results_dir):
+    """Issue 37's WAN targets from `make bench-wan`'s files (bench/wan.sh): per profile,
+    each target from the newest file (by the commit that added it) holding both of its
+    sides; tagged files (wan-<profile>-<commit>-<tag>.jsonl, before/after experiments)
+    are left out. Rows of the targets table, and how many were met."""
+    rows, met = [], 0
+    for profile in ("80ms", "3g"):
+        files = [f for f in glob.glob(os.path.join(results_dir, f"wan-{profile}-*.jsonl"))
+                 if re.fullmatch(rf"wan-{re.escape(profile)}-[0-9a-f]{{7,40}}\.jsonl", os.path.basename(f))]
+        files.sort(key=lambda f: file_info(f)[0], reverse=True)
+        lines = {f: [json.loads(l) for l in open(f) if l.strip()] for f in files}
+
+        def find(*sides):
+            """the newest file with every (workload, peer) of `sides`, and their lines"""
+            for f in files:
+                got = [next((r for r in lines[f] if (r.get("workload"), r.get("peer")) == sd), None) for sd in sides]
+                if all(g is not None and not g.get("errors") for g in got):
+                    return f, got
+            return None, None
+
+        def med(r):
+            return statistics.median(r["seconds"])
+
+        checks = []
+        f, got = find(("burst", "nc"), ("cold1", "nc"))
+        if f:
+            b, c1 = got
+            conns = b.get("server", {}).get("connections", 0) / max(1, len(b["seconds"]))
+            checks.append(("cold burst of 30 on a new client: connections per burst", conns, 1, "<=", f,
+                           f"{b.get('server', {}).get('connections', 0)} over {len(b['seconds'])} bursts"))
+            checks.append(("cold burst of 30 ÷ one cold request (time)", med(b) / med(c1), 1.3, "<=", f,
+                           f"{med(b):.3f} s ÷ {med(c1):.3f} s, medians of {len(b['seconds'])}"))
+        f, got = find(("screens", "nc"), ("screens", "raw-pipewait"))
+        if f:
+            n, r = got
+            checks.append(("screens: p50 time-to-screen ×raw libcurl", med(n) / med(r), 0.5, "<=", f,
+                           f"p50 {med(n):.3f} s ÷ {med(r):.3f} s over {len(n['seconds'])} screens"))
+            hits = n.get("server", {}).get("requests", 0) / max(1, r.get("server", {}).get("requests", 0))
+            checks.append(("screens: server hits ×raw libcurl", hits, 0.5, "<=", f,
+                           f"{n.get('server', {}).get('requests', 0)} ÷ {r.get('server', {}).get('requests', 0)}"))
+        f, got = find(("steady", "nc"), ("steady", "raw-pipewait"))
+        if f:
+            n, r = got
+            if r.get("rps"):
+                checks.append(("steady state c=16: requests/s ×raw libcurl", n["rps"] / r["rps"], 0.97, ">=", f,
+                               f"{n['rps']:,.1f} ÷ {r['rps']:,.1f} requests/s"))
+        for name, value, threshold, op, f, note in checks:
+            ok = value <= threshold if op == "<=" else value >= threshold
+            met += ok
+            rows.append(f"| {profile}: {name} | {value:.3g} | {op} {threshold} | {'met' if ok else 'MISSED'} | {note} | "
+                        f"`{os.path.basename(f)}` |")
+    return rows, met
+
+
 def current_page(results_dir):
     """The "Current numbers" page: for each workload, its figures from the newest result
     file that ran it; a peer that file did not run (or skipped) comes from the newest
@@ -685,6 +740,13 @@ def current_page(results_dir):
                    f"`{os.path.basename(f)}` |")
     met = sum(best[n][0]["status"] == "met" for n in best)
     out += ["", f"{met} met, {len(best) - met} missed; not judged by any file: {len(names) - len(best)}", ""]
+    wan, wan_met = wan_targets(results_dir)
+    if wan:
+        out += ["### WAN targets (`make bench-wan`, issue 37)", "",
+                "*From the newest `bench/results/wan-<profile>-<commit>.jsonl` holding both sides of each; "
+                "bench/wan.sh says how each is measured.*", "",
+                "| target | measured | threshold | status | note | file |", "|---|---|---|---|---|---|", *wan,
+                "", f"{wan_met} met, {len(wan) - wan_met} missed", ""]
     for key, title, cols in SECTIONS:
         picks = choose([key])
         if not picks:
