@@ -18,6 +18,10 @@
 #   screens one client, N screens one after another, each 6-12 requests at once (a
 #           shared list revalidated, cacheable resources revisited, unique items;
 #           bench/c/wan.c): p50/p95 time-to-screen and the requests nginx served
+#   session one client, N views of those screens, two in three returning to one of the
+#           last five opened (back navigation, tabs); nc reads lists and items
+#           cache-then-network: p50/p95 time until a view has something to show for
+#           every request, and the requests nginx served
 #   steady  one client, 16 in flight: requests/s and CPU µs per request
 # Peers: nc (C API), raw-pipewait / raw-nopipewait (libcurl multi, HTTP/2; bench/c/wan.c),
 # httpx-h2 (httpx.AsyncClient(http2=True), bench/python/wan_httpx.py).
@@ -30,7 +34,7 @@
 # default 5), WAN_N (steady requests, default 1000 for 80ms, 300 for 3g),
 # WAN_SCREENS (default 150 for 80ms, 60 for 3g),
 # WAN_PEERS (default "nc raw-pipewait raw-nopipewait httpx-h2"),
-# WAN_WORKLOADS (default "cold1 burst pre1 preburst screens steady"),
+# WAN_WORKLOADS (default "cold1 burst pre1 preburst screens session steady"),
 # WAN_NC_LIB (a directory holding another libnetcore.so.0 for the nc peer, e.g. an
 # older build for a before/after figure; the output file is then
 # wan-<profile>-<commit>-<WAN_TAG or "lib">.jsonl).
@@ -41,7 +45,7 @@ cd "$ROOT"
 PROFILES=${WAN_PROFILES:-80ms 3g}
 ROUNDS=${WAN_ROUNDS:-5}
 PEERS=${WAN_PEERS:-nc raw-pipewait raw-nopipewait httpx-h2}
-WORKLOADS=${WAN_WORKLOADS:-cold1 burst pre1 preburst screens steady}
+WORKLOADS=${WAN_WORKLOADS:-cold1 burst pre1 preburst screens session steady}
 NC_LIB=${WAN_NC_LIB:-}
 BIN=$ROOT/build/bench/bin
 VENV=$ROOT/build/bench-wan-venv
@@ -184,6 +188,12 @@ for PROFILE in $PROFILES; do
     for peer in $PEERS; do
       [ "$peer" = httpx-h2 ] && continue   # screens: the C peers only
       run_peer "$peer" screens -n "$SCREENS" | tee -a "$OUT"
+    done
+  fi
+  if has session; then
+    for peer in $PEERS; do
+      [ "$peer" = httpx-h2 ] && continue   # the C peers only
+      run_peer "$peer" session -n "$SCREENS" | tee -a "$OUT"
     done
   fi
   if has steady; then for peer in $PEERS; do run_peer "$peer" steady -c 16 -n "$N" | tee -a "$OUT"; done; fi

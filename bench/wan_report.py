@@ -18,11 +18,11 @@ def main():
     for r in rows:
         w, p, s = r["workload"], r["peer"], r.get("server", {})
         rounds = r.get("seconds") if isinstance(r.get("seconds"), list) else None
-        if w == "screens" and rounds:
+        if w in ("screens", "session") and rounds:
             q = statistics.quantiles(rounds, n=20)
             med[(w, p)] = statistics.median(rounds)
-            med[("screens-hits", p)] = s.get("requests", 0)
-            out.append(f"| screens | {p} | p50 {statistics.median(rounds):.3f}, p95 {q[18]:.3f} ({len(rounds)} screens) | | "
+            med[(w + "-hits", p)] = s.get("requests", 0)
+            out.append(f"| {w} | {p} | p50 {statistics.median(rounds):.3f}, p95 {q[18]:.3f} ({len(rounds)} screens) | | "
                        f"{s.get('connections', 0)} | {s.get('resumed', 0)} | {s.get('requests', 0)} served of "
                        f"{r.get('requests', 0)} asked |  | {r.get('errors', '?')} |")
             continue
@@ -58,9 +58,10 @@ def main():
     for p in ("raw-pipewait", "raw-nopipewait", "httpx-h2"):
         if ("steady", "nc") in med and ("steady", p) in med and med[("steady", p)]:
             out.append(f"steady c=16: nc / {p} = {med[('steady', 'nc')] / med[('steady', p)]:.2f}x requests/s")
-        if ("screens", "nc") in med and ("screens", p) in med:
-            out.append(f"screens: nc p50 / {p} p50 = {med[('screens', 'nc')] / med[('screens', p)]:.2f}x, server hits "
-                       f"{med[('screens-hits', 'nc')] / max(1, med[('screens-hits', p)]):.2f}x (targets <= 0.5x, <= 0.5x)")
+        for w in ("screens", "session"):
+            if (w, "nc") in med and (w, p) in med:
+                out.append(f"{w}: nc p50 / {p} p50 = {med[(w, 'nc')] / med[(w, p)]:.2f}x, server hits "
+                           f"{med[(w + '-hits', 'nc')] / max(1, med[(w + '-hits', p)]):.2f}x (targets <= 0.5x, <= 0.5x)")
         if ("burst", "nc") in med and ("burst", p) in med:
             out.append(f"burst: nc time / {p} time = {med[('burst', 'nc')] / med[('burst', p)]:.2f}x")
     print("\n".join(out))

@@ -1,6 +1,6 @@
 /* wan.c — the C peers of `make bench-wan` (bench/wan.sh, bench/README.md "WAN").
  *
- *   wan --peer nc|raw-pipewait|raw-nopipewait --workload burst|cold1|screens|steady
+ *   wan --peer nc|raw-pipewait|raw-nopipewait --workload burst|cold1|screens|session|steady
  *       --url https://127.0.0.1:PORT/tiny.json --ca CA.pem [-n N] [-c C] [--rounds R]
  *
  *   burst   R times: a new client sends C (30) requests at once (distinct URLs, ?i=k);
@@ -12,6 +12,8 @@
  *   preburst (nc) the same, then C (30) requests at once
  *   screens N screens of 6-12 requests each, one after the other, on one client
  *           (below): the seconds of each screen
+ *   session N views of those screens, two in three a screen seen before (below): the
+ *           seconds of each view until every request of it has something to show
  *   steady  one client, C (16) in flight, N requests after C*2 warm-up ones:
  *           requests/s and CPU µs per request (getrusage: the whole process)
  * Every round's client is new, in one process: from the second round on, nc's new
@@ -62,24 +64,52 @@ static void note(const char *what) {
 /* Screens (workload "screens"): screen s has 6-12 requests sent at once: j = 0 one of
  * 4 shared lists (/list/L.json, "no-cache" + ETag: revalidated), j = 1-3 cacheable
  * resources (/res/R.json of 24, max-age=300: revisits come back), the rest unique
- * items (/item.json?s=S&j=J). The nc peer reads lists and resources with
- * NC_CACHE_ELSE_NETWORK (a "cache":{} client); raw libcurl has no cache. */
+ * items (/item.json?s=S&j=J; ETag and Last-Modified, no Cache-Control). The nc peer
+ * reads lists and resources with NC_CACHE_ELSE_NETWORK (a "cache":{} client); raw
+ * libcurl has no cache. Every screen is a new one.
+ *
+ * Session (workload "session"): the same screens as an app's user sees them, views
+ * that come back to screens already seen: view v opens a new screen when v % 3 == 0
+ * and otherwise returns to one of the last five screens opened (back navigation, a
+ * tab switched to), so two views in three are revisits. The nc peer reads as an app
+ * built on cache-then-network does: lists and items NC_CACHE_THEN_NETWORK (a stored
+ * answer is shown at once, the network's follows), resources NC_CACHE_ELSE_NETWORK. A
+ * view's time is until every request of it has something to show (a stored answer or
+ * the network's); the next view starts when the last network answer is in. */
 static long screen;
 static long screen_size(long s) {
     return 6 + (s * 5) % 7;
 }
 
-/* request i's URL (of the current screen in "screens"); *cached: read the cache */
-static void url_i(char *out, size_t cap, long i, int *cached) {
+/* the screen view `v` of a session shows; `opened`: screens opened so far */
+static long session_screen(long v, long *opened) {
+    if (v % 3 == 0 || *opened == 0) return (*opened)++;
+    long back = (v * 7) % (*opened < 5 ? *opened : 5);
+    return *opened - 1 - back;
+}
+
+enum { READ_NETWORK, READ_CACHE_ELSE_NETWORK, READ_CACHE_THEN_NETWORK };
+
+/* request i's URL (of the current screen in "screens" and "session"); *read: how the
+ * nc peer reads it (READ_*) */
+static void url_i(char *out, size_t cap, long i, int *read) {
     char root[400];
     snprintf(root, sizeof root, "%s", url);
     char *slash = strrchr(root, '/');
     if (slash) *slash = 0;
-    *cached = 0;
-    if (strcmp(workload, "screens") != 0) snprintf(out, cap, "%s?i=%ld", url, i);
-    else if (i == 0) snprintf(out, cap, "%s/list/%ld.json", root, screen % 4), *cached = 1;
-    else if (i <= 3) snprintf(out, cap, "%s/res/%ld.json", root, (screen * 3 + i) % 24), *cached = 1;
-    else snprintf(out, cap, "%s/item.json?s=%ld&j=%ld", root, screen, i);
+    int session = strcmp(workload, "session") == 0;
+    *read = READ_NETWORK;
+    if (strcmp(workload, "screens") != 0 && !session) snprintf(out, cap, "%s?i=%ld", url, i);
+    else if (i == 0) {
+        snprintf(out, cap, "%s/list/%ld.json", root, screen % 4);
+        *read = session ? READ_CACHE_THEN_NETWORK : READ_CACHE_ELSE_NETWORK;
+    } else if (i <= 3) {
+        snprintf(out, cap, "%s/res/%ld.json", root, (screen * 3 + i) % 24);
+        *read = READ_CACHE_ELSE_NETWORK;
+    } else {
+        snprintf(out, cap, "%s/item.json?s=%ld&j=%ld", root, screen, i);
+        if (session) *read = READ_CACHE_THEN_NETWORK;
+    }
 }
 
 /* ---------------------------------------------------------------- libnetcore */
@@ -89,19 +119,45 @@ typedef struct {
     pthread_cond_t cv;
     long done, sent, want, window;
     nc_client *client;
+    long shown;     /* requests with something to show: a stored answer or the network's */
+    double t_shown; /* when the last one was */
 } nc_run;
+
+typedef struct { /* one request of a run: both its callbacks' userdata */
+    nc_run *run;
+    int shown;
+} nc_one;
 
 static void nc_send_next(nc_run *r);
 
+/* with r->mu held */
+static void nc_show(nc_run *r, nc_one *o) {
+    if (o->shown) return;
+    o->shown = 1;
+    if (++r->shown == r->want) r->t_shown = now_s();
+}
+
+/* NC_CACHE_THEN_NETWORK's stored answer: shown at once (a stored error is not) */
+static void nc_cached(const nc_response *resp, const nc_error *err, void *ud) {
+    nc_one *o = ud;
+    if (err || !nc_response_data(resp)) return;
+    pthread_mutex_lock(&o->run->mu);
+    nc_show(o->run, o);
+    pthread_mutex_unlock(&o->run->mu);
+}
+
 static void nc_done(const nc_response *resp, const nc_error *err, void *ud) {
-    nc_run *r = ud;
+    nc_one *o = ud;
+    nc_run *r = o->run;
     if (err) note(nc_error_message(err));
     else if (!nc_response_data(resp)) note("no data");
     pthread_mutex_lock(&r->mu);
+    nc_show(r, o);
     r->done++;
     int more = r->sent < r->want;
     pthread_cond_signal(&r->cv);
     pthread_mutex_unlock(&r->mu);
+    free(o);
     if (more) nc_send_next(r);
 }
 
@@ -116,16 +172,26 @@ static void nc_send_next(nc_run *r) {
     }
     long i = r->sent++;
     pthread_mutex_unlock(&r->mu);
-    int cached;
-    url_i(u, sizeof u, i, &cached);
-    if (nc_request_new("GET", u, &req) == NC_OK && cached)
-        nc_request_set_cache_policy(req, NC_CACHE_ELSE_NETWORK);
-    if (!req || nc_client_send(r->client, req, nc_done, r, &task) != NC_OK) {
+    int read;
+    url_i(u, sizeof u, i, &read);
+    nc_one *o = calloc(1, sizeof *o);
+    if (o) o->run = r;
+    if (o && nc_request_new("GET", u, &req) == NC_OK) {
+        if (read == READ_CACHE_ELSE_NETWORK) nc_request_set_cache_policy(req, NC_CACHE_ELSE_NETWORK);
+        if (read == READ_CACHE_THEN_NETWORK) {
+            nc_request_set_cache_policy(req, NC_CACHE_THEN_NETWORK);
+            nc_request_set_cached_callback(req, nc_cached, o);
+        }
+    }
+    if (!req || nc_client_send(r->client, req, nc_done, o, &task) != NC_OK) {
         note("send refused");
         pthread_mutex_lock(&r->mu);
         r->done++;
+        if (o) nc_show(r, o);
+        else if (++r->shown == r->want) r->t_shown = now_s();
         pthread_cond_signal(&r->cv);
         pthread_mutex_unlock(&r->mu);
+        free(o);
     }
     nc_task_free(task);
     nc_request_free(req);
@@ -135,9 +201,9 @@ static nc_client *nc_new(void) {
     char config[1024];
     nc_client *cl = NULL;
     nc_error *err = NULL;
-    snprintf(config, sizeof config,
-             "{\"envelope\":{},\"http_version\":\"2\",\"tls\":{\"ca_file\":\"%s\"}%s}", ca,
-             strcmp(workload, "screens") == 0 ? ",\"cache\":{}" : "");
+    snprintf(
+        config, sizeof config, "{\"envelope\":{},\"http_version\":\"2\",\"tls\":{\"ca_file\":\"%s\"}%s}",
+        ca, strcmp(workload, "screens") == 0 || strcmp(workload, "session") == 0 ? ",\"cache\":{}" : "");
     if (nc_client_new(config, &cl, &err) != NC_OK) {
         fprintf(stderr, "nc_client_new: %s\n", nc_error_message(err));
         exit(2);
@@ -145,15 +211,22 @@ static nc_client *nc_new(void) {
     return cl;
 }
 
-/* `want` requests, `window` in flight, on `cl`; returns the seconds taken. */
-static double nc_run_many(nc_client *cl, long want, long window) {
-    nc_run r = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, want, window, cl};
+/* `want` requests, `window` in flight, on `cl`; returns the seconds taken until the
+ * last completion, or with `shown` until every request had something to show (a
+ * stored answer of NC_CACHE_THEN_NETWORK counts; the run still ends at the last
+ * completion). */
+static double nc_run_shown(nc_client *cl, long want, long window, int shown) {
+    nc_run r = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, want, window, cl, 0, 0};
     double t0 = now_s();
     for (long k = 0; k < window && k < want; k++) nc_send_next(&r);
     pthread_mutex_lock(&r.mu);
     while (r.done < want) pthread_cond_wait(&r.cv, &r.mu);
     pthread_mutex_unlock(&r.mu);
-    return now_s() - t0;
+    return (shown ? r.t_shown : now_s()) - t0;
+}
+
+static double nc_run_many(nc_client *cl, long want, long window) {
+    return nc_run_shown(cl, want, window, 0);
 }
 
 /* Preconnect: the client's request_end events, counted. */
@@ -226,8 +299,8 @@ typedef struct {
 
 static void raw_setup(slot_t *s, long i) {
     char u[512];
-    int cached;
-    url_i(u, sizeof u, i, &cached);
+    int read;
+    url_i(u, sizeof u, i, &read);
     s->body.len = 0;
     curl_easy_setopt(s->h, CURLOPT_URL, u);
     curl_easy_setopt(s->h, CURLOPT_WRITEFUNCTION, on_write);
@@ -356,6 +429,28 @@ int main(int argc, char **argv) {
         if (m) curl_multi_cleanup(m);
         printf(",\"screens\":%ld,\"requests\":%ld,\"seconds\":[", n, requests);
         for (long s = 0; s < n; s++) printf("%s%.4f", s ? "," : "", t[s]);
+        printf("]");
+        free(t);
+    } else if (!strcmp(workload, "session")) {
+        /* n views, one after the other, on one client (after one warm-up request); two
+         * in three return to a screen seen before (session_screen) */
+        double *t = calloc((size_t)n, sizeof *t);
+        nc_client *cl = is_nc ? nc_new() : NULL;
+        CURLM *m = is_nc ? NULL : raw_new();
+        long requests = 0, opened = 0;
+        screen = 1000000;
+        if (is_nc) nc_run_many(cl, 1, 1);
+        else raw_batch(m, 1, 1);
+        for (long v = 0; v < n; v++) {
+            screen = session_screen(v, &opened);
+            long k = screen_size(screen);
+            requests += k;
+            t[v] = is_nc ? nc_run_shown(cl, k, k, 1) : raw_batch(m, k, k);
+        }
+        if (cl) nc_client_free(cl);
+        if (m) curl_multi_cleanup(m);
+        printf(",\"screens\":%ld,\"opened\":%ld,\"requests\":%ld,\"seconds\":[", n, opened, requests);
+        for (long v = 0; v < n; v++) printf("%s%.4f", v ? "," : "", t[v]);
         printf("]");
         free(t);
     } else {
