@@ -373,7 +373,7 @@ def run_paired(base, peer, wl, url, n, c, extra=()):
             for j in ((0, 1) if i % 2 == 0 else (1, 0)):
                 procs[j].stdin.write(b"g")
                 line = read_line(procs[j], until)
-                if line is None:
+                if line is None or "slice" not in line:  # its result line instead: the time limit
                     raise RuntimeError(f"{(base, peer)[j]} gave no slice {i}")
                 slices[j].append(line)
         finals = [read_line(p, until) for p in procs]
