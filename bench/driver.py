@@ -257,6 +257,16 @@ def short(r):
     return s
 
 
+def pair_line(r):
+    """the printed line of a pair of workload 9 or 10"""
+    if r.get("paired_ratio"):
+        return (f"{r['base_rps']:,.0f} / {r['rps']:,.0f} req/s, slice pairs: throughput {r['paired_ratio']:.3f}"
+                f" cpu {r['paired_cpu_ratio']:.3f} ({r['slices']} pairs)")
+    if r.get("corun_ratio"):
+        return f"cpu {r['base_cpu_us_per_req']:.2f} / {r['cpu_us_per_req']:.2f} us/req = {r['corun_ratio']:.3f}"
+    return short(r)
+
+
 def warmup(wl, n):
     """untimed requests first: sequential and concurrent runs only, at most a tenth
     of the timed ones (the 10 MB parse would otherwise spend minutes warming up)"""
@@ -518,41 +528,25 @@ for key, group, wl, url, n, c, peers in MATRIX:
     rounds = A.rounds if QUICK or not noisy else \
         max(A.rounds, A.rounds_w12 if group in ("w1", "w2") else A.rounds_small)
     for rnd in range(rounds):
-        if group == "w10":
-            for base, peer in peers:
-                if not {base, peer} <= wanted_peers:
-                    continue
-                t0 = time.monotonic()
-                res = run_paired(base, peer, wl, url, n, c, PAIRED_ARGS.get(key, [])) if url else \
-                    {"skipped": "no TLS server (bench/run.sh starts one when openssl is there)"}
-                res.update({"key": key, "group": group, "peer": f"{peer}/{base}", "round": rnd,
-                            "wall": round(time.monotonic() - t0, 3)})
-                res.setdefault("n", n)
-                res.setdefault("c", c)
-                record(res)
-                ratio = res.get("paired_ratio")
-                print(f"{key:13s} {peer + '/' + base:33s} "
-                      + (f"{res['base_rps']:,.0f} / {res['rps']:,.0f} req/s, slice pairs: throughput {ratio:.3f}"
-                         f" cpu {res['paired_cpu_ratio']:.3f} ({res['slices']} pairs)"
-                         if ratio else short(res)), flush=True)
-            continue
-        if group == "w9":
+        if group in ("w9", "w10"):
             # pairs, not peers: each runs when both of its peers are wanted; the peer
             # field names the pair ("nc-capi-hooks/raw-curl-signed")
             for base, peer in peers:
                 if not {base, peer} <= wanted_peers:
                     continue
                 t0 = time.monotonic()
-                res = run_corun(base, peer, wl, url, n, c)
+                if group == "w9":
+                    res = run_corun(base, peer, wl, url, n, c)
+                elif url:
+                    res = run_paired(base, peer, wl, url, n, c, PAIRED_ARGS.get(key, []))
+                else:
+                    res = {"skipped": "no TLS server (bench/run.sh starts one when openssl is there)"}
                 res.update({"key": key, "group": group, "peer": f"{peer}/{base}", "round": rnd,
                             "wall": round(time.monotonic() - t0, 3)})
                 res.setdefault("n", n)
                 res.setdefault("c", c)
                 record(res)
-                ratio = res.get("corun_ratio")
-                print(f"{key:13s} {peer + '/' + base:33s} "
-                      + (f"cpu {res['base_cpu_us_per_req']:.2f} / {res['cpu_us_per_req']:.2f} us/req = {ratio:.3f}"
-                         if ratio else short(res)), flush=True)
+                print(f"{key:13s} {peer + '/' + base:33s} {pair_line(res)}", flush=True)
             continue
         order = round_order([p for p in peers if p in wanted_peers], rnd)
         if not QUICK and rnd >= FEW_ROUNDS:

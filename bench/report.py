@@ -445,39 +445,39 @@ def analyse(paths, elapsed=None):
             rows.append(row)
         return table(head, rows, md)
 
-    def corun_table(keys, md, pairs=None):
-        """workload 9's table over `keys`: every pair, or those of `pairs` ({key: set})"""
+    def pair_table(keys, md, pairs, head, row):
+        """a table of workload 9 or 10 over `keys`: every pair, or those of `pairs`
+        ({key: set}); `row(key, pair, m)` the cells after the first two"""
         rows = []
         for key in keys:
             for pair, m in RESULTS[key].items():
                 if not m or (pairs is not None and pair not in pairs.get(key, ())):
                     continue
                 if m["status"] in ("skipped", "error"):
-                    rows.append([key, pair, "—", "—", "—", "ERROR: " + str(m.get("why"))[:100]])
+                    rows.append([key, pair] + ["—"] * (len(head) - 3) + ["ERROR: " + str(m.get("why"))[:100]])
                     continue
-                v = corun(key, pair)
-                rows.append([key, pair, f"{m.get('base_cpu_us_per_req', 0):.2f}", f"{m.get('cpu_us_per_req', 0):.2f}",
-                             "—" if v is None else f"{v:.3f}",
-                             "" if v is None else f"{v.spread[0]:.3f}-{v.spread[1]:.3f}, {v.spread[2]} rounds, "
-                             f"n={m.get('n', 0):,}"])
-        return table(["workload", "peer/base", "base µs/req", "peer µs/req", "ratio", "note"], rows, md)
+                rows.append([key, pair] + row(key, pair, m))
+        return table(head, rows, md)
+
+    def corun_table(keys, md, pairs=None):
+        """workload 9's table"""
+        def row(key, pair, m):
+            v = corun(key, pair)
+            return [f"{m.get('base_cpu_us_per_req', 0):.2f}", f"{m.get('cpu_us_per_req', 0):.2f}",
+                    "—" if v is None else f"{v:.3f}",
+                    "" if v is None else f"{v.spread[0]:.3f}-{v.spread[1]:.3f}, {v.spread[2]} rounds, "
+                    f"n={m.get('n', 0):,}"]
+        return pair_table(keys, md, pairs, ["workload", "peer/base", "base µs/req", "peer µs/req", "ratio", "note"], row)
 
     def sliced_table(keys, md, pairs=None):
-        """workload 10's table over `keys`: every pair, or those of `pairs` ({key: set})"""
-        rows = []
-        for key in keys:
-            for pair, m in RESULTS[key].items():
-                if not m or (pairs is not None and pair not in pairs.get(key, ())):
-                    continue
-                if m["status"] in ("skipped", "error"):
-                    rows.append([key, pair, "—", "—", "—", "—", "ERROR: " + str(m.get("why"))[:100]])
-                    continue
-                v, cpu = sliced(key, pair), sliced_cpu(key, pair)
-                rows.append([key, pair, f"{m.get('base_rps', 0):,.0f}", f"{m.get('rps', 0):,.0f}",
-                             "—" if v is None else f"{v:.3f}", "—" if cpu is None else f"{cpu:.3f}",
-                             "" if v is None else v.note + f", n={m.get('n', 0):,} each"])
-        return table(["workload", "peer/base", "base req/s", "peer req/s", "throughput ratio", "CPU ratio", "note"],
-                     rows, md)
+        """workload 10's table"""
+        def row(key, pair, m):
+            v, cpu = sliced(key, pair), sliced_cpu(key, pair)
+            return [f"{m.get('base_rps', 0):,.0f}", f"{m.get('rps', 0):,.0f}",
+                    "—" if v is None else f"{v:.3f}", "—" if cpu is None else f"{cpu:.3f}",
+                    "" if v is None else v.note + f", n={m.get('n', 0):,} each"]
+        return pair_table(keys, md, pairs, ["workload", "peer/base", "base req/s", "peer req/s", "throughput ratio",
+                                            "CPU ratio", "note"], row)
 
     def render(md):
         lines = []
