@@ -13,6 +13,7 @@ import platform
 import re
 import resource
 import select
+import statistics
 import subprocess
 import sys
 import time
@@ -343,12 +344,6 @@ def run_corun(base, peer, wl, url, n, c):
     return r
 
 
-def median(xs):
-    xs = sorted(xs)
-    k = len(xs)
-    return (xs[k // 2] if k % 2 else (xs[k // 2 - 1] + xs[k // 2]) / 2) if k else None
-
-
 def read_line(p, until):
     """one line of a peer's stdout (binary, unbuffered), or None past `until` or at EOF"""
     buf = b""
@@ -406,7 +401,8 @@ def run_paired(base, peer, wl, url, n, c, extra=()):
     cpu = [cost(a) / cost(b) for a, b in pairs]
     b, r = finals
     return dict(r, base=base, base_rps=b["rps"], base_cpu_us_per_req=b["cpu_us_per_req"],
-                paired_ratio=median(thr), paired_cpu_ratio=median(cpu), slices=len(pairs),
+                paired_ratio=statistics.median(thr) if thr else None,
+                paired_cpu_ratio=statistics.median(cpu) if cpu else None, slices=len(pairs),
                 paired_ratios=[round(x, 4) for x in thr])
 
 

@@ -25,8 +25,7 @@ typedef struct {
     const char *features;     /* nc peer: comma list of features to turn on (nc_capi.c) */
     const char *ca_file;      /* https: the CA the server's certificate is checked against */
     const char *http_version; /* "1.1" (default) | "2": HTTP/2 over TLS, one connection shared */
-    long slices;              /* seq/conc: run the n requests in this many slices, each on the
-                           * driver's word (bench_slicer below); 0: in one go */
+    long slices;              /* seq/conc: this many slices on the driver's word (bench_slicer) */
 } bench_args;
 
 static void bench_usage(const char *prog) {
@@ -40,8 +39,16 @@ static void bench_usage(const char *prog) {
 }
 
 static bench_args bench_parse_args(int argc, char **argv) {
-    bench_args a = {"seq", NULL, NULL,  "",   "callback", "off", 1000, 1,
-                    50,    3000, 600.0, NULL, NULL,       "1.1", 0};
+    bench_args a = {.workload = "seq",
+                    .label = "",
+                    .api = "callback",
+                    .tuned = "off",
+                    .n = 1000,
+                    .c = 1,
+                    .warmup = 50,
+                    .delay_us = 3000,
+                    .time_limit = 600.0,
+                    .http_version = "1.1"};
     for (int i = 1; i < argc; i++) {
         const char *k = argv[i];
         if (i + 1 >= argc) bench_usage(argv[0]);
