@@ -155,7 +155,9 @@ static void nc_done(const nc_response *resp, const nc_error *err, void *ud) {
     nc_show(r, o);
     r->done++;
     int more = r->sent < r->want;
-    pthread_cond_signal(&r->cv);
+    /* the waiting thread is woken once, by the last completion (a wake-up per request
+     * would be this peer's cost, not the library's: raw libcurl runs on one thread) */
+    if (r->done >= r->want) pthread_cond_signal(&r->cv);
     pthread_mutex_unlock(&r->mu);
     free(o);
     if (more) nc_send_next(r);
@@ -189,7 +191,7 @@ static void nc_send_next(nc_run *r) {
         r->done++;
         if (o) nc_show(r, o);
         else if (++r->shown == r->want) r->t_shown = now_s();
-        pthread_cond_signal(&r->cv);
+        if (r->done >= r->want) pthread_cond_signal(&r->cv);
         pthread_mutex_unlock(&r->mu);
         free(o);
     }
