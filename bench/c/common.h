@@ -95,7 +95,7 @@ static double bench_cpu(void) {
  * the two measure the machine at the same speed, a slice apart. Time spent waiting
  * counts in neither secs nor cpu; the final result line sums the slices. */
 typedef struct {
-    long slices, per, index, end; /* end: request index where the current slice stops */
+    long slices, per, index;
     long n;
     double t0, cpu0, secs, cpu; /* secs, cpu: sums over finished slices */
 } bench_slicer;
@@ -103,16 +103,12 @@ typedef struct {
 /* Waits for the driver's go and starts the slice beginning at request `at`; returns
  * the index where it ends (n when slicing is off). Exits when stdin is closed. */
 static long bench_slice_start(bench_slicer *s, long at) {
-    if (s->slices <= 0) {
-        s->end = s->n;
-        return s->end;
-    }
+    if (s->slices <= 0) return s->n;
     char go;
     if (fread(&go, 1, 1, stdin) != 1) exit(3);
-    s->end = s->index + 1 >= s->slices ? s->n : at + s->per;
     s->t0 = bench_now();
     s->cpu0 = bench_cpu();
-    return s->end;
+    return s->index + 1 >= s->slices ? s->n : at + s->per;
 }
 
 /* Ends the slice in which `done` requests have completed since it started. */

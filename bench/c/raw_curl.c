@@ -674,15 +674,8 @@ static void run_cancel(const bench_args *a) {
     double *lat = calloc((size_t)a->n + 1, sizeof *lat);
     long samples = 0, not_mid = 0;
     double deadline = bench_now() + a->time_limit;
-    bench_slicer sl = bench_slicer_for(a);
-    long slice_end = bench_slice_start(&sl, 0), slice_at = 0;
     double cpu0 = bench_cpu(), t0 = bench_now();
     for (long i = 0; i < a->n && bench_now() < deadline; i++) {
-        if (i == slice_end) {
-            bench_slice_finish(&sl, i - slice_at);
-            slice_at = i;
-            slice_end = bench_slice_start(&sl, i);
-        }
         b.len = 0;
         b.seen = 0;
         sign_transfer(e, &b);

@@ -177,8 +177,12 @@ static void nc_send_next(nc_run *r) {
     int read;
     url_i(u, sizeof u, i, &read);
     nc_one *o = calloc(1, sizeof *o);
-    if (o) o->run = r;
-    if (o && nc_request_new("GET", u, &req) == NC_OK) {
+    if (!o) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    o->run = r;
+    if (nc_request_new("GET", u, &req) == NC_OK) {
         if (read == READ_CACHE_ELSE_NETWORK) nc_request_set_cache_policy(req, NC_CACHE_ELSE_NETWORK);
         if (read == READ_CACHE_THEN_NETWORK) {
             nc_request_set_cache_policy(req, NC_CACHE_THEN_NETWORK);
@@ -189,8 +193,7 @@ static void nc_send_next(nc_run *r) {
         note("send refused");
         pthread_mutex_lock(&r->mu);
         r->done++;
-        if (o) nc_show(r, o);
-        else if (++r->shown == r->want) r->t_shown = now_s();
+        nc_show(r, o);
         if (r->done >= r->want) pthread_cond_signal(&r->cv);
         pthread_mutex_unlock(&r->mu);
         free(o);
