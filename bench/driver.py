@@ -204,8 +204,12 @@ CORUN_PAIRS = [("raw-curl", "raw-curl"), ("raw-curl", "nc-capi"), ("raw-curl", "
                ("raw-curl", "raw-curl-signed-events"), ("raw-curl-signed-events", "nc-capi-hooks"),
                ("raw-curl", "raw-curl-timeouts"), ("raw-curl-timeouts", "nc-capi"),
                ("raw-curl-timeouts", "nc-capi-retry"), ("raw-curl-no-ua", "raw-curl"), ("raw-curl-no-ua", "nc-capi")]
+# The Swift async API, on Swift's pool (the default) and on the client's executor,
+# against raw-curl at concurrency 1 and 16: issue 37's "<= 1.15x raw CPU" bars.
+SWIFT_PAIRS = [("raw-curl", "nc-swift-async"), ("raw-curl", "nc-swift-exec")]
 MATRIX += [(f"w9-{'seq' if c == 1 else f'c{c}'}", "w9", "seq" if c == 1 else "conc", f"{B}/tiny.json",
-            S["n_corun_seq"] if c == 1 else S["n_corun"], c, CORUN_PAIRS) for c in (1, 16, 64)]
+            S["n_corun_seq"] if c == 1 else S["n_corun"], c, CORUN_PAIRS + (SWIFT_PAIRS if c < 64 else []))
+           for c in (1, 16, 64)]
 
 # Workload 10: the throughput bars of workloads 1-2 with the machine's drift taken out.
 # A pair (base, peer) runs as two processes side by side on the client core, taking
@@ -219,7 +223,12 @@ MATRIX += [(f"w9-{'seq' if c == 1 else f'c{c}'}", "w9", "seq" if c == 1 else "co
 # HTTP/2 (one connection, the transfers multiplexed on it), nginx on two more ports with
 # a certificate of the conformance suite's test CA: the peers get --ca-file (and
 # --http-version 2), the pairs that judge the bars and the calibration.
+# Plain HTTP also takes the other surfaces' bars of issue 37: the Swift async API
+# (both paths) against raw-curl at concurrency 1 and 16, Python's asyncio client
+# against a pycurl multi loop at 16 and its sync client against pycurl's easy handle
+# sequentially (bench/python/peers.py takes --slices too).
 PAIRED_PAIRS = [("raw-curl", "raw-curl"), ("raw-curl", "nc-capi"), ("raw-curl", "nc-capi-retry")]
+SURFACE_PAIRS = {1: SWIFT_PAIRS + [("pycurl", "py-netcore")], 16: SWIFT_PAIRS + [("pycurl", "py-netcore-async")]}
 PAIRED_ARGS = {}
 for proto, base_url, pairs, extra in (("", B, PAIRED_PAIRS, []),
                                       ("tls-", A.tls, PAIRED_PAIRS[:2], ["--ca-file", A.ca_file]),
@@ -227,7 +236,8 @@ for proto, base_url, pairs, extra in (("", B, PAIRED_PAIRS, []),
     for c in (1, 16, 64):
         key = f"w10-{proto}{'seq' if c == 1 else f'c{c}'}"
         MATRIX.append((key, "w10", "seq" if c == 1 else "conc", f"{base_url}/tiny.json" if base_url else "",
-                       S["n_paired_seq"] if c == 1 else S["n_paired"], c, pairs))
+                       S["n_paired_seq"] if c == 1 else S["n_paired"], c,
+                       pairs + (SURFACE_PAIRS.get(c, []) if not proto else [])))
         PAIRED_ARGS[key] = extra
 
 out = open(A.out, "w")
@@ -274,6 +284,15 @@ def warmup(wl, n):
     return min(S["warmup"], max(1, n // 10)) if wl in ("seq", "conc") else 0
 
 
+def peer_env():
+    """the environment of a peer process: the Python peers find their adapter and the
+    repository's binding"""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [os.path.join(HERE, "python"),
+                                                   os.environ.get("NETCORE_BINDING_PATH", "")] if p)
+    return env
+
+
 def run_peer(peer, wl, url, n, c, key):
     """one peer process; returns its result dict"""
     argv = list(PEERS[peer])
@@ -286,12 +305,9 @@ def run_peer(peer, wl, url, n, c, key):
         argv += ["--out", os.path.join(A.tmp, f"download-{peer}.bin")]
     if wl == "cancel":
         argv += ["--delay-us", str(S["cancel_delay_us"])]
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in [os.path.join(HERE, "python"),
-                                                   os.environ.get("NETCORE_BINDING_PATH", "")] if p)
     try:
         p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=tl + 120,
-                           env=env, text=True)
+                           env=peer_env(), text=True)
     except subprocess.TimeoutExpired:
         return {"error": f"timed out after {tl + 120} s"}
     finally:
@@ -313,7 +329,7 @@ def run_peer(peer, wl, url, n, c, key):
 
 
 def run_corun(base, peer, wl, url, n, c):
-    """workload 9: `base` and `peer` (C peers) at the same time on one core (the
+    """workload 9: `base` and `peer` at the same time on one core (the
     lowest this process may use); the result is the peer's line with the base's CPU
     per request and "corun_ratio" = base CPU / peer CPU beside it"""
     core = min(os.sched_getaffinity(0))
@@ -322,7 +338,7 @@ def run_corun(base, peer, wl, url, n, c):
         argv = list(PEERS[name]) + ["--workload", wl, "--url", url, "-n", str(n), "-c", str(c),
                                     "--warmup", str(warmup(wl, n)), "--time-limit", str(S["time_limit"])]
         procs.append(subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                      preexec_fn=lambda: os.sched_setaffinity(0, {core})))
+                                      env=peer_env(), preexec_fn=lambda: os.sched_setaffinity(0, {core})))
     res = []
     for name, p in zip((base, peer), procs):
         try:
@@ -359,7 +375,7 @@ def read_line(p, until):
 
 
 def run_paired(base, peer, wl, url, n, c, extra=()):
-    """workload 10: `base` and `peer` (C peers) taking turns in slices (--slices); the
+    """workload 10: `base` and `peer` taking turns in slices (--slices); the
     result is the peer's line with "paired_ratio" = median over slice pairs of peer
     req/s ÷ base req/s, the same for CPU per request ("paired_cpu_ratio", base ÷ peer),
     and the per-pair ratios"""
@@ -370,7 +386,7 @@ def run_paired(base, peer, wl, url, n, c, extra=()):
                                     "--warmup", str(warmup(wl, n)), "--time-limit", str(S["time_limit"]),
                                     "--slices", str(k), *extra]
         procs.append(subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, bufsize=0))
+                                      stderr=subprocess.PIPE, bufsize=0, env=peer_env()))
     until = time.monotonic() + S["time_limit"] + 120
     slices = ([], [])
     try:
@@ -531,7 +547,10 @@ for key, group, wl, url, n, c, peers in MATRIX:
                 if not {base, peer} <= wanted_peers:
                     continue
                 t0 = time.monotonic()
-                if group == "w9":
+                missing = [p for p in (base, peer) if PEERS.get(p) is None]
+                if missing:
+                    res = {"skipped": "; ".join(f"{p}: {notes.get(p, 'peer not available')}" for p in missing)}
+                elif group == "w9":
                     res = run_corun(base, peer, wl, url, n, c)
                 elif url:
                     res = run_paired(base, peer, wl, url, n, c, PAIRED_ARGS.get(key, []))

@@ -244,6 +244,30 @@ def analyse(paths, elapsed=None):
         return statistics.median(per) if per else None
 
 
+    def inverse(v):
+        """a co-run ratio (base CPU ÷ peer CPU) as the peer's CPU ×base, spread inverted"""
+        if v is None:
+            return None
+        r = Ratio(1 / v)
+        lo, hi, n = v.spread
+        r.spread = (1 / hi, 1 / lo, n)
+        r.note = f"median of {n} co-run rounds, {1 / hi:.3g}-{1 / lo:.3g}"
+        return r
+
+
+    def switches(key, pair):
+        """context switches a request, voluntary + involuntary, every thread of the peer's
+        process (its getrusage), median over rounds with their spread"""
+        per = [r["vcsw_per_req"] + r["ivcsw_per_req"] for r in RUNS.get((key, pair), [])
+               if "error" not in r and isinstance(r.get("vcsw_per_req"), (int, float))]
+        if not per:
+            return None
+        v = Ratio(statistics.median(per))
+        v.spread = (min(per), max(per), len(per))
+        v.note = f"median of {len(per)} rounds, {min(per):.3g}-{max(per):.3g}"
+        return v
+
+
     # ---------------------------------------------------------------- targets
     TARGETS = []
 
@@ -309,6 +333,23 @@ def analyse(paths, elapsed=None):
             key = f"w10-{proto}{c}"
             target(f"C API throughput ×raw over {what}, taking turns (workload 10), concurrency {label}",
                    sliced(key, "nc-capi/raw-curl"), 0.97, ">=", na(key, "nc-capi/raw-curl"))
+    # Issue 37's bars for the other surfaces and the sequential C path, where a run has
+    # them (workloads 9 and 10 on plain HTTP). CPU per request is read co-run (both on
+    # one core at once, bench/corun.sh's measure) and given as ×raw: base ÷ peer inverted.
+    target("C API ×raw, co-run CPU (workload 9), concurrency 1", corun("w9-seq", "nc-capi/raw-curl"), 0.98, ">=",
+           na("w9-seq", "nc-capi/raw-curl"))
+    for path, what in (("nc-swift-async", "Swift async"), ("nc-swift-exec", "Swift async on client.executor")):
+        for c, label in (("seq", "1"), ("c16", "16")):
+            target(f"{what} throughput ×raw, taking turns (workload 10), concurrency {label}",
+                   sliced(f"w10-{c}", f"{path}/raw-curl"), 0.97, ">=", na(f"w10-{c}", f"{path}/raw-curl"))
+            target(f"{what} CPU/request ×raw, co-run (workload 9), concurrency {label}",
+                   inverse(corun(f"w9-{c}", f"{path}/raw-curl")), 1.15, "<=", na(f"w9-{c}", f"{path}/raw-curl"))
+    target("Python asyncio ×pycurl multi loop, taking turns (workload 10), concurrency 16",
+           sliced("w10-c16", "py-netcore-async/pycurl"), 0.8, ">=", na("w10-c16", "py-netcore-async/pycurl"))
+    target("Python asyncio context switches/request (every thread), concurrency 16",
+           switches("w10-c16", "py-netcore-async/pycurl"), 0.1, "<=", na("w10-c16", "py-netcore-async/pycurl"))
+    target("Python sync ×pycurl, taking turns (workload 10), sequential",
+           sliced("w10-seq", "py-netcore/pycurl"), 1.0, ">=", na("w10-seq", "py-netcore/pycurl"))
     target("C API instructions/request ×raw (callgrind, 1,000 sequential)",
            ratio("w7-callgrind", "nc-capi", "ir_per_req"), 1.10, "<=", na("w7-callgrind", "nc-capi"))
     target("sync (nc_client_send_sync) ×raw, sequential", ratio("w1-seq", "nc-sync", "rps"), 0.95, ">=",

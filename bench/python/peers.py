@@ -2,13 +2,15 @@
 """Python peers of the libnetcore benchmark (bench/README.md).
 
   peers.py --peer P --workload W --url URL [-n N] [-c C] [--warmup W] [--out FILE]
+           [--slices K]
 
 Peers: requests (Session), httpx (Client), httpx-async (AsyncClient), aiohttp,
 pycurl (easy handle reused; CurlMulti for conc/slow), netcore (the repo's ctypes
 binding, sync Client), netcore-async (its asyncio AsyncClient).
 Workloads: seq, conc, download, download-file, slow (same meaning as the C peers).
 Every envelope workload parses the body as JSON and checks: object, code == 0,
-a "data" member. Prints one JSON line.
+a "data" member. Prints one JSON line. --slices K (seq and conc; workload 10): the
+timed requests run in K slices on the driver's word, as the C peers' (Slicer).
 """
 import argparse
 import asyncio
@@ -30,6 +32,7 @@ ap.add_argument("--warmup", type=int, default=50)
 ap.add_argument("--out", default="")
 ap.add_argument("--label", default="")
 ap.add_argument("--time-limit", type=float, default=600)
+ap.add_argument("--slices", type=int, default=0)
 A = ap.parse_args()
 
 
@@ -123,6 +126,35 @@ def report(t, secs, cpu_s, **extra):
          first_error=t.first_error, **extra)
 
 
+class Slicer:
+    """--slices K (workload 10, bench/README.md; the C peers' bench_slicer in
+    bench/c/common.h): the timed requests run in K slices of n/K (the last takes the
+    rest). Before each slice the peer waits for one byte on stdin (the driver's go);
+    after it, it prints {"slice":I,"n":..,"secs":..,"cpu":..}. Waiting counts in
+    neither secs nor cpu; secs and cpu sum the finished slices. Without --slices: one
+    slice, no waiting, no line."""
+
+    def __init__(self, n):
+        self.k = min(max(0, A.slices), n)
+        per = n // self.k if self.k else n
+        self.sizes = [per] * (self.k - 1) + [n - per * (self.k - 1)] if self.k else [n]
+        self.index, self.secs, self.cpu = 0, 0.0, 0.0
+        self.t0 = self.c0 = 0.0
+
+    def start(self):
+        if self.k and not sys.stdin.buffer.read(1):
+            sys.exit(3)
+        self.t0, self.c0 = time.monotonic(), cpu()
+
+    def finish(self, done):
+        secs, c = time.monotonic() - self.t0, cpu() - self.c0
+        self.secs += secs
+        self.cpu += c
+        if self.k:
+            print(json.dumps({"slice": self.index, "n": done, "secs": secs, "cpu": c}), flush=True)
+        self.index += 1
+
+
 def timed_sync(one, n, warmup):
     """runs one() warmup times, then n times timed; one(t) records into t"""
     t = Tally()
@@ -130,12 +162,17 @@ def timed_sync(one, n, warmup):
         one(t)
     t = Tally()
     deadline = time.monotonic() + A.time_limit
-    c0, t0 = mark(), time.monotonic()
-    for _ in range(n):
-        if time.monotonic() > deadline:
-            break
-        one(t)
-    report(t, time.monotonic() - t0, cpu() - c0)
+    sl = Slicer(n)
+    mark()
+    for size in sl.sizes:
+        sl.start()
+        before = t.ok + t.errors
+        for _ in range(size):
+            if time.monotonic() > deadline:
+                break
+            one(t)
+        sl.finish(t.ok + t.errors - before)
+    report(t, sl.secs, sl.cpu)
 
 
 async def timed_async(one, n, c, warmup):
@@ -156,9 +193,16 @@ async def timed_async(one, n, c, warmup):
         return t
     if warmup:
         await window(max(warmup, c), c)
-    c0, t0 = mark(), time.monotonic()
-    t = await window(n, c)
-    report(t, time.monotonic() - t0, cpu() - c0)
+    total = Tally()
+    sl = Slicer(n)
+    mark()
+    for size in sl.sizes:
+        sl.start()
+        t = await window(size, c)
+        sl.finish(t.ok + t.errors)
+        total.ok, total.errors, total.bytes = total.ok + t.ok, total.errors + t.errors, total.bytes + t.bytes
+        total.first_error = total.first_error or t.first_error
+    report(total, sl.secs, sl.cpu)
 
 
 async def timed_slow(one, n):
@@ -338,15 +382,18 @@ def run_pycurl():
     if A.workload not in ("conc", "slow"):
         return skip("not run for this peer")
 
+    # One multi handle and its easy handles for the whole run (warm-up, every slice), so
+    # their connections stay open as the other clients' do.
+    m = pycurl.CurlMulti()
+    handles = []
+
     def window(count, width, t, deadline):
-        m = pycurl.CurlMulti()
-        handles = []
+        while len(handles) < min(width, count):
+            handles.append(easy(io.BytesIO()))
         started = done = 0
-        for _ in range(min(width, count)):
-            buf = io.BytesIO()
-            e = easy(buf)
-            e.buf = buf
-            handles.append(e)
+        for e in handles[:min(width, count)]:
+            e.buf = io.BytesIO()
+            e.setopt(pycurl.WRITEFUNCTION, e.buf.write)
             m.add_handle(e)
             started += 1
         while done < started and time.monotonic() < deadline:
@@ -374,18 +421,20 @@ def run_pycurl():
                     started += 1
             if done < started:
                 m.select(0.1)
-        for e in handles:
-            e.close()
-        m.close()
 
     deadline = time.monotonic() + A.time_limit
     if A.workload == "conc":
         if A.warmup:
             window(max(A.warmup, A.c), A.c, Tally(), deadline)
         t = Tally()
-        c0, t0 = mark(), time.monotonic()
-        window(A.n, A.c, t, deadline)
-        report(t, time.monotonic() - t0, cpu() - c0)
+        sl = Slicer(A.n)
+        mark()
+        for size in sl.sizes:
+            sl.start()
+            before = t.ok + t.errors
+            window(size, A.c, t, deadline)
+            sl.finish(t.ok + t.errors - before)
+        report(t, sl.secs, sl.cpu)
     else:
         t = Tally()
         base = status_kb("VmRSS")
@@ -395,6 +444,9 @@ def run_pycurl():
         secs = time.monotonic() - t0
         report(t, secs, cpu() - c0, rss_base_kb=base,
                rss_per_req_kb=max(0, status_kb("VmHWM") - base) / max(1, A.n))
+    for e in handles:
+        e.close()
+    m.close()
 
 
 # --- libnetcore's Python binding (bindings/python) ---------------------------

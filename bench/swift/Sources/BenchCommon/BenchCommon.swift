@@ -17,6 +17,9 @@ public struct BenchArgs: Sendable {
     public var timeLimit = 600.0
     /// libnetcore peer only: run the tasks on the client's executor (`--executor on`).
     public var executor = false
+    /// seq/conc: run the timed requests in this many slices on the driver's word
+    /// (`--slices K`, workload 10; `Slicer`).
+    public var slices = 0
 
     public init() {
         var it = CommandLine.arguments.dropFirst().makeIterator()
@@ -32,6 +35,7 @@ public struct BenchArgs: Sendable {
             case "--label": label = v
             case "--time-limit": timeLimit = Double(v) ?? timeLimit
             case "--executor": executor = v == "on"
+            case "--slices": slices = max(0, Int(v) ?? 0)
             default:
                 let msg = "unknown argument \(a)\n"
                 _ = msg.withCString { write(2, $0, strlen($0)) }
@@ -114,6 +118,53 @@ public func emit(_ fields: [(String, Any?)]) {
     }
     print("{" + parts.joined(separator: ",") + "}")
     fflush(nil)
+}
+
+/// `--slices K` (workload 10, bench/README.md; the C peers' `bench_slicer` in
+/// bench/c/common.h): the timed requests run in K slices of n/K (the last takes the
+/// rest). Before each slice the peer waits for one byte on stdin (the driver's go);
+/// after it, it prints `{"slice":I,"n":..,"secs":..,"cpu":..}`. Waiting counts in
+/// neither secs nor cpu; `secs` and `cpu` sum the finished slices.
+public struct Slicer {
+    public let count: Int
+    let n: Int
+    var index = 0, t0 = 0.0, cpu0 = 0.0
+    public private(set) var secs = 0.0, cpu = 0.0
+
+    public init(n: Int, slices: Int) {
+        self.n = n
+        count = min(max(0, slices), n)
+    }
+
+    /// Requests in each slice: [n] when slicing is off.
+    public var sizes: [Int] {
+        if count == 0 { return [n] }
+        let per = n / count
+        return (0..<count).map { $0 + 1 == count ? n - per * (count - 1) : per }
+    }
+
+    /// Waits for the driver's go (exits when stdin is closed) and starts a slice.
+    public mutating func start() {
+        if count == 0 {
+            t0 = now()
+            cpu0 = cpuSeconds()
+            return
+        }
+        var go: UInt8 = 0
+        if read(0, &go, 1) != 1 { exit(3) }
+        t0 = now()
+        cpu0 = cpuSeconds()
+    }
+
+    /// Ends the slice in which `done` requests completed.
+    public mutating func finish(done: Int) {
+        let s = now() - t0, c = cpuSeconds() - cpu0
+        secs += s
+        cpu += c
+        if count == 0 { return }
+        emit([("slice", index), ("n", done), ("secs", s), ("cpu", c)])
+        index += 1
+    }
 }
 
 /// Standard result of a timed run.

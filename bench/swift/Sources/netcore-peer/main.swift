@@ -79,11 +79,16 @@ switch args.workload {
 case "seq", "conc", "download":
     let c = args.workload == "conc" ? args.c : 1
     if args.warmup > 0 { _ = await runWindow(n: max(args.warmup, c), c: c) }
-    let cpu0 = cpuSeconds(), t0 = now()
-    let t = await runWindow(n: args.n, c: c)
-    let secs = now() - t0, cpu = cpuSeconds() - cpu0
+    var slicer = Slicer(n: args.n, slices: args.workload == "download" ? 0 : args.slices)
+    var t = Tally()
+    for size in slicer.sizes {
+        slicer.start()
+        let part = await runWindow(n: size, c: min(c, size))
+        slicer.finish(done: part.ok + part.errors)
+        t.merge(part)
+    }
     emitRun(
-        peer: peer, args: args, ok: t.ok, errors: t.errors, bytes: t.bytes, secs: secs, cpu: cpu,
+        peer: peer, args: args, ok: t.ok, errors: t.errors, bytes: t.bytes, secs: slicer.secs, cpu: slicer.cpu,
         firstError: t.firstError)
 
 case "slow":
