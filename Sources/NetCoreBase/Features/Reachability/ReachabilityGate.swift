@@ -37,55 +37,44 @@ public enum ReachabilityMode: Int32, Sendable, CaseIterable {
 /// all). Forced ONLINE installs no gate on the transfers sent meanwhile, so it
 /// costs nothing; AUTO with a route costs one atomic load per attempt.
 final class ReachabilityGate: AttemptGate, @unchecked Sendable {
-    private let modeValue: Atomic<Int32>
+    /// The mode and the changes, in an object of their own: the one the route
+    /// watcher refers to (weakly), so that no weak reference points at the gate. A
+    /// Swift object once weakly referenced counts its references in a side table,
+    /// where every retain and release takes the runtime's slow path — and each
+    /// transfer sent in AUTO mode (the default) retains and releases its gate
+    /// several times (about 1 % of the C API's CPU at c=16, `perf record`).
+    private let state: ReachabilityState
     /// `wait_for_network_ms`, in nanoseconds; 0: fail at once.
     let waitNanos: UInt64
     let waitMs: Int64
     /// The handler and observers of changes, and the transfers waiting out a retry's
     /// delay (ReachabilityChanges.swift).
-    let changes: ReachabilityChanges
+    var changes: ReachabilityChanges { state.changes }
 
     init(mode: ReachabilityMode, waitForNetworkMs: Int64, loop: TransferLoop) {
-        modeValue = Atomic(mode.rawValue)
+        state = ReachabilityState(mode: mode, loop: loop)
         waitMs = max(waitForNetworkMs, 0)
         waitNanos = nanos(ms: waitMs)
-        changes = ReachabilityChanges(
-            loop: loop, reachable: mode == .online || (mode == .auto && RouteWatcher.shared.isOnline))
         // AUTO reads the routing state: start watching it now, not at the first request.
-        if mode == .auto { RouteWatcher.shared.listen(self) }
+        if mode == .auto { RouteWatcher.shared.listen(state) }
     }
 
-    var mode: ReachabilityMode {
-        ReachabilityMode(rawValue: modeValue.load(ordering: .relaxed)) ?? .auto
-    }
+    var mode: ReachabilityMode { state.mode }
 
     /// Changes the mode for attempts begun from now on. Requests waiting for the
     /// network ask again at once: sent now if the new mode lets them go.
     func setMode(_ mode: ReachabilityMode) {
-        if mode == .auto { RouteWatcher.shared.listen(self) }
-        modeValue.store(mode.rawValue, ordering: .releasing)
+        if mode == .auto { RouteWatcher.shared.listen(state) }
+        state.modeValue.store(mode.rawValue, ordering: .releasing)
         RouteWatcher.shared.resume(owner: self)
-        changes.check { isReachable }
-    }
-
-    /// The routing state changed (RouteWatcher's thread): a client in AUTO mode may
-    /// have gone online or offline.
-    func routesChanged() {
-        guard mode == .auto else { return }
-        changes.check { isReachable }
+        changes.check { state.isReachable }
     }
 
     /// The gate transfers sent now carry: none while forced online.
     var forTransfers: ReachabilityGate? { mode == .online ? nil : self }
 
     /// Whether requests would be sent now (to a host other than loopback).
-    var isReachable: Bool {
-        switch mode {
-        case .online: return true
-        case .offline: return false
-        case .auto: return RouteWatcher.shared.isOnline
-        }
-    }
+    var isReachable: Bool { state.isReachable }
 
     func admit(_ transfer: Transfer, _ request: PreparedRequest, now: UInt64) -> AttemptAdmission {
         // A retry whose delay the network's return cut short says so (one comparison
@@ -151,6 +140,39 @@ final class ReachabilityGate: AttemptGate, @unchecked Sendable {
         var e = NetError.client(.unreachable, text)
         e.isRetryable = true
         return e
+    }
+}
+
+/// A gate's mode and its changes: what the route watcher tells of a change of the
+/// routing state (RouteWatcher.listen), held by the gate and, weakly, by the watcher.
+final class ReachabilityState: @unchecked Sendable {
+    let modeValue: Atomic<Int32>
+    let changes: ReachabilityChanges
+
+    init(mode: ReachabilityMode, loop: TransferLoop) {
+        modeValue = Atomic(mode.rawValue)
+        changes = ReachabilityChanges(
+            loop: loop, reachable: mode == .online || (mode == .auto && RouteWatcher.shared.isOnline))
+    }
+
+    var mode: ReachabilityMode {
+        ReachabilityMode(rawValue: modeValue.load(ordering: .relaxed)) ?? .auto
+    }
+
+    /// Whether requests would be sent now (to a host other than loopback).
+    var isReachable: Bool {
+        switch mode {
+        case .online: return true
+        case .offline: return false
+        case .auto: return RouteWatcher.shared.isOnline
+        }
+    }
+
+    /// The routing state changed (RouteWatcher's thread): a client in AUTO mode may
+    /// have gone online or offline.
+    func routesChanged() {
+        guard mode == .auto else { return }
+        changes.check { isReachable }
     }
 }
 

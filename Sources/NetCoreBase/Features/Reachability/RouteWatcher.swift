@@ -43,11 +43,12 @@ final class RouteWatcher: @unchecked Sendable {
     private let changes: Int32
     /// Wakes the thread when an earlier deadline arrives (eventfd).
     private let wakeFD: Int32
-    /// The gates of clients in AUTO mode, told of each change of the routing state
-    /// (their reachability handlers, retry when reachable); weak, so a client that
-    /// goes is dropped at the next change. Guarded by `lock`.
+    /// The states of the gates of clients in AUTO mode, told of each change of the
+    /// routing state (their reachability handlers, retry when reachable); weak, so a
+    /// client that goes is dropped at the next change. Guarded by `lock`. (The gate's
+    /// state, not the gate: ReachabilityGate.state says why.)
     private var listeners: [ObjectIdentifier: Listener] = [:]
-    private struct Listener { weak var gate: ReachabilityGate? }
+    private struct Listener { weak var state: ReachabilityState? }
 
     /// A transfer held by a gate until `deadline` (monotonicNanos), the network's
     /// return, or a change of its owner's mode.
@@ -93,16 +94,16 @@ final class RouteWatcher: @unchecked Sendable {
         return true
     }
 
-    /// Tells `gate` of every change of the routing state from now on.
-    func listen(_ gate: ReachabilityGate) {
-        lock.withLock { listeners[ObjectIdentifier(gate)] = Listener(gate: gate) }
+    /// Tells a gate's `state` of every change of the routing state from now on.
+    func listen(_ state: ReachabilityState) {
+        lock.withLock { listeners[ObjectIdentifier(state)] = Listener(state: state) }
     }
 
-    /// The gates still alive, the others dropped (under `lock`).
-    private func liveListeners() -> [ReachabilityGate] {
-        var live: [ReachabilityGate] = []
+    /// The gates' states still alive, the others dropped (under `lock`).
+    private func liveListeners() -> [ReachabilityState] {
+        var live: [ReachabilityState] = []
         for (key, l) in listeners {
-            if let g = l.gate { live.append(g) } else { listeners.removeValue(forKey: key) }
+            if let g = l.state { live.append(g) } else { listeners.removeValue(forKey: key) }
         }
         return live
     }
@@ -186,7 +187,7 @@ final class RouteWatcher: @unchecked Sendable {
             // the new one and does not hold.
             let state = changed ? ncroute_has_external_route() : 0
             let now = monotonicNanos()
-            var told: [ReachabilityGate] = []
+            var told: [ReachabilityState] = []
             let due: [Waiter] = lock.withLock {
                 if changed {
                     online.store(state != 0, ordering: .releasing)
