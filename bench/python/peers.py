@@ -88,6 +88,15 @@ class Tally:
         if self.first_error is None:
             self.first_error = str(why)[:300]
 
+    def done(self):
+        return self.ok + self.errors
+
+    def merge(self, other):
+        self.ok += other.ok
+        self.errors += other.errors
+        self.bytes += other.bytes
+        self.first_error = self.first_error or other.first_error
+
 
 def check(obj):
     """the envelope check every peer does on the parsed body"""
@@ -138,21 +147,21 @@ class Slicer:
         self.k = min(max(0, A.slices), n)
         per = n // self.k if self.k else n
         self.sizes = [per] * (self.k - 1) + [n - per * (self.k - 1)] if self.k else [n]
-        self.index, self.secs, self.cpu = 0, 0.0, 0.0
-        self.t0 = self.c0 = 0.0
+        self.secs, self.cpu = 0.0, 0.0
 
-    def start(self):
-        if self.k and not sys.stdin.buffer.read(1):
-            sys.exit(3)
-        self.t0, self.c0 = time.monotonic(), cpu()
-
-    def finish(self, done):
-        secs, c = time.monotonic() - self.t0, cpu() - self.c0
-        self.secs += secs
-        self.cpu += c
-        if self.k:
-            print(json.dumps({"slice": self.index, "n": done, "secs": secs, "cpu": c}), flush=True)
-        self.index += 1
+    def each(self, t):
+        """yields each slice's size, timing the loop body that runs it; `t` is the
+        Tally the body counts into (its requests done in the slice make "n")"""
+        for index, size in enumerate(self.sizes):
+            if self.k and not sys.stdin.buffer.read(1):
+                sys.exit(3)
+            t0, c0, before = time.monotonic(), cpu(), t.done()
+            yield size
+            secs, c = time.monotonic() - t0, cpu() - c0
+            self.secs += secs
+            self.cpu += c
+            if self.k:
+                print(json.dumps({"slice": index, "n": t.done() - before, "secs": secs, "cpu": c}), flush=True)
 
 
 def timed_sync(one, n, warmup):
@@ -164,14 +173,11 @@ def timed_sync(one, n, warmup):
     deadline = time.monotonic() + A.time_limit
     sl = Slicer(n)
     mark()
-    for size in sl.sizes:
-        sl.start()
-        before = t.ok + t.errors
+    for size in sl.each(t):
         for _ in range(size):
             if time.monotonic() > deadline:
                 break
             one(t)
-        sl.finish(t.ok + t.errors - before)
     report(t, sl.secs, sl.cpu)
 
 
@@ -196,12 +202,8 @@ async def timed_async(one, n, c, warmup):
     total = Tally()
     sl = Slicer(n)
     mark()
-    for size in sl.sizes:
-        sl.start()
-        t = await window(size, c)
-        sl.finish(t.ok + t.errors)
-        total.ok, total.errors, total.bytes = total.ok + t.ok, total.errors + t.errors, total.bytes + t.bytes
-        total.first_error = total.first_error or t.first_error
+    for size in sl.each(total):
+        total.merge(await window(size, c))
     report(total, sl.secs, sl.cpu)
 
 
@@ -429,11 +431,8 @@ def run_pycurl():
         t = Tally()
         sl = Slicer(A.n)
         mark()
-        for size in sl.sizes:
-            sl.start()
-            before = t.ok + t.errors
+        for size in sl.each(t):
             window(size, A.c, t, deadline)
-            sl.finish(t.ok + t.errors - before)
         report(t, sl.secs, sl.cpu)
     else:
         t = Tally()

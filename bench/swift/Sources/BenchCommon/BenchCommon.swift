@@ -145,13 +145,8 @@ public struct Slicer {
 
     /// Waits for the driver's go (exits when stdin is closed) and starts a slice.
     public mutating func start() {
-        if count == 0 {
-            t0 = now()
-            cpu0 = cpuSeconds()
-            return
-        }
         var go: UInt8 = 0
-        if read(0, &go, 1) != 1 { exit(3) }
+        if count > 0 && read(0, &go, 1) != 1 { exit(3) }
         t0 = now()
         cpu0 = cpuSeconds()
     }
